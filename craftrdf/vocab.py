@@ -1,0 +1,157 @@
+"""The IRIs craftrdf writes and reads, as closed sets of constants.
+
+Each namespace is a class whose attributes are full IRI strings, so a typo is an
+``AttributeError`` at import time of the caller rather than a silently empty query.
+``prefixes()`` gives the map every ``.rq`` file and serializer shares.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["BASE", "CRAFT", "DCTERMS", "FABIO", "OA", "OBO", "OBOINOWL", "OWL", "RDF", "RDFS", "XSD", "prefixes"]
+
+#: Namespace of the resources craftrdf mints (documents, annotations, sets, graphs).
+BASE: Final = "https://w3id.org/craftrdf/"
+
+
+class RDF:
+    NS: Final = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+    type: Final = NS + "type"
+
+
+class RDFS:
+    NS: Final = "http://www.w3.org/2000/01/rdf-schema#"
+    label: Final = NS + "label"
+    subClassOf: Final = NS + "subClassOf"
+    subPropertyOf: Final = NS + "subPropertyOf"
+    comment: Final = NS + "comment"
+
+
+class OWL:
+    NS: Final = "http://www.w3.org/2002/07/owl#"
+    Class: Final = NS + "Class"
+    ObjectProperty: Final = NS + "ObjectProperty"
+    TransitiveProperty: Final = NS + "TransitiveProperty"
+    Ontology: Final = NS + "Ontology"
+    deprecated: Final = NS + "deprecated"
+    versionInfo: Final = NS + "versionInfo"
+
+
+class XSD:
+    NS: Final = "http://www.w3.org/2001/XMLSchema#"
+    string: Final = NS + "string"
+    integer: Final = NS + "integer"
+    nonNegativeInteger: Final = NS + "nonNegativeInteger"
+    boolean: Final = NS + "boolean"
+
+
+class DCTERMS:
+    NS: Final = "http://purl.org/dc/terms/"
+    identifier: Final = NS + "identifier"
+    creator: Final = NS + "creator"
+    source: Final = NS + "source"
+    license: Final = NS + "license"
+    title: Final = NS + "title"
+
+
+class FABIO:
+    NS: Final = "http://purl.org/spar/fabio/"
+    ResearchPaper: Final = NS + "ResearchPaper"
+    hasPubMedId: Final = NS + "hasPubMedId"
+    hasPubMedCentralId: Final = NS + "hasPubMedCentralId"
+
+
+class OA:
+    """W3C Web Annotation vocabulary."""
+
+    NS: Final = "http://www.w3.org/ns/oa#"
+    Annotation: Final = NS + "Annotation"
+    SpecificResource: Final = NS + "SpecificResource"
+    TextPositionSelector: Final = NS + "TextPositionSelector"
+    hasBody: Final = NS + "hasBody"
+    hasTarget: Final = NS + "hasTarget"
+    hasSource: Final = NS + "hasSource"
+    hasSelector: Final = NS + "hasSelector"
+    start: Final = NS + "start"
+    end: Final = NS + "end"
+    exact: Final = NS + "exact"
+
+
+class OBO:
+    NS: Final = "http://purl.obolibrary.org/obo/"
+    definition: Final = NS + "IAO_0000115"  # IAO 'definition'
+    part_of: Final = NS + "BFO_0000050"
+
+
+class OBOINOWL:
+    NS: Final = "http://www.geneontology.org/formats/oboInOwl#"
+    id: Final = NS + "id"
+    hasOBONamespace: Final = NS + "hasOBONamespace"
+    hasExactSynonym: Final = NS + "hasExactSynonym"
+    hasBroadSynonym: Final = NS + "hasBroadSynonym"
+    hasNarrowSynonym: Final = NS + "hasNarrowSynonym"
+    hasRelatedSynonym: Final = NS + "hasRelatedSynonym"
+    hasAlternativeId: Final = NS + "hasAlternativeId"
+    hasDbXref: Final = NS + "hasDbXref"
+    inSubset: Final = NS + "inSubset"
+    consider: Final = NS + "consider"
+    hasSynonymType: Final = NS + "hasSynonymType"
+
+
+class IAO:
+    replaced_by: Final = OBO.NS + "IAO_0100001"
+
+
+class CRAFT:
+    """craftrdf's own small vocabulary (documented in docs/rdf-model.md)."""
+
+    NS: Final = BASE + "vocab#"
+    # classes
+    AnnotationSet: Final = NS + "AnnotationSet"
+    ExtensionClass: Final = NS + "ExtensionClass"
+    ParallelExtensionClass: Final = NS + "ParallelExtensionClass"
+    OntologyGraph: Final = NS + "OntologyGraph"
+    MappingGraph: Final = NS + "MappingGraph"
+    # documents
+    text: Final = NS + "text"
+    split: Final = NS + "split"
+    # annotations
+    begin: Final = NS + "begin"
+    end: Final = NS + "end"
+    spanCount: Final = NS + "spanCount"
+    spanIndex: Final = NS + "spanIndex"
+    coveredText: Final = NS + "coveredText"
+    localId: Final = NS + "localId"
+    # sets and graphs
+    key: Final = NS + "key"
+    module: Final = NS + "module"
+    variant: Final = NS + "variant"
+    ontology: Final = NS + "ontology"
+    mappings: Final = NS + "mappings"
+    digest: Final = NS + "digest"
+    quadCount: Final = NS + "quadCount"
+    sourceFile: Final = NS + "sourceFile"
+    # extension classes and mapping files
+    logicalDefinition: Final = NS + "logicalDefinition"
+    parallelOf: Final = NS + "parallelOf"
+    relatedClass: Final = NS + "relatedClass"
+    firstRelatedClass: Final = NS + "firstRelatedClass"
+    unusedClass: Final = NS + "unusedClass"
+    substituteClass: Final = NS + "substituteClass"
+
+
+def prefixes() -> dict[str, str]:
+    """The prefix map shared by the query library and the serializers."""
+    return {
+        "rdf": RDF.NS,
+        "rdfs": RDFS.NS,
+        "owl": OWL.NS,
+        "xsd": XSD.NS,
+        "dcterms": DCTERMS.NS,
+        "fabio": FABIO.NS,
+        "oa": OA.NS,
+        "obo": OBO.NS,
+        "oboInOwl": OBOINOWL.NS,
+        "craft": CRAFT.NS,
+    }

@@ -1,0 +1,54 @@
+"""Shared fixtures: where the real CRAFT corpus is, and the tiny fixtures in tests/data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+_REPO = Path(__file__).resolve().parent.parent
+
+
+def find_craft_dir() -> Path | None:
+    """CRAFT_DIR if set, else ../shared/craft beside the repository, else None."""
+    env = os.environ.get("CRAFT_DIR")
+    candidates = [Path(env)] if env else [_REPO.parent / "shared" / "craft"]
+    for c in candidates:
+        if (c / "concept-annotation").is_dir() and (c / "articles" / "txt").is_dir():
+            return c
+    return None
+
+
+def find_go_obo() -> Path | None:
+    """The full Gene Ontology beside the corpus (../shared/ontologies), else None."""
+    craft = find_craft_dir()
+    roots = [craft.parent] if craft else []
+    roots.append(_REPO.parent / "shared")
+    for r in roots:
+        p = r / "ontologies" / "go-2022-07-01.obo.gz"
+        if p.is_file():
+            return p
+    return None
+
+
+@pytest.fixture(scope="session")
+def craft_dir() -> Path:
+    d = find_craft_dir()
+    if d is None:
+        pytest.skip("full CRAFT corpus not found: set CRAFT_DIR or put it at ../shared/craft")
+    return d
+
+
+@pytest.fixture(scope="session")
+def go_obo() -> Path:
+    p = find_go_obo()
+    if p is None:
+        pytest.skip("go-2022-07-01.obo.gz not found beside the corpus (../shared/ontologies)")
+    return p
+
+
+@pytest.fixture()
+def data_dir() -> Path:
+    return DATA
