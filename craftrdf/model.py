@@ -18,6 +18,10 @@ SynonymScope = Literal["EXACT", "BROAD", "NARROW", "RELATED"]
 class Span:
     """A half-open character range ``[start, end)`` of a document's text.
 
+    A zero-length span (``start == end``) is allowed because CRAFT has one (MONDO,
+    document 16579849) and its published counts treat that annotation as having two
+    spans; readers warn when they meet one.
+
     >>> Span(3, 8).length
     5
     """
@@ -26,8 +30,8 @@ class Span:
     end: int
 
     def __post_init__(self) -> None:
-        if self.start < 0 or self.end <= self.start:
-            raise ValueError(f"invalid span [{self.start}, {self.end}): need 0 <= start < end")
+        if self.start < 0 or self.end < self.start:
+            raise ValueError(f"invalid span [{self.start}, {self.end}): need 0 <= start <= end")
 
     @property
     def length(self) -> int:

@@ -17,6 +17,7 @@ from .vocab import XSD
 
 __all__ = ["iri", "literal", "int_literal", "bool_literal", "quad", "mint", "check_iri"]
 
+_SAFE_PART = re.compile(r"^[A-Za-z0-9+\-_.~]+$")
 _BAD_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 _INT = f"^^<{XSD.integer}>"
 _NNI = f"^^<{XSD.nonNegativeInteger}>"
@@ -72,4 +73,4 @@ def mint(base: str, *parts: str) -> str:
     >>> mint("https://w3id.org/craftrdf/", "ann", "UBERON_EXT", "a b/c")
     'https://w3id.org/craftrdf/ann/UBERON_EXT/a%20b%2Fc'
     """
-    return base + "/".join(quote(p, safe="+-_.~") for p in parts)
+    return base + "/".join(p if _SAFE_PART.match(p) else quote(p, safe="+-_.~") for p in parts)

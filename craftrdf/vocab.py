@@ -130,7 +130,6 @@ class CRAFT:
     ontology: Final = NS + "ontology"
     mappings: Final = NS + "mappings"
     digest: Final = NS + "digest"
-    quadCount: Final = NS + "quadCount"
     sourceFile: Final = NS + "sourceFile"
     # extension classes and mapping files
     logicalDefinition: Final = NS + "logicalDefinition"

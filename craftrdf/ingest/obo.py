@@ -1,0 +1,464 @@
+"""A small, streaming reader for OBO 1.2 / 1.4 flat files.
+
+CRAFT ships its ontologies as OBO files that stricter parsers (pronto, fastobo) reject:
+an escaped colon inside an xref IRI (``xref: http:http\\://en.wikipedia.org/...``),
+``def:`` values with stray quotes (10,014 wrapped in a second pair of quotes in the GO_MF
+extension file, one with an unescaped quote in SO+extensions), escapes such as ``\\'``
+and ``\\,`` that OBO 1.4 does not list. This reader accepts all of that, keeps only what
+:class:`~craftrdf.model.Term` and :class:`~craftrdf.model.Typedef` hold, and never keeps
+more than one stanza in memory.
+
+Lexical rules (OBO 1.4 section 2, read leniently):
+
+* a line is ``tag: value``; leading and trailing whitespace is ignored; ``! ...`` outside
+  a quoted string is a comment; a final ``{...}`` outside quotes holds trailing modifiers,
+  which are dropped;
+* ``\\`` escapes the next character in quoted and unquoted values alike: ``\\n`` is a
+  newline, ``\\t`` a tab, ``\\W`` a space, any other ``\\x`` is ``x``;
+* ``[Term]`` and ``[Typedef]`` stanzas are read; ``[Instance]`` and unknown stanza types
+  are skipped with one :class:`~craftrdf.errors.DataWarning` per type; unknown tags are
+  ignored silently.
+
+Recoverable versus fatal: a malformed stanza (no ``id:``, an unterminated quoted string,
+a synonym with an unknown scope, a tag line without ``:``, ...) and a second stanza with
+an id already seen are warned about and skipped with ``strict=False``; with
+``strict=True`` they raise :class:`~craftrdf.errors.OboSyntaxError`. Both name the file
+and the 1-based line (``grep -n`` numbering: lines end at LF only).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import logging
+import os
+import re
+import warnings
+import zipfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, cast
+
+from ..errors import DataWarning, InputError, OboSyntaxError
+from ..model import Synonym, SynonymScope, Term, Typedef
+
+__all__ = ["OboHeader", "iter_obo", "open_text"]
+
+logger = logging.getLogger(__name__)
+
+_SCOPES: dict[str, SynonymScope] = {"EXACT": "EXACT", "BROAD": "BROAD", "NARROW": "NARROW", "RELATED": "RELATED"}
+#: OBO 1.0 synonym tags and the scope each implies.
+_OBO10_SYNONYMS: dict[str, SynonymScope] = {
+    "exact_synonym": "EXACT",
+    "broad_synonym": "BROAD",
+    "narrow_synonym": "NARROW",
+    "related_synonym": "RELATED",
+}
+_HEADER_FIELDS = ("format-version", "data-version", "ontology", "default-namespace")
+
+# A quoted string at the start of a value; group 1 is its escaped content. Possessive
+# quantifiers (Python 3.11) keep a failed match linear.
+_QUOTED = re.compile(r'"((?:[^"\\]++|\\.)*+)"', re.DOTALL)
+# A value made of plain characters, escapes and complete quoted strings, then optional
+# trailing modifiers {...}, then an optional comment. _LOOSE takes braces literally.
+_STRICT_VALUE = re.compile(
+    r'((?:[^"\\!{]++|\\.|"(?:[^"\\]++|\\.)*+")*+)'
+    r'(?:\{(?:[^"\\}]++|\\.|"(?:[^"\\]++|\\.)*+")*+\})?'
+    r"\s*(?:!.*)?$",
+    re.DOTALL,
+)
+_LOOSE_VALUE = re.compile(r'((?:[^"\\!]++|\\.|"(?:[^"\\]++|\\.)*+")*+)\s*(?:!.*)?$', re.DOTALL)
+# The part of an xref before its optional quoted description.
+_BEFORE_QUOTE = re.compile(r'(?:[^"\\]++|\\.)*+', re.DOTALL)
+# A def whose text holds unescaped quotes: up to the last quote before the xref list.
+_GREEDY_DEF = re.compile(r'"(.*)"\s*(?:\[(?:[^\]\\]|\\.)*\])?\s*(?:\{[^}]*\})?\s*(?:!.*)?$', re.DOTALL)
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPES = {"n": "\n", "t": "\t", "W": " "}
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+@dataclass(frozen=True, slots=True)
+class OboHeader:
+    """The header frame of an OBO file: the tags before the first stanza.
+
+    The four common tags get fields (comments and modifiers removed, escapes decoded);
+    ``tags`` holds every other header line as ``(tag, raw value)`` in file order, the
+    value only stripped of surrounding whitespace (header tags have many grammars).
+    """
+
+    format_version: str | None = None
+    data_version: str | None = None
+    ontology: str | None = None
+    default_namespace: str | None = None
+    tags: tuple[tuple[str, str], ...] = ()
+
+
+@contextmanager
+def open_text(path: str | os.PathLike[str], *, errors: str = "strict") -> Iterator[IO[str]]:
+    """Open a plain, ``.gz`` or ``.zip`` file as UTF-8 text, for reading line by line.
+
+    From a zip the one member whose name ends in ``.obo`` or ``.owl`` is read, ignoring
+    directories, ``__MACOSX/`` entries and AppleDouble ``._*`` files; zero or several
+    candidates raise :class:`InputError` naming the zip. A UTF-8 byte-order mark is
+    dropped. Lines end at LF only (a stray CR stays in its line), so line numbers agree
+    with ``grep -n``. ``errors`` is passed to the decoder: ``"strict"`` raises
+    ``UnicodeDecodeError`` on bytes that are not UTF-8; :func:`iter_obo` uses
+    ``"surrogateescape"`` and repairs such lines itself.
+    """
+    path = Path(path)
+    with ExitStack() as stack:
+        binary: IO[bytes]
+        name = path.name.lower()
+        if name.endswith(".gz"):
+            binary = cast(IO[bytes], stack.enter_context(gzip.open(path, "rb")))
+        elif name.endswith(".zip"):
+            archive = stack.enter_context(zipfile.ZipFile(path))
+            binary = stack.enter_context(archive.open(_zip_member(archive, path)))
+        else:
+            binary = stack.enter_context(open(path, "rb"))
+        yield stack.enter_context(io.TextIOWrapper(binary, encoding="utf-8-sig", errors=errors, newline="\n"))
+
+
+def _zip_member(archive: zipfile.ZipFile, path: Path) -> str:
+    """The single ``.obo``/``.owl`` member of ``archive``, else InputError naming the zip."""
+    names = [
+        n
+        for n in archive.namelist()
+        if not n.endswith("/")
+        and not n.startswith("__MACOSX/")
+        and not n.rsplit("/", 1)[-1].startswith("._")
+        and n.lower().endswith((".obo", ".owl"))
+    ]
+    if len(names) != 1:
+        found = ", ".join(names) if names else "none"
+        raise InputError(f"expected exactly one .obo or .owl member in the zip, found {found}", source=str(path))
+    return names[0]
+
+
+def iter_obo(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[OboHeader | Term | Typedef]:
+    """Yield the header of an OBO file, then its ``[Term]`` and ``[Typedef]`` stanzas in order.
+
+    ``path`` may be plain, ``.gz`` or ``.zip`` (see :func:`open_text`). The header is
+    always yielded first (empty fields if the file has none); each stanza is yielded
+    once the next one starts, so memory stays flat except for the set of ids already
+    seen (used to skip duplicates: the first stanza with an id wins).
+
+    Problems are reported as :class:`DataWarning` (the stanza is skipped) or, with
+    ``strict=True``, raised as :class:`OboSyntaxError` with ``source`` and ``line``:
+    malformed stanzas, duplicate ids, and bytes that are not UTF-8 (without strict they
+    are read as Latin-1, one warning per file). Two unambiguous ``def:`` quoting slips
+    are repaired silently in both modes (see :func:`_definition`): a value wrapped in a
+    second pair of quotes, ``def: ""text" [refs]"``, and unescaped quotes inside the
+    text, ``def: "CHEBI:'ribosomal RNA" or SO_EXT:rRNA"``. Unknown stanza types such as
+    ``[Instance]`` are skipped with one warning per type, in both modes.
+    """
+    source = str(path)
+    seen: dict[str, set[str]] = {"Term": set(), "Typedef": set()}
+    skipped_kinds: set[str] = set()
+    recoded = False
+    kind: str | None = None  # None while in the header
+    start = 0
+    lines: list[tuple[int, str]] = []
+    with open_text(path, errors="surrogateescape") as stream:
+        lineno = 0
+        for lineno, line in enumerate(stream, 1):
+            if not line.isascii() and _SURROGATE.search(line):
+                line = _SURROGATE.sub(_latin1, line)
+                if strict:
+                    raise OboSyntaxError("bytes that are not UTF-8", source=source, line=lineno)
+                if not recoded:
+                    recoded = True
+                    warnings.warn(
+                        f"{source}, line {lineno}: bytes that are not UTF-8, read as Latin-1 "
+                        "(later lines not reported)",
+                        DataWarning,
+                        stacklevel=2,
+                    )
+            line = line.strip()
+            if not line or line[0] == "!":
+                continue
+            if line[0] != "[":
+                if kind is None or kind in seen:
+                    lines.append((lineno, line))
+                continue
+            # a stanza header: finish what came before
+            if kind is None:
+                yield _header(lines, source, strict)
+            elif kind in seen:
+                item = _finish(kind, start, lines, source, seen[kind], strict)
+                if item is not None:
+                    yield item
+            kind, start, lines = _stanza_kind(line), lineno, []
+            if not kind:
+                message = f"{source}, line {lineno}: malformed stanza header {line!r}; stanza skipped"
+                if strict:
+                    raise OboSyntaxError(f"malformed stanza header {line!r}", source=source, line=lineno)
+                warnings.warn(message, DataWarning, stacklevel=2)
+            elif kind not in seen and kind not in skipped_kinds:
+                skipped_kinds.add(kind)
+                warnings.warn(
+                    f"{source}, line {lineno}: [{kind}] stanzas are not read (skipped)", DataWarning, stacklevel=2
+                )
+        if kind is None:
+            yield _header(lines, source, strict)
+        elif kind in seen:
+            item = _finish(kind, start, lines, source, seen[kind], strict)
+            if item is not None:
+                yield item
+    logger.debug("read %s: %d lines", source, lineno)
+
+
+def _finish(
+    kind: str, start: int, lines: list[tuple[int, str]], source: str, seen: set[str], strict: bool
+) -> Term | Typedef | None:
+    """Build one stanza's record, or warn (raise if strict) and return None when it is bad."""
+    try:
+        item: Term | Typedef = _term(start, lines, source) if kind == "Term" else _typedef(start, lines, source)
+        if item.id in seen:
+            raise OboSyntaxError(f"duplicate id {item.id!r}: an earlier stanza has it", source=source, line=start)
+    except OboSyntaxError as exc:
+        if strict:
+            raise
+        warnings.warn(f"{exc}; [{kind}] stanza at line {start} skipped", DataWarning, stacklevel=3)
+        return None
+    seen.add(item.id)
+    return item
+
+
+def _stanza_kind(line: str) -> str:
+    """``Term`` from ``[Term]`` (a trailing comment allowed); ``""`` if the line is malformed."""
+    end = line.find("]")
+    if end < 0 or line[end + 1 :].strip()[:1] not in ("", "!"):
+        return ""
+    return line[1:end].strip()
+
+
+def _latin1(m: re.Match[str]) -> str:
+    """The Latin-1 character for one byte smuggled as a surrogate by ``surrogateescape``."""
+    return chr(ord(m.group()) - 0xDC00)
+
+
+def _split(lineno: int, line: str, source: str) -> tuple[str, str]:
+    """``(tag, raw value)`` of a tag line; OboSyntaxError if it has no colon."""
+    tag, sep, raw = line.partition(":")
+    if not sep:
+        raise OboSyntaxError(f"tag line without ':': {line!r}", source=source, line=lineno)
+    return tag.rstrip(), raw.strip()
+
+
+def _header(lines: list[tuple[int, str]], source: str, strict: bool) -> OboHeader:
+    """The header frame from its lines; a line without ':' is warned about and dropped."""
+    known: dict[str, str] = {}
+    tags: list[tuple[str, str]] = []
+    for lineno, line in lines:
+        try:
+            tag, raw = _split(lineno, line, source)
+            if tag in _HEADER_FIELDS and tag not in known:
+                known[tag] = _unquoted(raw, lineno, source)
+            else:
+                tags.append((tag, raw))
+        except OboSyntaxError as exc:
+            if strict:
+                raise
+            warnings.warn(f"{exc}; header line skipped", DataWarning, stacklevel=3)
+    return OboHeader(
+        format_version=known.get("format-version"),
+        data_version=known.get("data-version"),
+        ontology=known.get("ontology"),
+        default_namespace=known.get("default-namespace"),
+        tags=tuple(tags),
+    )
+
+
+def _term(start: int, lines: list[tuple[int, str]], source: str) -> Term:
+    """A :class:`Term` from the tag lines of one ``[Term]`` stanza."""
+    id_: str | None = None
+    name = namespace = definition = comment = None
+    synonyms: list[Synonym] = []
+    is_a: list[str] = []
+    relationships: list[tuple[str, str]] = []
+    alt_ids: list[str] = []
+    xrefs: list[str] = []
+    subsets: list[str] = []
+    replaced_by: list[str] = []
+    consider: list[str] = []
+    obsolete = False
+    for lineno, line in lines:
+        tag, raw = _split(lineno, line, source)
+        if tag == "synonym":
+            synonyms.append(_synonym(raw, None, lineno, source))
+        elif tag == "xref":
+            xrefs.append(_xref(raw, lineno, source))
+        elif tag == "is_a":
+            is_a.append(_unquoted(raw, lineno, source))
+        elif tag == "id":
+            id_ = _id(id_, raw, lineno, source)
+        elif tag == "name":
+            name = name if name is not None else _unquoted(raw, lineno, source)
+        elif tag == "def":
+            definition = definition if definition is not None else _definition(raw, lineno, source)
+        elif tag == "relationship":
+            relationships.append(_relationship(raw, lineno, source))
+        elif tag == "subset":
+            subsets.append(_unquoted(raw, lineno, source))
+        elif tag == "namespace":
+            namespace = namespace if namespace is not None else _unquoted(raw, lineno, source)
+        elif tag == "comment":
+            comment = comment if comment is not None else _unquoted(raw, lineno, source)
+        elif tag == "is_obsolete":
+            obsolete = _unquoted(raw, lineno, source).lower() == "true"
+        elif tag == "alt_id":
+            alt_ids.append(_unquoted(raw, lineno, source))
+        elif tag == "replaced_by":
+            replaced_by.append(_unquoted(raw, lineno, source))
+        elif tag == "consider":
+            consider.append(_unquoted(raw, lineno, source))
+        elif tag in _OBO10_SYNONYMS:
+            synonyms.append(_synonym(raw, _OBO10_SYNONYMS[tag], lineno, source))
+    if id_ is None:
+        raise OboSyntaxError("[Term] stanza without an id: tag", source=source, line=start)
+    return Term(
+        id=id_, name=name, namespace=namespace, definition=definition, comment=comment,
+        synonyms=tuple(synonyms), is_a=tuple(is_a), relationships=tuple(relationships),
+        alt_ids=tuple(alt_ids), xrefs=tuple(xrefs), subsets=tuple(subsets),
+        replaced_by=tuple(replaced_by), consider=tuple(consider), obsolete=obsolete, line=start,
+    )  # fmt: skip
+
+
+def _typedef(start: int, lines: list[tuple[int, str]], source: str) -> Typedef:
+    """A :class:`Typedef` from one ``[Typedef]`` stanza; other tags go to ``extra`` raw."""
+    id_: str | None = None
+    name: str | None = None
+    xrefs: list[str] = []
+    is_a: list[str] = []
+    extra: list[tuple[str, str]] = []
+    transitive = obsolete = False
+    for lineno, line in lines:
+        tag, raw = _split(lineno, line, source)
+        if tag == "id":
+            id_ = _id(id_, raw, lineno, source)
+        elif tag == "name":
+            name = name if name is not None else _unquoted(raw, lineno, source)
+        elif tag == "xref":
+            xrefs.append(_xref(raw, lineno, source))
+        elif tag == "is_a":
+            is_a.append(_unquoted(raw, lineno, source))
+        elif tag == "is_transitive":
+            transitive = _unquoted(raw, lineno, source).lower() == "true"
+        elif tag == "is_obsolete":
+            obsolete = _unquoted(raw, lineno, source).lower() == "true"
+        else:
+            extra.append((tag, raw))
+    if id_ is None:
+        raise OboSyntaxError("[Typedef] stanza without an id: tag", source=source, line=start)
+    return Typedef(
+        id=id_, name=name, xrefs=tuple(xrefs), is_a=tuple(is_a), transitive=transitive,
+        obsolete=obsolete, line=start, extra=tuple(extra),
+    )  # fmt: skip
+
+
+def _id(previous: str | None, raw: str, lineno: int, source: str) -> str:
+    """The stanza id; OboSyntaxError for an empty value or a second ``id:`` line."""
+    value = _unquoted(raw, lineno, source)
+    if not value:
+        raise OboSyntaxError("empty id: value", source=source, line=lineno)
+    if previous is not None:
+        raise OboSyntaxError(f"second id: tag ({value!r} after {previous!r})", source=source, line=lineno)
+    return value
+
+
+def _unescape(text: str) -> str:
+    """Decode OBO backslash escapes: ``\\n`` newline, ``\\t`` tab, ``\\W`` space, ``\\x`` -> x."""
+    if "\\" not in text:
+        return text
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
+
+
+def _body(raw: str, lineno: int, source: str) -> str:
+    """``raw`` without its comment and trailing modifiers, escapes still encoded.
+
+    A ``{`` that does not open a final modifier block is kept as text.
+    """
+    if "\\" not in raw and '"' not in raw:  # fast path: no escapes, no quotes
+        cut = raw.find("!")
+        if cut >= 0:
+            raw = raw[:cut].rstrip()
+        if raw.endswith("}") and "{" in raw:
+            raw = raw[: raw.rfind("{")].rstrip()
+        return raw
+    m = _STRICT_VALUE.match(raw) or _LOOSE_VALUE.match(raw)
+    if m is None:
+        raise OboSyntaxError(f"unterminated quoted string: {raw!r}", source=source, line=lineno)
+    return m.group(1).rstrip()
+
+
+def _unquoted(raw: str, lineno: int, source: str) -> str:
+    """An unquoted value: comment and modifiers removed, escapes decoded, stripped."""
+    return _unescape(_body(raw, lineno, source)).strip()
+
+
+def _xref(raw: str, lineno: int, source: str) -> str:
+    """The xref itself, without its optional quoted description."""
+    body = _body(raw, lineno, source)
+    m = _BEFORE_QUOTE.match(body)
+    assert m is not None  # the pattern matches the empty string
+    return _unescape(m.group()).strip()
+
+
+def _quoted(raw: str, tag: str, lineno: int, source: str) -> tuple[str, str]:
+    """``(decoded text, rest of line)`` of a value that starts with a quoted string."""
+    if not raw.startswith('"'):
+        raise OboSyntaxError(f"{tag}: value must start with a quoted string: {raw!r}", source=source, line=lineno)
+    m = _QUOTED.match(raw)
+    if m is None:
+        raise OboSyntaxError(f"unterminated quoted string in {tag}: {raw!r}", source=source, line=lineno)
+    return _unescape(m.group(1)), raw[m.end() :].lstrip()
+
+
+def _definition(raw: str, lineno: int, source: str) -> str:
+    """The text of ``def: "text" [xrefs]``, repairing two kinds of stray quotes.
+
+    A value wrapped in a second pair of quotes (``""text" [xrefs]"``) is unwrapped; a
+    text holding unescaped quotes (``"CHEBI:'ribosomal RNA" or SO_EXT:rRNA"``) ends at
+    the last quote that only an xref list, modifiers or a comment follow.
+    """
+    text, rest = _quoted(raw, "def", lineno, source)
+    if not rest or rest[0] in "[{!":
+        return text
+    if not text and raw.endswith('"') and len(raw) > 2:
+        inner, inner_rest = _quoted(raw[1:-1], "def", lineno, source)
+        if not inner_rest or inner_rest[0] in "[{!":
+            logger.debug("%s, line %d: doubly quoted def unwrapped", source, lineno)
+            return inner
+    m = _GREEDY_DEF.match(raw)
+    if m is not None:
+        logger.debug("%s, line %d: def with unescaped inner quotes", source, lineno)
+        return _unescape(m.group(1))
+    raise OboSyntaxError(f"text after the quoted definition: {rest!r}", source=source, line=lineno)
+
+
+def _synonym(raw: str, scope: SynonymScope | None, lineno: int, source: str) -> Synonym:
+    """A synonym from ``"text" [SCOPE [TYPE]] [xrefs]`` (scope given for OBO 1.0 tags)."""
+    text, rest = _quoted(raw, "synonym", lineno, source)
+    words: list[str] = []
+    for word in rest.split(None, 2)[:2]:
+        if word[0] in "[{!":
+            break
+        words.append(word)
+    if scope is None and words:
+        word = words.pop(0)
+        scope = _SCOPES.get(word.upper())
+        if scope is None:
+            message = f"synonym scope must be EXACT, BROAD, NARROW or RELATED, not {word!r}"
+            raise OboSyntaxError(message, source=source, line=lineno)
+    return Synonym(text=text, scope=scope or "RELATED", type=words[0] if words else None)
+
+
+def _relationship(raw: str, lineno: int, source: str) -> tuple[str, str]:
+    """``(relation, target)`` from ``relationship: REL TARGET``."""
+    words = _unquoted(raw, lineno, source).split()
+    if len(words) < 2:
+        raise OboSyntaxError(f"relationship needs a relation and a target: {raw!r}", source=source, line=lineno)
+    return words[0], words[1]

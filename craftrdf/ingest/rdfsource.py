@@ -1,0 +1,52 @@
+"""RDF ontology files (OWL/RDF-XML, Turtle, N-Triples...) as N-Quads lines in one graph.
+
+Parsing is pyoxigraph's; files may be zipped or gzipped like the corpus's OBO files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from ..errors import InputError
+from .obo import open_text
+
+__all__ = ["rdf_format_of", "rdf_file_nquads"]
+
+_FORMATS = {
+    ".owl": ox.RdfFormat.RDF_XML,
+    ".rdf": ox.RdfFormat.RDF_XML,
+    ".ttl": ox.RdfFormat.TURTLE,
+    ".nt": ox.RdfFormat.N_TRIPLES,
+    ".nq": ox.RdfFormat.N_QUADS,
+    ".trig": ox.RdfFormat.TRIG,
+    ".jsonld": ox.RdfFormat.JSON_LD,
+}
+
+
+def rdf_format_of(path: Path) -> ox.RdfFormat | None:
+    """The RDF format from a file name (``.zip``/``.gz`` suffixes looked through), else None."""
+    name = path.name.lower()
+    for wrapper in (".zip", ".gz"):
+        if name.endswith(wrapper):
+            name = name[: -len(wrapper)]
+    for suffix, fmt in _FORMATS.items():
+        if name.endswith(suffix):
+            return fmt
+    return None
+
+
+def rdf_file_nquads(path: Path, *, graph: str) -> Iterator[str]:
+    """Every triple of an RDF file, put into ``graph``; InputError with the parser's position on bad syntax."""
+    fmt = rdf_format_of(path)
+    if fmt is None:
+        raise InputError("unknown RDF format (expected .owl, .rdf, .ttl, .nt, .nq, .trig, .jsonld)", source=str(path))
+    g = f"<{graph}>"
+    try:
+        with open_text(path) as stream:
+            for q in ox.parse(stream, fmt, base_iri=path.resolve().as_uri()):
+                yield f"{q.subject} {q.predicate} {q.object} {g} ."
+    except SyntaxError as exc:
+        raise InputError(f"RDF syntax error: {exc}", source=str(path)) from None

@@ -1,0 +1,55 @@
+"""IRIs of the resources craftrdf mints: documents, annotations, sets and graphs.
+
+All are under :data:`craftrdf.vocab.BASE`; every part taken from data is
+percent-encoded, so no input string can change an IRI's structure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import ConfigError
+from .rdf import mint
+from .vocab import BASE
+
+__all__ = [
+    "DOCUMENTS_GRAPH", "annotation_iri", "check_set_key", "document_iri", "mapping_graph",
+    "ontology_graph", "set_iri",
+]
+
+#: The graph holding every document resource (ids, split, text).
+DOCUMENTS_GRAPH = BASE + "documents"
+
+_SET_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]*$")
+
+
+def check_set_key(key: str) -> str:
+    """Return a set key if it is a plain identifier (letters, digits, ``_+-``); else ConfigError."""
+    if not _SET_KEY.match(key):
+        raise ConfigError(f"invalid set key {key!r}: use letters, digits, '_', '+' or '-'")
+    return key
+
+
+def document_iri(pmid: str) -> str:
+    """``https://w3id.org/craftrdf/doc/<PMID>``."""
+    return mint(BASE, "doc", pmid)
+
+
+def set_iri(key: str) -> str:
+    """The IRI of an annotation set, which is also the name of its graph."""
+    return mint(BASE, "set", key)
+
+
+def annotation_iri(key: str, pmid: str, local_id: str) -> str:
+    """An annotation: set key, document and the source file's own annotation id."""
+    return mint(BASE, "ann", key, pmid, local_id)
+
+
+def ontology_graph(name: str) -> str:
+    """The graph of one ontology file (``UBERON+extensions``, ``GO``, ...)."""
+    return mint(BASE, "ontology", name)
+
+
+def mapping_graph(key: str) -> str:
+    """The graph of a set's mapping files and its parallel extension classes."""
+    return mint(BASE, "mappings", key)

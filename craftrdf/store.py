@@ -1,0 +1,340 @@
+"""The annotation store: one class owning a pyoxigraph ``Store``.
+
+Writes come in *batches*, one per named graph (an ontology file, an annotation set,
+a set's mapping files, the documents). A batch is written with one
+``Store.bulk_load`` call, which is atomic in pyoxigraph 0.5: after a crash, even
+``kill -9``, a batch is wholly present or wholly absent. Each batch carries its own
+manifest inside its graph (``<g> craft:digest "..."``), so the store
+itself says which batches it holds and from which input (no quad count: duplicate
+lines in a batch collapse in the store, so only the store can count); a batch whose digest is
+already there is skipped, which is why re-running ``build`` duplicates nothing.
+
+Replacing a batch whose input changed is two atomic steps (drop the graph, then load
+the new one); a crash between them leaves the batch absent, never mixed, and the next
+build loads it. Input is parsed and validated before either step, so bad input never
+removes anything.
+
+One writer at a time: a writer takes an exclusive ``flock`` on ``craftrdf.lock`` in
+the store directory and records its pid there; a second writer fails at once naming
+that process. Readers take a shared lock, so they cannot open beside a live writer
+(pyoxigraph calls that undefined behaviour). A killed bulk load leaves orphan
+``bulk-*.sst`` files that survive reopening; the writer removes them once it holds the
+exclusive lock, when no bulk load can be in flight.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import queue
+import threading
+import shutil
+import tempfile
+import logging
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Literal
+
+import pyoxigraph as ox
+
+from .errors import StoreError, StoreLockedError
+from .rdf import iri, literal, quad
+from .vocab import CRAFT
+
+__all__ = ["AnnotationStore", "BatchInfo"]
+
+logger = logging.getLogger(__name__)
+
+LOCK_FILE = "craftrdf.lock"
+Mode = Literal["write", "read"]
+
+_BATCHES = """
+SELECT ?g ?digest WHERE { GRAPH ?g { ?g <%s> ?digest } }""" % CRAFT.digest
+
+
+@dataclass(frozen=True, slots=True)
+class BatchInfo:
+    """A batch present in the store: its graph and the digest of the input it was loaded from."""
+
+    graph: str
+    digest: str
+
+
+class _Lock:
+    """An flock on the store's lock file, holding our pid while we hold the lock."""
+
+    def __init__(self, directory: Path, mode: Mode) -> None:
+        self.path = directory / LOCK_FILE
+        self._fh: IO[str] | None = open(self.path, "a+", encoding="utf-8")
+        op = fcntl.LOCK_EX if mode == "write" else fcntl.LOCK_SH
+        try:
+            fcntl.flock(self._fh.fileno(), op | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = self._holder()
+            self._fh.close()
+            self._fh = None
+            what = "write to" if mode == "write" else "read"
+            raise StoreLockedError(
+                f"cannot {what} store {directory}: it is open for writing by {holder}; "
+                "wait for it to finish (one writer at a time, no reader beside a writer)"
+            ) from None
+        if mode == "write":
+            self._fh.seek(0)
+            self._fh.truncate()
+            self._fh.write(f"{os.getpid()} {' '.join(sys.argv)[:200]}\n")
+            self._fh.flush()
+
+    def _holder(self) -> str:
+        try:
+            content = self.path.read_text(encoding="utf-8").strip()
+        except OSError:
+            content = ""
+        if not content:
+            return "another process (readers hold it; pid unknown)"
+        pid, _, cmd = content.partition(" ")
+        return f"process {pid} ({cmd})" if cmd else f"process {pid}"
+
+    def release(self) -> None:
+        if self._fh is not None:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+            self._fh = None
+
+
+def _remove_orphans(directory: Path) -> int:
+    """Delete ``bulk-*.sst`` files left by a killed bulk load; returns bytes freed."""
+    freed = 0
+    for p in directory.glob("bulk-*.sst"):
+        try:
+            freed += p.stat().st_size
+            p.unlink()
+        except FileNotFoundError:
+            pass
+    if freed:
+        logger.warning("removed %.1f MB of orphan bulk-load files left by an interrupted load in %s",
+                       freed / 1e6, directory)
+    return freed
+
+
+class _NQuadsStream(io.RawIOBase):
+    """A binary stream over N-Quads lines, with the batch manifest appended at the end.
+
+    A producer thread turns the lines into UTF-8 chunks while the bulk loader, which
+    releases the GIL, stores the previous ones: the Python work of a batch overlaps
+    Oxigraph's. An exception raised while producing lines is kept in ``error``; the
+    loader then sees a read error and abandons the batch, and the caller re-raises
+    the original.
+    """
+
+    _CHUNK_LINES = 4096
+
+    def __init__(self, lines: Iterable[str], graph: str, digest: str) -> None:
+        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=16)
+        self._stop = threading.Event()
+        self._buf = memoryview(b"")
+        self._eof = False
+        self.count = 0
+        self.error: BaseException | None = None
+        g = iri(graph)
+        manifest = quad(g, iri(CRAFT.digest), literal(digest), g)
+        self._thread = threading.Thread(target=self._produce, args=(lines, manifest), daemon=True)
+        self._thread.start()
+
+    def _put(self, item: bytes | None) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _produce(self, lines: Iterable[str], manifest: str) -> None:
+        chunk: list[str] = []
+        try:
+            for line in lines:
+                chunk.append(line)
+                if len(chunk) >= self._CHUNK_LINES:
+                    self.count += len(chunk)
+                    if not self._put(("\n".join(chunk) + "\n").encode("utf-8")):
+                        return
+                    chunk = []
+            chunk.append(manifest)
+            self.count += len(chunk)
+            self._put(("\n".join(chunk) + "\n").encode("utf-8"))
+        except BaseException as exc:  # handed to the consumer, re-raised by load_batch
+            self.error = exc
+        finally:
+            self._put(None)
+
+    def close(self) -> None:
+        self._stop.set()
+        super().close()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._buf and not self._eof:
+            item = self._queue.get()
+            if item is None:
+                self._eof = True
+                if self.error is not None:
+                    raise OSError(f"input failed: {self.error}")
+            else:
+                self._buf = memoryview(item)
+        n = min(len(buffer), len(self._buf))
+        buffer[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+
+class AnnotationStore:
+    """An Oxigraph store holding ontologies and annotation sets as batches of named graphs.
+
+    Open with :meth:`open` (on disk) or :meth:`memory`; use as a context manager so the
+    lock is released. ``raw`` is the underlying ``pyoxigraph.Store`` for queries.
+    """
+
+    def __init__(self, store: ox.Store, *, path: Path | None = None, lock: _Lock | None = None,
+                 writable: bool = True) -> None:
+        self.raw = store
+        self.path = path
+        self.writable = writable
+        self._lock = lock
+
+    @classmethod
+    def memory(cls) -> AnnotationStore:
+        """A new in-memory store (for tests and the demo)."""
+        return cls(ox.Store())
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, mode: Mode = "write") -> AnnotationStore:
+        """Open (creating if needed, in write mode) the on-disk store at ``path``.
+
+        Raises StoreLockedError when another process writes it, StoreError when the
+        directory is not a store or cannot be opened.
+        """
+        directory = Path(path)
+        if mode == "read" and not directory.is_dir():
+            raise StoreError(f"no store at {directory}: build one with `craftrdf build`")
+        if mode == "write":
+            if directory.exists() and not directory.is_dir():
+                raise StoreError(f"{directory} exists and is not a directory")
+            if directory.is_dir() and any(directory.iterdir()) and not (directory / "CURRENT").exists():
+                raise StoreError(f"{directory} is a non-empty directory that is not an Oxigraph store")
+            directory.mkdir(parents=True, exist_ok=True)
+        lock = _Lock(directory, mode)
+        try:
+            if mode == "write":
+                _remove_orphans(directory)
+                store = ox.Store(str(directory))
+            else:
+                store = ox.Store.read_only(str(directory))
+        except OSError as exc:
+            lock.release()
+            if "lock" in str(exc).lower():
+                raise StoreLockedError(f"store {directory} is locked by another (non-craftrdf?) process: {exc}") from None
+            raise StoreError(f"cannot open store {directory}: {exc}") from None
+        return cls(store, path=directory, lock=lock, writable=mode == "write")
+
+    def close(self) -> None:
+        """Flush (when writable) and release the lock; the object is unusable afterwards."""
+        if self.writable and self.path is not None:
+            try:
+                self.raw.flush()
+            except OSError as exc:  # pragma: no cover - disk failure
+                logger.error("flush failed: %s", exc)
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> AnnotationStore:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    # -- batches ---------------------------------------------------------------------
+
+    def batches(self) -> dict[str, BatchInfo]:
+        """Every batch in the store, by graph IRI."""
+        out: dict[str, BatchInfo] = {}
+        for row in self.raw.query(_BATCHES):
+            g = row["g"].value
+            out[g] = BatchInfo(g, row["digest"].value)
+        return out
+
+    def has_batch(self, graph: str, digest: str) -> bool:
+        """True when ``graph`` is loaded from input with this digest."""
+        g = ox.NamedNode(graph)
+        return any(
+            q.object.value == digest
+            for q in self.raw.quads_for_pattern(g, ox.NamedNode(CRAFT.digest), None, g)
+        )
+
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
+        """Write one batch atomically into ``graph``, replacing an older version; returns quads written.
+
+        ``lines`` are N-Quads lines whose graph is ``graph``; the manifest is added here.
+        They are streamed into the bulk loader, so a batch need not fit in memory. If
+        producing them raises (bad input), nothing is written: for a new graph the bulk
+        load is abandoned; an existing graph is only dropped once its replacement has
+        been produced completely (spooled to a temporary file first).
+        Returns the number of lines written (duplicates among them are stored once),
+        0 without writing when the same digest is already loaded.
+        """
+        if not self.writable:
+            raise StoreError("store is open read-only")
+        if self.has_batch(graph, digest):
+            logger.info("batch %s already loaded, skipped", graph)
+            return 0
+        stream = _NQuadsStream(lines, graph, digest)
+        node = ox.NamedNode(graph)
+        with stream:
+            self._bulk_load(stream, node, graph)
+        if stream.error is not None:  # pragma: no cover - the loader swallowed a reader error
+            raise stream.error
+        return stream.count
+
+    def _bulk_load(self, stream: _NQuadsStream, node: ox.NamedNode, graph: str) -> None:
+        try:
+            if self.raw.contains_named_graph(node):
+                logger.info("replacing batch %s (input changed)", graph)
+                with tempfile.TemporaryFile() as spool:
+                    shutil.copyfileobj(stream, spool, 1 << 20)
+                    spool.seek(0)
+                    self.raw.remove_graph(node)
+                    self.raw.bulk_load(spool, ox.RdfFormat.N_QUADS)
+            else:
+                self.raw.bulk_load(stream, ox.RdfFormat.N_QUADS)
+        except SyntaxError as exc:
+            # Our own serialization is wrong: a bug, but say where.
+            raise StoreError(f"internal error serializing batch {graph}: {exc}") from exc
+        except OSError as exc:
+            if stream.error is not None:
+                raise stream.error from None
+            raise StoreError(f"writing batch {graph} failed: {exc}") from exc
+
+    def remove_batch(self, graph: str) -> bool:
+        """Remove a batch's graph; True if it was there."""
+        node = ox.NamedNode(graph)
+        if not self.raw.contains_named_graph(node):
+            return False
+        self.raw.remove_graph(node)
+        return True
+
+    # -- queries ---------------------------------------------------------------------
+
+    def query(self, sparql: str, *, substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
+              prefixes: Mapping[str, str] | None = None) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+        """Run SPARQL with values bound by name (never pasted into the text)."""
+        subs = {ox.Variable(k): v for k, v in (substitutions or {}).items()}
+        return self.raw.query(sparql, substitutions=subs or None, prefixes=dict(prefixes) if prefixes else None)
