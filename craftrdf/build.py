@@ -189,7 +189,7 @@ def plan_build(
         if spec.ontology is not None:
             path = registry.locate_ontology(craft_dir, spec.ontology)
             if path is None:
-                skipped[spec.key] = f"ontology file {spec.ontology} not found in {ca}"
+                skipped[spec.key] = f"ontology file {spec.ontology} not in this CRAFT directory"
             else:
                 onto_graph = ontology_graph(ontology_name(path))
                 onto_digest = _file_digest(path)

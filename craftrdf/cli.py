@@ -65,13 +65,13 @@ def _params(values: Sequence[str]) -> dict[str, str]:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
-    from .query import format_result
+    from .query import QueryResult, format_result
 
     r = run_demo(progress=_progress(args.quiet))
     print(f"craftrdf demo: built the bundled CRAFT sample in {r.build.seconds:.1f} s "
           f"({len(r.build.loaded)} batches, {r.quads:,} quads in an in-memory store)")
     if r.build.skipped:
-        print("Skipped (files not in the sample):")
+        print("Ontologies skipped (their files are not in the sample; annotations still loaded):")
         for k, why in r.build.skipped.items():
             print(f"  {k}: {why}")
     print("\nAnnotation sets (query: sets)")
@@ -79,8 +79,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print("Annotations per set and split (query: annotation-counts)")
     print(format_result(r.counts, "table"))
     print(f"Annotations of brain and its subclasses (query: annotations-of-class, cls=UBERON:0000955): "
-          f"{len(r.brain.rows)}")
-    print(format_result(r.brain, "table"))
+          f"{len(r.brain.rows)}; the first 10:")
+    print(format_result(QueryResult(r.brain.columns, r.brain.rows[:10]), "table"))
     return 0
 
 
@@ -169,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("craftrdf: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

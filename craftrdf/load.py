@@ -69,7 +69,7 @@ def read_annotation_path(path: Path, *, curies: CurieMap) -> list[Annotation]:
 
 def _document_texts(store: AnnotationStore) -> dict[str, str]:
     rows = store.raw.query(
-        "SELECT ?id ?text WHERE { GRAPH ?g { ?d <%s> ?id ; <%s> ?text } }" % (FABIO.hasPubMedId, CRAFT.text),
+        "SELECT ?g ?id ?text WHERE { GRAPH ?g { ?d <%s> ?id ; <%s> ?text } }" % (FABIO.hasPubMedId, CRAFT.text),
         substitutions={ox.Variable("g"): ox.NamedNode(DOCUMENTS_GRAPH)},
     )
     return {r["id"].value: r["text"].value for r in rows}

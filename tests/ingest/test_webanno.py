@@ -1,0 +1,111 @@
+"""Annotations as W3C Web Annotation quads, and back: Knowtator -> store -> records/BioNLP."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from craftrdf.annotations import fetch_annotations
+from craftrdf.curie import CurieMap
+from craftrdf.errors import DataWarning
+from craftrdf.ingest.bionlp import read_bionlp, write_bionlp
+from craftrdf.ingest.knowtator import read_knowtator
+from craftrdf.ingest.webanno import annotation_nquads, set_nquads
+from craftrdf.model import Annotation, Span
+from craftrdf.rdf import literal
+from craftrdf.store import AnnotationStore
+
+DATA = Path(__file__).parent.parent / "data"
+OA = "http://www.w3.org/ns/oa#"
+
+
+def _store(annotations: list[Annotation], key: str = "TEST") -> AnnotationStore:
+    store = AnnotationStore.memory()
+    lines = list(set_nquads(key, module=None, variant=None, ontology=None, mappings=None))
+    lines += annotation_nquads(annotations, set_key=key, curies=CurieMap())
+    store.load_batch(f"https://w3id.org/craftrdf/set/{key}", lines, digest="t")
+    return store
+
+
+def test_discontinuous_annotation_in_web_annotation_terms():
+    anns = read_knowtator(DATA / "knowtator" / "valid.knowtator.xml")
+    store = _store(anns)
+    # T_4 has spans 44-49 then 36-43 (not in text order): both selectors, ordered by craft:spanIndex
+    rows = list(store.query(
+        f"""SELECT ?a ?body ?i ?s ?e ?text WHERE {{ GRAPH ?g {{
+              ?a a <{OA}Annotation> ; <{OA}hasBody> ?body ; <{OA}hasTarget> ?t .
+              ?t <{OA}hasSource> <https://w3id.org/craftrdf/doc/valid> ;
+                 <https://w3id.org/craftrdf/vocab#coveredText> ?text ; <{OA}hasSelector> ?sel .
+              ?sel a <{OA}TextPositionSelector> ; <{OA}start> ?s ; <{OA}end> ?e ;
+                   <https://w3id.org/craftrdf/vocab#spanIndex> ?i }} }} ORDER BY ?i""",
+        substitutions={"a": ox.NamedNode("https://w3id.org/craftrdf/ann/TEST/valid/T_4")}))
+    assert [(int(r["i"].value), int(r["s"].value), int(r["e"].value)) for r in rows] == [(0, 44, 49), (1, 36, 43)]
+    assert rows[0]["text"].value == "gyrus ... dentate"
+    # begin/end are the extremes, as plain integers
+    (r,) = store.query("SELECT ?a ?b ?e WHERE { GRAPH ?g { ?a <https://w3id.org/craftrdf/vocab#begin> ?b ; "
+                       "<https://w3id.org/craftrdf/vocab#end> ?e } }",
+                       substitutions={"a": ox.NamedNode("https://w3id.org/craftrdf/ann/TEST/valid/T_4")})
+    assert (r["b"].value, r["e"].value) == ("36", "49")
+    assert r["b"].datatype.value == "http://www.w3.org/2001/XMLSchema#integer"
+
+
+def test_knowtator_store_records_round_trip():
+    anns = read_knowtator(DATA / "knowtator" / "valid.knowtator.xml")
+    back = fetch_annotations(_store(anns), "TEST")
+    assert sorted((a.id, a.class_id, a.spans, a.text) for a in back) == \
+        sorted((a.id, a.class_id, a.spans, a.text) for a in anns)
+
+
+def test_knowtator_store_bionlp_equals_knowtator_bionlp():
+    anns = read_knowtator(DATA / "knowtator" / "valid.knowtator.xml")
+    text = (DATA / "knowtator" / "valid.txt").read_text()
+    direct = write_bionlp(anns, text=text)
+    via_store = write_bionlp(fetch_annotations(_store(anns), "TEST"), text=text)
+    assert via_store == direct
+
+
+def test_spanless_annotation_survives_the_store():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        anns = read_knowtator(DATA / "knowtator" / "spanless.knowtator.xml")
+    back = {a.id: a for a in fetch_annotations(_store(anns), "TEST")}
+    assert {a.id: a.spans for a in anns} == {k: a.spans for k, a in back.items()}
+
+
+@pytest.mark.corpus
+def test_real_document_knowtator_store_bionlp_store(craft_dir: Path):
+    path = craft_dir / "concept-annotation/UBERON/UBERON+extensions/knowtator/11319941.txt.knowtator.xml"
+    text = (craft_dir / "articles/txt/11319941.txt").read_text(encoding="utf-8")
+    anns = read_knowtator(path)
+    bionlp = write_bionlp(fetch_annotations(_store(anns, "U"), "U"), text=text)
+    assert bionlp.count("\n") == len(anns)
+    again = read_bionlp(bionlp, document="11319941")
+    second = fetch_annotations(_store(again, "U2"), "U2")
+    assert sorted((a.class_id, a.spans) for a in second) == sorted((a.class_id, a.spans) for a in anns)
+    assert write_bionlp(second, text=text) == bionlp
+
+
+_spans = st.lists(st.tuples(st.integers(0, 500), st.integers(0, 40)), min_size=1, max_size=4).map(
+    lambda xs: tuple(Span(s, s + n) for s, n in xs))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["UBERON:0000955", "CL:0000540", "UBERON_EXT:bone_element_or_tissue",
+                                            "SO_EXT:0000704"]), _spans), min_size=1, max_size=8))
+def test_any_annotations_round_trip_through_the_store(items):
+    anns = [Annotation(f"a{i}", "1234", c, s) for i, (c, s) in enumerate(items)]
+    back = fetch_annotations(_store(anns), "TEST")
+    assert sorted((a.id, a.class_id, a.spans) for a in back) == sorted((a.id, a.class_id, a.spans) for a in anns)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text().filter(lambda s: all(not 0xD800 <= ord(c) <= 0xDFFF for c in s)))
+def test_literal_escaping_round_trips_through_oxigraph(value):
+    line = f"<http://ex.org/s> <http://ex.org/p> {literal(value)} <http://ex.org/g> .\n"
+    (q,) = list(ox.parse(line.encode("utf-8"), ox.RdfFormat.N_QUADS))
+    assert q.object.value == value

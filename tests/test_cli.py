@@ -1,0 +1,81 @@
+"""The command line: the demo, one-line errors with exit status 1, load and query on a disk store."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from craftrdf.demo import sample_dir
+
+DATA = Path(__file__).parent / "data"
+
+
+def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "craftrdf.cli", "-q", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_demo_reports_the_sample():
+    r = craftrdf("demo")
+    assert r.returncode == 0, r.stderr
+    # the brain count printed equals the UBERON:0000955 mentionClass count in the sample's UBERON sets
+    ca = sample_dir() / "concept-annotation"
+    raw = sum(p.read_text().count('mentionClass id="UBERON:0000955"')
+              for p in list((ca / "UBERON/UBERON/knowtator").glob("*.xml"))
+              + list((ca / "UBERON/UBERON+extensions/knowtator").glob("*.xml")))
+    m = re.search(r"cls=UBERON:0000955\): (\d+)", r.stdout)
+    assert m and int(m.group(1)) >= raw > 0
+    assert "annotation-counts" in r.stdout and "PR_EXT" in r.stdout
+
+
+def test_errors_are_one_line_and_exit_1(tmp_path):
+    r = craftrdf("query", "annotation-counts", "--store", str(tmp_path / "absent"))
+    assert r.returncode == 1
+    assert r.stderr.strip().count("\n") == 0 and "no store" in r.stderr
+    r = craftrdf("query", "no-such-query", "--store", str(tmp_path))
+    assert r.returncode == 1 and "no query named" in r.stderr
+    r = craftrdf("build", "--craft", str(tmp_path), "--store", str(tmp_path / "s"))
+    assert r.returncode == 1 and "not a CRAFT directory" in r.stderr
+
+
+def test_build_then_query_with_a_bound_parameter(tmp_path):
+    store = str(tmp_path / "s")
+    r = craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "UBERON,UBERON_EXT")
+    assert r.returncode == 0, r.stderr
+    r = craftrdf("query", "annotation-counts", "--store", store, "--param", "set=UBERON", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    raw = sum(p.read_text().count("<annotation>")
+              for p in (sample_dir() / "concept-annotation/UBERON/UBERON/knowtator").glob("*.xml"))
+    assert {row["set"] for row in rows} == {"UBERON"}
+    assert sum(int(row["annotations"]) for row in rows) == raw
+
+
+def test_load_ontology_and_bionlp_set(tmp_path):
+    store = str(tmp_path / "s")
+    obo = DATA / "obo" / "valid.obo"
+    ann = tmp_path / "mine"
+    ann.mkdir()
+    (ann / "doc1.bionlp").write_text("T1\tCL:0000540 0 6\tneuron\nT2\tCL:0000540 10 14;20 25\tbrain ... cells\n")
+    r = craftrdf("load", str(obo), str(ann), "--store", store, "--set", "MINE")
+    assert r.returncode == 0, r.stderr
+    r = craftrdf("query", "annotation-counts", "--store", store, "--format", "csv")
+    assert list(csv.DictReader(io.StringIO(r.stdout))) == [
+        {"set": "MINE", "split": "none", "annotations": "2", "discontinuous": "1"}]
+
+
+def test_load_of_a_bad_file_changes_nothing(tmp_path):
+    store = str(tmp_path / "s")
+    good = tmp_path / "good.bionlp"
+    good.write_text("T1\tCL:0000540 0 6\tneuron\n")
+    assert craftrdf("load", str(good), "--store", store, "--set", "A").returncode == 0
+    bad = tmp_path / "bad.bionlp"
+    bad.write_text("T1\tCL:0000540 0 6\tneuron\nT2\tCL:0000540 9 x\toops\n")
+    r = craftrdf("load", str(good), str(bad), "--store", store, "--set", "B")
+    assert r.returncode == 1 and "bad.bionlp" in r.stderr and "line 2" in r.stderr
+    r = craftrdf("query", "sets", "--store", store, "--format", "csv")
+    assert [row["set"] for row in csv.DictReader(io.StringIO(r.stdout))] == ["A"]

@@ -1,0 +1,110 @@
+"""The full corpus: the published annotation counts, reproduced from a store built from ../shared/craft."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import subprocess
+import sys
+import warnings
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from craftrdf.build import build_store
+from craftrdf.errors import DataWarning
+from craftrdf.registry import load_registry
+from craftrdf.store import AnnotationStore
+
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+TABLE = Path(__file__).parent / "data" / "craft_st2019_table4.tsv"
+
+
+@pytest.fixture(scope="module")
+def store_path(craft_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "craft.store"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        with AnnotationStore.open(path) as store:
+            build_store(craft_dir, store, registry=load_registry())
+    return path
+
+
+def _expected() -> dict[str, tuple[int, int, int, int]]:
+    rows = {}
+    for line in TABLE.read_text().splitlines():
+        if line and not line.startswith("#"):
+            key, *numbers = line.split("\t")
+            rows[key.lower()] = tuple(int(n) for n in numbers)
+    return rows
+
+
+def test_annotation_counts_reproduce_the_published_table(store_path: Path):
+    # through the public CLI, as a user would run it
+    out = subprocess.run(
+        [sys.executable, "-m", "craftrdf.cli", "query", "annotation-counts", "--store", str(store_path),
+         "--format", "csv"], check=True, capture_output=True, text=True).stdout
+    got: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for row in csv.DictReader(io.StringIO(out)):
+        cols = (0, 1) if row["split"] in ("train", "dev") else (2, 3)
+        got[row["set"].lower()][cols[0]] += int(row["annotations"])
+        got[row["set"].lower()][cols[1]] += int(row["discontinuous"])
+    assert {k: tuple(v) for k, v in got.items()} == _expected()
+
+
+def test_ontology_classes_equal_raw_term_stanzas(store_path: Path, craft_dir: Path):
+    path = craft_dir / "concept-annotation/UBERON/UBERON+extensions/UBERON+extensions.obo.zip"
+    with zipfile.ZipFile(path) as z:
+        raw = z.read("UBERON+extensions.obo").decode("utf-8")
+    stanzas = len(re.findall(r"^\[Term\]$", raw, flags=re.M))
+    with AnnotationStore.open(store_path, mode="read") as store:
+        rows = list(store.query(
+            "SELECT ?g (COUNT(DISTINCT ?c) AS ?n) WHERE { GRAPH ?g { ?c a <http://www.w3.org/2002/07/owl#Class> } } "
+            "GROUP BY ?g", substitutions=None))
+    counts = {r["g"].value.rsplit("/", 1)[1]: int(r["n"].value) for r in rows}
+    assert counts["UBERON+extensions"] == stanzas
+
+
+def test_rebuild_of_the_corpus_loads_nothing(store_path: Path, craft_dir: Path):
+    with AnnotationStore.open(store_path) as store:
+        before = len(store)
+        report = build_store(craft_dir, store, registry=load_registry())
+        assert report.loaded == {}
+        assert len(store) == before
+
+
+def test_kill_9_during_a_build_leaves_whole_batches(craft_dir: Path, tmp_path: Path):
+    import os
+    import signal
+    import time
+
+    store = tmp_path / "killed.store"
+    p = subprocess.Popen([sys.executable, "-m", "craftrdf.cli", "-v", "-q", "build", "--craft", str(craft_dir),
+                          "--store", str(store)], stderr=subprocess.PIPE, text=True)
+    done = 0
+    for line in p.stderr:  # the build logs one line per batch it has written
+        if " quads in " in line:
+            done += 1
+            if done == 6:
+                break
+    time.sleep(1.0)  # into the next batch's bulk load
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    expected = {k.lower(): v[0] + v[2] for k, v in _expected().items()}
+    with AnnotationStore.open(store) as st:
+        assert not list(store.glob("bulk-*.sst"))
+        digests = st.batches()
+        assert len(digests) >= 6
+        for g in st.raw.named_graphs():
+            assert g.value in digests, f"graph {g.value} has quads but no manifest: a partial batch"
+        rows = list(st.query(
+            "SELECT ?key (COUNT(?a) AS ?n) WHERE { GRAPH ?g { ?g <https://w3id.org/craftrdf/vocab#key> ?key . "
+            "?a a <http://www.w3.org/ns/oa#Annotation> } } GROUP BY ?key"))
+        for r in rows:
+            assert int(r["n"].value) == expected[r["key"].value.lower()], r["key"].value
+        # and the build finishes from there
+        report = build_store(craft_dir, st, registry=load_registry())
+        assert set(report.unchanged) == set(digests)

@@ -1,0 +1,109 @@
+"""The query library: every .rq parses, parameters are bound (never pasted), results format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pyoxigraph as ox
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from craftrdf.curie import CurieMap
+from craftrdf.errors import QueryError
+from craftrdf.query import QueryResult, bind_value, format_result, library, resolve_query, run_query
+from craftrdf.store import AnnotationStore
+
+
+def test_library_has_the_documented_queries():
+    lib = library()
+    assert {"annotation-counts", "annotations", "annotations-of-class", "sets"} <= set(lib)
+    for q in lib.values():
+        assert q.description, f"{q.name} has no header"
+
+
+@pytest.mark.parametrize("name", sorted(library()))
+def test_every_query_parses_and_runs_on_an_empty_store(name):
+    q = library()[name]
+    result = run_query(AnnotationStore.memory(), q)
+    assert result.rows == ()
+
+
+@pytest.mark.parametrize("name", sorted(library()))
+def test_documented_parameters_are_select_variables(name):
+    q = library()[name]
+    assert q.params, f"{name} documents no parameters"
+    store = AnnotationStore.memory()
+    for p in q.params:
+        run_query(store, q, {p: "x"})  # raises if ?p cannot be bound
+
+
+def test_binding_an_unknown_parameter_is_a_query_error():
+    with pytest.raises(QueryError, match=r"no parameter \?nope"):
+        run_query(AnnotationStore.memory(), resolve_query("sets"), {"nope": "x"})
+
+
+def test_unknown_query_name_lists_the_library():
+    with pytest.raises(QueryError, match="annotation-counts"):
+        resolve_query("no-such-query")
+
+
+def test_bind_value_kinds():
+    cm = CurieMap()
+    assert bind_value("UBERON:0000955", cm) == ox.NamedNode("http://purl.obolibrary.org/obo/UBERON_0000955")
+    assert bind_value("https://example.org/x", cm) == ox.NamedNode("https://example.org/x")
+    assert bind_value("UBERON_EXT", cm) == ox.Literal("UBERON_EXT")
+    assert bind_value("brain tissue", cm) == ox.Literal("brain tissue")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_adversarial_values_never_change_query_structure(value):
+    # a store with one set whose key is the adversarial value: the query must find exactly it
+    store = AnnotationStore.memory()
+    g = ox.NamedNode("https://w3id.org/craftrdf/set/x")
+    store.raw.add(ox.Quad(g, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                          ox.NamedNode("https://w3id.org/craftrdf/vocab#AnnotationSet"), g))
+    store.raw.add(ox.Quad(g, ox.NamedNode("https://w3id.org/craftrdf/vocab#key"), ox.Literal("other"), g))
+    if "\0" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+        return
+    bound = bind_value(value, CurieMap())
+    result = run_query(store, resolve_query("sets"), {"set": value})
+    if isinstance(bound, ox.Literal) and value != "other":
+        assert result.rows == ()
+    else:
+        assert len(result.rows) <= 1
+
+
+def _result() -> QueryResult:
+    return QueryResult(
+        ("set", "cls", "n"),
+        ((ox.Literal("UBERON"), ox.NamedNode("http://purl.obolibrary.org/obo/UBERON_0000955"),
+          ox.Literal("3", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))),
+         (ox.Literal('a,"b"'), None, ox.Literal("10", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")))),
+    )
+
+
+def test_csv_and_tsv():
+    rows = list(csv.reader(io.StringIO(format_result(_result(), "csv"))))
+    assert rows == [["set", "cls", "n"], ["UBERON", "http://purl.obolibrary.org/obo/UBERON_0000955", "3"],
+                    ['a,"b"', "", "10"]]
+    assert format_result(_result(), "tsv").splitlines()[0] == "set\tcls\tn"
+
+
+def test_json_is_sparql_results_json():
+    doc = json.loads(format_result(_result(), "json"))
+    assert doc["head"]["vars"] == ["set", "cls", "n"]
+    first, second = doc["results"]["bindings"]
+    assert first["cls"] == {"type": "uri", "value": "http://purl.obolibrary.org/obo/UBERON_0000955"}
+    assert first["n"]["datatype"] == "http://www.w3.org/2001/XMLSchema#integer"
+    assert "cls" not in second  # unbound stays unbound
+
+
+def test_table_is_aligned_and_shows_curies():
+    lines = format_result(_result(), "table").splitlines()
+    assert lines[0].split() == ["set", "cls", "n"]
+    assert "UBERON:0000955" in lines[2]
+    assert lines[2].index("UBERON:0000955") == lines[0].index("cls")
