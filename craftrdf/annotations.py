@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import groupby
 from urllib.parse import unquote
 
 from .curie import CurieMap
@@ -31,27 +32,19 @@ def fetch_annotations(
 
 
 def _group(rows, col, curies: CurieMap) -> Iterator[Annotation]:  # type: ignore[no-untyped-def]
-    current = None
-    spans: list[Span] = []
-    for row in rows:
-        ann = row[col["annotation"]].value
-        if ann != current:
-            if current is not None:
-                yield _make(current, first, spans, col, curies)
-            current, first, spans = ann, row, []
-        start, end = row[col["start"]], row[col["end"]]
-        if start is not None and end is not None:
-            spans.append(Span(int(start.value), int(end.value)))
-    if current is not None:
-        yield _make(current, first, spans, col, curies)
-
-
-def _make(ann: str, row, spans: list[Span], col, curies: CurieMap) -> Annotation:  # type: ignore[no-untyped-def]
-    document, cls, text = row[col["document"]].value, row[col["class"]].value, row[col["text"]]
-    return Annotation(
-        id=unquote(ann.rsplit("/", 1)[1]),
-        document=document,
-        class_id=curies.compress(cls),
-        spans=tuple(spans),
-        text=text.value if text is not None else None,
-    )
+    i = col["annotation"]
+    for iri, group in groupby(rows, key=lambda row: row[i].value):
+        group = list(group)
+        spans = tuple(
+            Span(int(r[col["start"]].value), int(r[col["end"]].value))
+            for r in group if r[col["start"]] is not None and r[col["end"]] is not None
+        )
+        first = group[0]
+        text = first[col["text"]]
+        yield Annotation(
+            id=unquote(iri.rsplit("/", 1)[1]),
+            document=first[col["document"]].value,
+            class_id=curies.compress(first[col["class"]].value),
+            spans=spans,
+            text=text.value if text is not None else None,
+        )

@@ -206,14 +206,14 @@ def plan_build(
         mgraph = mapping_graph(spec.key)
         cache: dict[str, list[Annotation]] = {}
 
-        def annotations(spec: AnnotationSetSpec = spec, folder: Path = folder,
+        def read_annotations(spec: AnnotationSetSpec = spec, folder: Path = folder,
                         cache: dict[str, list[Annotation]] = cache) -> list[Annotation]:
             if "a" not in cache:
                 cache["a"] = read_set_annotations(spec, folder, texts, curies=curies)
             return cache["a"]
 
         def set_lines(spec: AnnotationSetSpec = spec, onto: str | None = onto_graph, mg: str = mgraph,
-                      annotations: Callable[[], list[Annotation]] = annotations) -> Iterator[str]:
+                      annotations: Callable[[], list[Annotation]] = read_annotations) -> Iterator[str]:
             yield from set_nquads(spec.key, module=spec.module, variant=spec.variant, ontology=onto, mappings=mg)
             yield from annotation_nquads(annotations(), set_key=spec.key, curies=curies)
 
@@ -221,7 +221,7 @@ def plan_build(
         mfiles = {kind: ca / rel for kind, rel in spec.mapping_files().items() if (ca / rel).is_file()}
         map_digest = _digest(set_digest, onto_digest, *(p for p in mfiles.values()))
         steps.append(Step(mgraph, f"mappings {spec.key}", map_digest,
-                          _bind_mappings(spec, mfiles, mgraph, onto_graph, annotations, store, curies)))
+                          _bind_mappings(spec, mfiles, mgraph, onto_graph, read_annotations, store, curies)))
     return steps, skipped
 
 

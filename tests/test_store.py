@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pyoxigraph as ox
 import pytest

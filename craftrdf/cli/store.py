@@ -1,73 +1,19 @@
-"""The ``craftrdf`` command: parse options, call one library function, format the result.
-
-Errors a user can fix come out as one line on stderr and exit status 1 (2 for usage).
-"""
+"""Commands on the store itself: demo, build, query, load."""
 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
-import warnings
-from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import CraftrdfError
-
-logger = logging.getLogger("craftrdf")
-
-
-class _TqdmHandler(logging.Handler):
-    """Log lines written through tqdm so they do not tear the progress bar."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        from tqdm import tqdm
-
-        tqdm.write(self.format(record), file=sys.stderr)
-
-
-def _setup_logging(verbose: int) -> None:
-    handler = _TqdmHandler()
-    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
-    logging.captureWarnings(True)
-    warnings.simplefilter("default")
-
-
-def _progress(disable: bool):  # type: ignore[no-untyped-def]
-    from tqdm import tqdm
-
-    bar = None
-
-    def update(done: int, total: int, label: str) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(total=total, unit="batch", disable=disable, dynamic_ncols=True, file=sys.stderr)
-        bar.set_description(label[:40])
-        bar.update(done - bar.n)
-        if done >= total:
-            bar.close()
-
-    return update
-
-
-def _params(values: Sequence[str]) -> dict[str, str]:
-    out = {}
-    for v in values:
-        name, sep, value = v.partition("=")
-        if not sep or not name:
-            raise CraftrdfError(f"--param expects NAME=VALUE, got {v!r}")
-        out[name.lstrip("?$")] = value
-    return out
+from ._common import parse_params, progress_bar
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
-    from .query import QueryResult, format_result
+    from ..demo import run_demo
+    from ..query import QueryResult, format_result
 
-    r = run_demo(progress=_progress(args.quiet))
+    r = run_demo(progress=progress_bar(args.quiet))
     print(f"craftrdf demo: built the bundled CRAFT sample in {r.build.seconds:.1f} s "
           f"({len(r.build.loaded)} batches, {r.quads:,} quads in an in-memory store)")
     if r.build.skipped:
@@ -85,14 +31,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from .build import build_store
-    from .registry import load_registry
-    from .store import AnnotationStore
+    from ..build import build_store
+    from ..registry import load_registry
+    from ..store import AnnotationStore
 
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
     with AnnotationStore.open(args.store) as store:
         r = build_store(Path(args.craft), store, registry=load_registry(), sets=sets,
-                        progress=_progress(args.quiet))
+                        progress=progress_bar(args.quiet))
         total = len(store)
     print(f"built {args.store}: {len(r.loaded)} batches loaded ({r.quads:,} quads), "
           f"{len(r.unchanged)} already present, {total:,} quads in store, {r.seconds:.1f} s")
@@ -102,19 +48,19 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
-    from .query import format_result, resolve_query, run_query
-    from .store import AnnotationStore
+    from ..query import format_result, resolve_query, run_query
+    from ..store import AnnotationStore
 
     q = resolve_query(args.query)
     with AnnotationStore.open(args.store, mode="read") as store:
-        result = run_query(store, q, _params(args.param))
+        result = run_query(store, q, parse_params(args.param))
     sys.stdout.write(format_result(result, args.format))
     return 0
 
 
 def _cmd_load(args: argparse.Namespace) -> int:
-    from .load import load_files
-    from .store import AnnotationStore
+    from ..load import load_files
+    from ..store import AnnotationStore
 
     with AnnotationStore.open(args.store) as store:
         r = load_files(store, [Path(p) for p in args.inputs], set_key=args.set, module=args.module)
@@ -123,12 +69,8 @@ def _cmd_load(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``craftrdf`` command."""
-    p = argparse.ArgumentParser(prog="craftrdf", description="CRAFT's ontologies and annotations as an RDF store.")
-    p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
-    sub = p.add_subparsers(dest="command", required=True)
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add demo, build, query and load to the ``craftrdf`` parser."""
 
     d = sub.add_parser("demo", help="build the bundled sample in memory and show a few queries")
     d.set_defaults(func=_cmd_demo)
@@ -153,26 +95,5 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--module", help="module the inputs belong to (recorded on the set)")
     ld.add_argument("--set", help="set key for annotation inputs")
     ld.set_defaults(func=_cmd_load)
-    return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: run one command; CraftrdfError becomes one line on stderr and exit 1."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    _setup_logging(args.verbose)
-    try:
-        return int(args.func(args))
-    except CraftrdfError as exc:
-        print(f"craftrdf: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("craftrdf: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # output piped into `head` and the like
-        sys.stderr.close()
-        return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

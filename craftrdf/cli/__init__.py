@@ -1,0 +1,49 @@
+"""The ``craftrdf`` command: parse options, call one library function, format the result.
+
+One module per command group adds its subcommands; errors a user can fix come out as
+one line on stderr and exit status 1 (2 for usage errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..errors import CraftrdfError
+from . import store
+from ._common import setup_logging
+
+__all__ = ["build_parser", "main"]
+
+GROUPS = (store,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``craftrdf`` command."""
+    p = argparse.ArgumentParser(prog="craftrdf", description="CRAFT's ontologies and annotations as an RDF store.")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    sub = p.add_subparsers(dest="command", required=True)
+    for group in GROUPS:
+        group.add_commands(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run one command; CraftrdfError becomes one line on stderr and exit 1."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    setup_logging(args.verbose)
+    try:
+        return int(args.func(args))
+    except CraftrdfError as exc:
+        print(f"craftrdf: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("craftrdf: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
+
