@@ -52,3 +52,21 @@ def go_obo() -> Path:
 @pytest.fixture()
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="session")
+def corpus_store(craft_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store built once per test session from the full corpus; open it with mode="read"."""
+    import warnings
+
+    from craftrdf.build import build_store
+    from craftrdf.errors import DataWarning
+    from craftrdf.registry import load_registry
+    from craftrdf.store import AnnotationStore
+
+    path = tmp_path_factory.mktemp("corpus") / "craft.store"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        with AnnotationStore.open(path) as store:
+            build_store(craft_dir, store, registry=load_registry())
+    return path

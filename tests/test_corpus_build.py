@@ -7,7 +7,6 @@ import io
 import re
 import subprocess
 import sys
-import warnings
 import zipfile
 from collections import defaultdict
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from craftrdf.build import build_store
-from craftrdf.errors import DataWarning
+from craftrdf.query import resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
 
@@ -24,13 +23,8 @@ TABLE = Path(__file__).parent / "data" / "craft_st2019_table4.tsv"
 
 
 @pytest.fixture(scope="module")
-def store_path(craft_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("corpus") / "craft.store"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DataWarning)
-        with AnnotationStore.open(path) as store:
-            build_store(craft_dir, store, registry=load_registry())
-    return path
+def store_path(corpus_store: Path) -> Path:
+    return corpus_store
 
 
 def _expected() -> dict[str, tuple[int, int, int, int]]:
@@ -69,6 +63,7 @@ def test_ontology_classes_equal_raw_term_stanzas(store_path: Path, craft_dir: Pa
 
 
 def test_rebuild_of_the_corpus_loads_nothing(store_path: Path, craft_dir: Path):
+    # (runs last among the users of the shared store: it opens it for writing)
     with AnnotationStore.open(store_path) as store:
         before = len(store)
         report = build_store(craft_dir, store, registry=load_registry())
@@ -82,8 +77,9 @@ def test_kill_9_during_a_build_leaves_whole_batches(craft_dir: Path, tmp_path: P
     import time
 
     store = tmp_path / "killed.store"
+    sets = ["CL", "CL_EXT", "SO", "SO_EXT", "UBERON", "UBERON_EXT"]
     p = subprocess.Popen([sys.executable, "-m", "craftrdf.cli", "-v", "-q", "build", "--craft", str(craft_dir),
-                          "--store", str(store)], stderr=subprocess.PIPE, text=True)
+                          "--store", str(store), "--sets", ",".join(sets)], stderr=subprocess.PIPE, text=True)
     done = 0
     for line in p.stderr:  # the build logs one line per batch it has written
         if " quads in " in line:
@@ -106,5 +102,9 @@ def test_kill_9_during_a_build_leaves_whole_batches(craft_dir: Path, tmp_path: P
         for r in rows:
             assert int(r["n"].value) == expected[r["key"].value.lower()], r["key"].value
         # and the build finishes from there
-        report = build_store(craft_dir, st, registry=load_registry())
+        report = build_store(craft_dir, st, registry=load_registry(), sets=sets)
         assert set(report.unchanged) == set(digests)
+        # documents, then per set: its own ontology file, its annotations, its mappings
+        assert len(report.loaded) + len(report.unchanged) == 1 + 3 * len(sets)
+        counts = {r[0].value: int(r[4].value) for r in run_query(st, resolve_query("sets")).rows}
+        assert counts == {k: expected[k.lower()] for k in sets}

@@ -11,12 +11,12 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import CraftrdfError
-from . import store
+from . import annotate, similarity, store
 from ._common import setup_logging
 
 __all__ = ["build_parser", "main"]
 
-GROUPS = (store,)
+GROUPS = (store, annotate, similarity)
 
 
 def build_parser() -> argparse.ArgumentParser:

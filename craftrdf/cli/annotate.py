@@ -1,0 +1,60 @@
+"""The ``annotate`` command: run the dictionary matcher over texts (docs/matcher.md)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from ._common import parse_params
+
+
+def _cmd_annotate(args: argparse.Namespace) -> int:
+    from ..matcher.annotate import read_inputs, run_annotation
+    from ..matcher.config import MatcherConfig
+    from ..matcher.dictionary import default_cache_dir
+    from ..registry import load_registry
+    from ..store import AnnotationStore
+
+    config = MatcherConfig.from_params(parse_params(args.param))
+    texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
+    cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    mode = "write" if args.into_store else "read"
+    workers = min(os.cpu_count() or 1, 4) if args.jobs is None else args.jobs
+    with contextlib.ExitStack() as stack:
+        executor = None
+        if workers > 1 and len(texts) >= 8:  # sentence splitting in worker processes, beside the dictionary
+            executor = stack.enter_context(ProcessPoolExecutor(max_workers=workers))
+        store = stack.enter_context(AnnotationStore.open(args.store, mode=mode))
+        r = run_annotation(store, args.set, config, texts, registry=load_registry(), out_dir=Path(args.out),
+                           into_store=args.into_store, cache_dir=cache_dir, executor=executor)
+    total = sum(r.seconds.values())
+    print(f"annotated {r.documents} documents with {args.set} ({r.dictionary_entries:,} dictionary entries): "
+          f"{r.annotations:,} annotations, BioNLP in {r.out_dir}, {total:.1f} s")
+    print(f"configuration: {config.label()}")
+    if r.graph is not None:
+        print(f"{r.graph}: {r.quads:,} quads" if r.quads else f"{r.graph}: unchanged (same run already stored)")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``annotate`` to the ``craftrdf`` parser."""
+    a = sub.add_parser(
+        "annotate", help="annotate texts with the ConceptMapper-like dictionary matcher",
+        description="Annotate texts with a dictionary built from the ontology of a set in the store. "
+                    "Parameters (ConceptMapper's): caseMatch, findAllMatches, orderIndependentLookup, "
+                    "searchStrategy, stemmer, stopWords, synonyms.")
+    a.add_argument("inputs", nargs="+", metavar="INPUT", help="text files, folders of *.txt, or a CRAFT directory")
+    a.add_argument("--store", required=True, help="store directory")
+    a.add_argument("--set", required=True, help="set whose ontology gives the dictionary, e.g. UBERON_EXT")
+    a.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a matcher parameter, e.g. caseMatch=CASE_IGNORE; repeatable")
+    a.add_argument("--split", help="with a CRAFT directory: train, dev, test, a comma list, or all (default)")
+    a.add_argument("--out", required=True, help="folder for the <document>.bionlp files")
+    a.add_argument("--into-store", metavar="NAME", help="also store the annotations as set NAME in the store")
+    a.add_argument("--cache-dir", help="dictionary and sentence cache (default: ~/.cache/craftrdf/matcher)")
+    a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    a.add_argument("--jobs", type=int, help="processes for sentence splitting (default: cores, at most 4)")
+    a.set_defaults(func=_cmd_annotate)

@@ -1,0 +1,191 @@
+"""The ``similarity`` command: Wang semantic similarity of ontology classes in a store.
+
+``craftrdf similarity TERM TERM --store S`` prints one score; ``--pairs FILE`` writes
+``term1,term2,similarity`` rows; ``--matrix TERMS_FILE`` an all-pairs matrix;
+``--top-k N TERM`` the N most similar classes. Output is CSV on stdout (or ``--output``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import logging
+import math
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO
+
+from ..errors import ConfigError, InputError
+
+logger = logging.getLogger(__name__)
+
+_SPLIT = re.compile(r"\s*[\t,]\s*|\s+")
+_TERM = re.compile(r"^([A-Za-z][A-Za-z0-9_]*:\S+|https?://\S+)$")
+
+
+def _rows(path: str) -> Iterator[tuple[int, list[str]]]:
+    """Non-blank, non-comment lines of a file as fields (tab, comma or space separated),
+    the first line left out when it is a header (its first field is not a CURIE or IRI)."""
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", source=path) from None
+    with fh:
+        first = True
+        for n, line in enumerate(fh, 1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            fields = [f for f in _SPLIT.split(text) if f]
+            if first and not _TERM.match(fields[0]):
+                first = False
+                continue
+            first = False
+            yield n, fields
+
+
+def read_pairs(path: str) -> tuple[list[str], list[str]]:
+    """The two term columns of a pairs file; InputError naming the line of a short row."""
+    a: list[str] = []
+    b: list[str] = []
+    for n, fields in _rows(path):
+        if len(fields) < 2:
+            raise InputError("expected two terms (CURIEs) on the line", source=path, line=n)
+        a.append(fields[0])
+        b.append(fields[1])
+    return a, b
+
+
+def read_terms(path: str) -> list[str]:
+    """The first column of a terms file, in order, without repeats."""
+    return list(dict.fromkeys(fields[0] for _, fields in _rows(path)))
+
+
+def _fmt(value: float, digits: int) -> str:
+    return "" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+@contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        fh = open(path, "w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", source=path) from None
+    with fh:
+        yield fh
+
+
+def _report_extensions(report: object, path: str | None) -> None:
+    from ..similarity import ExtensionReport
+
+    assert isinstance(report, ExtensionReport)
+    kinds = {k: [p for p in report.problems if p.kind == k] for k in ("syntax", "not-union", "unresolved", "cycle")}
+    for p in kinds["syntax"]:
+        logger.warning("extension class %s: definition not parsed (%s): %s", p.cls, p.reason, p.definition)
+    for p in kinds["unresolved"] + kinds["cycle"]:
+        logger.info("extension class %s not placed: %s", p.cls, p.reason)
+    print(f"extension classes: {len(report.placed)} placed; not placed: {len(kinds['syntax'])} unparsable, "
+          f"{len(kinds['not-union'])} not a union of named classes, {len(kinds['unresolved'])} with unresolved "
+          f"members, {len(kinds['cycle'])} in a cycle", file=sys.stderr)
+    if path:
+        with _output(path) as fh:
+            w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+            w.writerow(["class", "outcome", "detail", "definition"])
+            for pl in report.placed:
+                w.writerow([pl.cls, "placed", f"members {' '.join(pl.members)}; parents {' '.join(pl.parents)}", ""])
+            for p in report.problems:
+                w.writerow([p.cls, p.kind, p.reason, p.definition])
+
+
+def _cmd_similarity(args: argparse.Namespace) -> int:
+    from ..similarity import load_term_graph, parse_weights, place_extensions, similarity_index
+    from ..store import AnnotationStore
+
+    modes = [m for m in ("pairs", "matrix", "top_k") if getattr(args, m) is not None]
+    terms: Sequence[str] = args.terms
+    if not modes and len(terms) != 2:
+        raise ConfigError("give two terms, or one of --pairs FILE, --matrix TERMS_FILE, --top-k N TERM")
+    if args.top_k is not None and len(terms) != 1:
+        raise ConfigError("--top-k N takes one term: craftrdf similarity --top-k 10 UBERON:0000955 --store S")
+    if args.pairs is not None or args.matrix is not None:
+        if terms:
+            raise ConfigError("terms on the command line cannot be combined with --pairs or --matrix")
+    if args.candidates and args.top_k is None:
+        raise ConfigError("--candidates only goes with --top-k")
+    weights = parse_weights(args.weights) if args.weights else None
+    missing = "nan" if args.unknown == "nan" else "raise"
+    with AnnotationStore.open(args.store, mode="read") as store:
+        index = similarity_index(store, method=args.method, weights=weights, ontology=args.ontology,
+                                 classify_extensions=args.classify_extensions)
+        if args.classify_extensions:
+            _report_extensions(place_extensions(load_term_graph(store, ontology=args.ontology)),
+                               args.extensions_report)
+    digits = args.digits
+    with _output(args.output) as out:
+        w = csv.writer(out, lineterminator="\n")
+        if args.pairs is not None:
+            a, b = read_pairs(args.pairs)
+            sims = index.pairs(a, b, missing=missing)  # type: ignore[arg-type]
+            w.writerow(["term1", "term2", "similarity"])
+            for x, y, s in zip(a, b, sims):
+                w.writerow([x, y, _fmt(float(s), digits)])
+        elif args.matrix is not None:
+            ts = read_terms(args.matrix)
+            m = index.matrix(ts, missing=missing)  # type: ignore[arg-type]
+            w.writerow(["term", *ts])
+            for t, row in zip(ts, m):
+                w.writerow([t, *(_fmt(float(v), digits) for v in row)])
+        elif args.top_k is not None:
+            cands = read_terms(args.candidates) if args.candidates else None
+            w.writerow(["term", "label", "similarity"])
+            for t, s in index.top_k(terms[0], args.top_k, candidates=cands):
+                w.writerow([t, index.labels.get(t, ""), _fmt(s, digits)])
+        else:
+            if missing == "nan":
+                value = float(index.pairs([terms[0]], [terms[1]], missing="nan")[0])
+            else:
+                value = index.similarity(terms[0], terms[1])
+            out.write(_fmt(value, digits) + "\n")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``similarity`` to the ``craftrdf`` parser."""
+    s = sub.add_parser(
+        "similarity",
+        help="Wang semantic similarity of ontology classes",
+        description="Wang et al. (2007) semantic similarity over the ontology graph in the store. "
+                    "Terms are CURIEs (UBERON:0000955) or IRIs.",
+    )
+    s.add_argument("terms", nargs="*", metavar="TERM", help="two terms (or one, with --top-k)")
+    s.add_argument("--store", required=True, help="store directory")
+    s.add_argument("--method", choices=["wang", "bossy"], default="wang",
+                   help="wang: the paper's weights (is_a 0.8, part_of 0.6) or --weights; "
+                        "bossy: CRAFT Shared Task variant, is_a only at 0.65")
+    s.add_argument("--weights", metavar="REL=W,...",
+                   help="relations to follow and their weights, e.g. is_a=0.8,part_of=0.6 "
+                        "(a relation named without a weight: 0.8 for is_a, else 0.6)")
+    s.add_argument("--ontology", metavar="NAME",
+                   help="one ontology graph, e.g. UBERON+extensions (default: every ontology graph, merged)")
+    s.add_argument("--classify-extensions", action="store_true",
+                   help="place union-defined extension classes by their logical definitions first")
+    s.add_argument("--extensions-report", metavar="FILE",
+                   help="with --classify-extensions: write what was placed and what not (TSV)")
+    mode = s.add_mutually_exclusive_group()
+    mode.add_argument("--pairs", metavar="FILE", help="two term columns -> term1,term2,similarity rows")
+    mode.add_argument("--matrix", metavar="TERMS_FILE", help="one term per line -> all-pairs matrix (CSV)")
+    mode.add_argument("--top-k", type=int, metavar="N", help="the N classes most similar to TERM")
+    s.add_argument("--candidates", metavar="TERMS_FILE", help="with --top-k: choose among these terms only")
+    s.add_argument("--unknown", choices=["error", "nan"], default="error",
+                   help="a term not in the graph: stop with an error (default) or leave its similarity empty")
+    s.add_argument("--digits", type=int, default=6, help="decimals printed (default 6)")
+    s.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    s.set_defaults(func=_cmd_similarity)
+
+
+__all__ = ["add_commands", "read_pairs", "read_terms"]

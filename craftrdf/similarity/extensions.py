@@ -1,0 +1,504 @@
+"""CRAFT extension classes placed in the hierarchy by their logical definitions.
+
+As shipped, CRAFT's extension classes (``UBERON_EXT:bone_element_or_tissue``, ...) have no
+parents, so every similarity involving one is close to 0. Their OBO ``def:`` holds a
+logical definition in a Manchester-like syntax, kept by craftrdf as
+``craft:logicalDefinition``::
+
+    UBERON:'bone element' or UBERON:'bone tissue'
+    CL:cell or GO:cell
+    CHEBI:aspartate(1-) or CHEBI:'aspartate residue' or CHEBI_SO_EXT:aspartic_acid
+    CL:cell and ((proper_part_of some UBERON:liver) or (derives_from o proper_part_of some UBERON:liver))
+
+:func:`parse_definition` reads that syntax (class references as ``PREFIX:'quoted label'``,
+``PREFIX:unquoted_label``, ``PREFIX:id`` or a bare ``'label'``; ``or``, ``and``, ``not``,
+parentheses; restrictions ``prop some|only|value X``, ``prop exactly|min|max N X`` with
+property chains ``p o q``). :func:`place_extensions` places every extension class whose
+definition is a union of named classes and that has no parent yet:
+
+- every member becomes an is_a child of the extension class;
+- the extension class becomes an is_a child of each *most specific* common is_a
+  ancestor of its members (the members themselves excluded). Every other common
+  ancestor is then an ancestor too, so the class is a subclass of each common
+  ancestor, as ``A or B`` entails, without redundant edges that would inflate its
+  S-values. Only is_a is used: ``A or B`` is a subclass of X exactly when A and B are.
+
+A member is resolved as a class id first, then as an ``rdfs:label`` among the classes
+whose CURIE prefix is the reference's (case-insensitively, so ``NCBITAXON:`` finds
+``NCBITaxon:`` classes), exactly, then ignoring case, then reading ``_`` as a space. A
+reference with a parallel prefix (``SO_EXT:deletion``, also ``CHEBI_EXT``, ``GO_EXT``,
+``PR_EXT``) that names no extension class is looked up under the base prefix
+(``SO:``): it names the parallel class of that class, which similarity treats as the
+base class itself.
+Members may be extension classes themselves; those are placed first. Nothing is placed
+for a definition that does not parse, is not a union of named classes (intersections,
+restrictions), or has a member that cannot be resolved; :class:`ExtensionReport` says
+which and why.
+
+Placing a class gives its members a new parent, so with ``--classify-extensions`` their
+own S-values (and their similarities to other terms) can change slightly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from ..curie import is_extension_curie
+from ..errors import InputError
+from ..vocab import RDFS
+
+if TYPE_CHECKING:
+    from .graph import TermGraph
+
+__all__ = [
+    "And",
+    "DefinitionSyntaxError",
+    "Expr",
+    "ExtensionReport",
+    "Named",
+    "Not",
+    "Or",
+    "Placement",
+    "Problem",
+    "Restriction",
+    "parse_definition",
+    "place_extensions",
+    "place_union_classes",
+    "union_members",
+]
+
+
+class DefinitionSyntaxError(InputError):
+    """A logical definition that is not in the Manchester-like syntax craftrdf reads."""
+
+
+# -- the syntax tree ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """A class reference: ``prefix`` (None for a bare quoted label) and the id or label after it."""
+
+    prefix: str | None
+    name: str
+    quoted: bool = False
+
+    def __str__(self) -> str:
+        text = f"'{self.name}'" if self.quoted else self.name
+        return f"{self.prefix}:{text}" if self.prefix else text
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    item: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Restriction:
+    """``chain quantifier [count] filler``, e.g. ``derives_from o proper_part_of some X``."""
+
+    chain: tuple[str, ...]
+    quantifier: str
+    filler: Expr
+    count: int | None = None
+
+
+Expr = Named | Or | And | Not | Restriction
+
+# -- tokens -----------------------------------------------------------------------------
+
+_PREFIX = re.compile(r"([A-Za-z][A-Za-z0-9_]*):")
+# An unquoted local part; a parenthesised group glued to it belongs to it: aspartate(1-).
+_LOCAL = re.compile(r"[^\s()']+(?:\([^\s()]*\))?")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+_INT = re.compile(r"[0-9]+")
+_PARALLEL_PREFIX = re.compile(r"^(CHEBI|GO|PR|SO)_EXT$", re.IGNORECASE)
+_KEYWORDS = {"or", "and", "not", "some", "only", "value", "exactly", "min", "max", "o"}
+
+Token = tuple[Literal["(", ")", "named", "word", "int"], object, int]
+
+
+def _quoted(text: str, start: int) -> tuple[str, int]:
+    """The label of a quote opening at ``start``; it closes at a quote followed by a space,
+    a parenthesis or the end (labels hold apostrophes: 'inosine 5'-phosphate(1-) residue')."""
+    i = start + 1
+    while True:
+        j = text.find("'", i)
+        if j < 0:
+            raise DefinitionSyntaxError(f"unterminated quoted label at character {start + 1}", source=text)
+        if j + 1 == len(text) or text[j + 1].isspace() or text[j + 1] == ")":
+            return text[start + 1:j], j + 1
+        i = j + 1
+
+
+def _tokens(text: str) -> Iterator[Token]:
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c in "()":
+            yield (c, c, i)  # type: ignore[misc]
+            i += 1
+        elif c == "'":
+            label, i2 = _quoted(text, i)
+            yield ("named", Named(None, label, True), i)
+            i = i2
+        elif m := _PREFIX.match(text, i):
+            j = m.end()
+            if j < n and text[j] == "'":
+                label, i2 = _quoted(text, j)
+                yield ("named", Named(m.group(1), label, True), i)
+                i = i2
+            elif lm := _LOCAL.match(text, j):
+                yield ("named", Named(m.group(1), lm.group(0)), i)
+                i = lm.end()
+            else:
+                raise DefinitionSyntaxError(f"nothing after {m.group(0)!r} at character {i + 1}", source=text)
+        elif m := _INT.match(text, i):
+            yield ("int", int(m.group(0)), i)
+            i = m.end()
+        elif m := _WORD.match(text, i):
+            yield ("word", m.group(0), i)
+            i = m.end()
+        else:
+            raise DefinitionSyntaxError(f"unexpected {c!r} at character {i + 1}", source=text)
+
+
+class _Parser:
+    """Recursive descent: expr := conj (or conj)*; conj := prim (and prim)*."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.toks = list(_tokens(text))
+        self.pos = 0
+
+    def error(self, what: str) -> DefinitionSyntaxError:
+        if self.pos < len(self.toks):
+            where = f"at character {self.toks[self.pos][2] + 1}"
+        else:
+            where = "at the end"
+        return DefinitionSyntaxError(f"{what} {where}", source=self.text)
+
+    def peek(self) -> Token | None:
+        return self.toks[self.pos] if self.pos < len(self.toks) else None
+
+    def is_word(self, *words: str) -> bool:
+        t = self.peek()
+        return t is not None and t[0] == "word" and t[1] in words
+
+    def take(self) -> Token:
+        t = self.peek()
+        if t is None:
+            raise self.error("unexpected end")
+        self.pos += 1
+        return t
+
+    def parse(self) -> Expr:
+        if not self.toks:
+            raise DefinitionSyntaxError("empty definition", source=self.text)
+        e = self.expr()
+        if self.peek() is not None:
+            raise self.error(f"unexpected {self.peek()[1]!s}")  # type: ignore[index]
+        return e
+
+    def expr(self) -> Expr:
+        items = [self.conj()]
+        while self.is_word("or"):
+            self.pos += 1
+            items.append(self.conj())
+        return items[0] if len(items) == 1 else Or(tuple(items))
+
+    def conj(self) -> Expr:
+        items = [self.prim()]
+        while self.is_word("and"):
+            self.pos += 1
+            items.append(self.prim())
+        return items[0] if len(items) == 1 else And(tuple(items))
+
+    def prim(self) -> Expr:
+        t = self.take()
+        kind, value = t[0], t[1]
+        if kind == "(":
+            e = self.expr()
+            close = self.peek()
+            if close is None or close[0] != ")":
+                raise self.error("expected ')'")
+            self.pos += 1
+            return e
+        if kind == "named":
+            assert isinstance(value, Named)
+            return value
+        if kind == "word" and value == "not":
+            return Not(self.prim())
+        if kind == "word" and value not in _KEYWORDS:
+            chain = [str(value)]
+            while self.is_word("o"):
+                self.pos += 1
+                w = self.take()
+                if w[0] != "word" or w[1] in _KEYWORDS:
+                    self.pos -= 1
+                    raise self.error("expected a property after 'o'")
+                chain.append(str(w[1]))
+            q = self.take()
+            if q[0] != "word" or q[1] not in ("some", "only", "value", "exactly", "min", "max"):
+                self.pos -= 1
+                raise self.error(f"expected some, only, value, exactly, min or max after {' o '.join(chain)!r}")
+            count = None
+            if q[1] in ("exactly", "min", "max"):
+                n = self.take()
+                if n[0] != "int":
+                    self.pos -= 1
+                    raise self.error(f"expected a number after {q[1]!r}")
+                count = int(n[1])  # type: ignore[call-overload]
+            return Restriction(tuple(chain), str(q[1]), self.prim(), count)
+        self.pos -= 1
+        raise self.error(f"unexpected {value!s}")
+
+
+def parse_definition(text: str) -> Expr:
+    """The syntax tree of a logical definition; DefinitionSyntaxError if it does not parse.
+
+    >>> parse_definition("UBERON:'muscle structure' or UBERON:'muscle tissue'")
+    Or(items=(Named(prefix='UBERON', name='muscle structure', quoted=True), Named(prefix='UBERON', name='muscle tissue', quoted=True)))
+    >>> parse_definition("CL:cell and (part_of some UBERON:liver)")
+    And(items=(Named(prefix='CL', name='cell', quoted=False), Restriction(chain=('part_of',), quantifier='some', filler=Named(prefix='UBERON', name='liver', quoted=False), count=None)))
+    """
+    return _Parser(text.strip()).parse()
+
+
+def union_members(expr: Expr) -> tuple[Named, ...] | None:
+    """The named classes of a union of named classes (a single name counts), else None.
+
+    >>> union_members(parse_definition("CL:cell or (GO:cell)"))
+    (Named(prefix='CL', name='cell', quoted=False), Named(prefix='GO', name='cell', quoted=False))
+    >>> union_members(parse_definition("CL:cell and GO:cell")) is None
+    True
+    """
+    if isinstance(expr, Named):
+        return (expr,)
+    if isinstance(expr, Or):
+        out: list[Named] = []
+        for item in expr.items:
+            sub = union_members(item)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return tuple(dict.fromkeys(out))
+    return None
+
+
+# -- placement ----------------------------------------------------------------------------
+
+ProblemKind = Literal["syntax", "not-union", "unresolved", "cycle"]
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """An extension class placed: its members (now its children) and its new parents."""
+
+    cls: str
+    members: tuple[str, ...]
+    parents: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """An extension class left where it was, and why."""
+
+    cls: str
+    definition: str
+    kind: ProblemKind
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionReport:
+    """What :func:`place_extensions` did.
+
+    ``placed``: classes placed; ``problems``: classes not placed (kind ``syntax``: the
+    definition does not parse; ``not-union``: it parses but is not a union of named
+    classes; ``unresolved``: a member names no class of the graph; ``cycle``: members
+    defined through each other); ``already_placed``: extension classes with a
+    definition that already had a parent, left alone.
+    """
+
+    placed: tuple[Placement, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    already_placed: tuple[str, ...] = field(default=())
+
+    def edges(self) -> list[tuple[str, str]]:
+        """The is_a edges ``(child, parent)`` the placements add."""
+        out: list[tuple[str, str]] = []
+        for p in self.placed:
+            out.extend((m, p.cls) for m in p.members)
+            out.extend((p.cls, a) for a in p.parents)
+        return out
+
+    def unparsable(self) -> tuple[Problem, ...]:
+        """The problems of kind ``syntax``."""
+        return tuple(p for p in self.problems if p.kind == "syntax")
+
+
+class _Labels:
+    """Label lookup per CURIE prefix: exact, then case-insensitive, then ``_`` read as space."""
+
+    def __init__(self, labels: Mapping[str, str]) -> None:
+        self.exact: dict[tuple[str, str], list[str]] = {}
+        self.folded: dict[tuple[str, str], list[str]] = {}
+        for curie, label in labels.items():
+            prefix = curie.partition(":")[0].upper()
+            self.exact.setdefault((prefix, label), []).append(curie)
+            self.folded.setdefault((prefix, label.casefold()), []).append(curie)
+
+    def find(self, prefix: str, label: str) -> list[str]:
+        p = prefix.upper()
+        for table, key in ((self.exact, label), (self.folded, label.casefold()),
+                           (self.folded, label.replace("_", " ").casefold())):
+            hit = table.get((p, key))
+            if hit:
+                return sorted(hit)
+        return []
+
+
+def _resolve(ref: Named, classes: frozenset[str] | set[str], labels: _Labels,
+             by_upper: Mapping[str, str]) -> tuple[str | None, str]:
+    """A class CURIE for a reference, or None and why not."""
+    if ref.prefix is None:
+        return None, f"{ref} has no ontology prefix"
+    if not ref.quoted:
+        curie = f"{ref.prefix}:{ref.name}"
+        if curie in classes:
+            return curie, ""
+        upper = by_upper.get(curie.upper())
+        if upper is not None:
+            return upper, ""
+    hits = labels.find(ref.prefix, ref.name)
+    base = _PARALLEL_PREFIX.match(ref.prefix)
+    if not hits and base is not None:
+        # SO_EXT:deletion names the parallel class of SO's 'deletion', which is its base class.
+        return _resolve(Named(base.group(1), ref.name, ref.quoted), classes, labels, by_upper)
+    if len(hits) == 1:
+        return hits[0], ""
+    if hits:
+        return None, f"{ref} is ambiguous: {', '.join(hits[:4])}"
+    return None, f"{ref} names no class of the graph (neither an id nor a label)"
+
+
+def _ancestors(term: str, parents: Mapping[str, Iterable[str]]) -> set[str]:
+    """Strict is_a ancestors of ``term``."""
+    seen: set[str] = set()
+    stack = list(parents.get(term, ()))
+    while stack:
+        t = stack.pop()
+        if t not in seen:
+            seen.add(t)
+            stack.extend(parents.get(t, ()))
+    return seen
+
+
+def place_union_classes(
+    definitions: Mapping[str, str],
+    *,
+    classes: Iterable[str],
+    is_a: Iterable[tuple[str, str]],
+    labels: Mapping[str, str],
+) -> ExtensionReport:
+    """Place union-defined extension classes, given the graph as plain data.
+
+    ``definitions`` maps extension-class CURIEs to logical definitions; ``is_a`` lists
+    ``(child, parent)`` edges; ``labels`` maps CURIEs to labels. Classes that already
+    have an is_a parent are left alone. See the module docstring for the rules.
+
+    >>> r = place_union_classes({"X_EXT:ab": "X:a or X:'the b'"}, classes=["X:a", "X:b", "X:r"],
+    ...                         is_a=[("X:a", "X:r"), ("X:b", "X:r")], labels={"X:b": "the b"})
+    >>> r.placed
+    (Placement(cls='X_EXT:ab', members=('X:a', 'X:b'), parents=('X:r',)),)
+    """
+    class_set = set(classes) | set(definitions)
+    parents: dict[str, set[str]] = {}
+    for child, parent in is_a:
+        parents.setdefault(child, set()).add(parent)
+    label_index = _Labels(labels)
+    by_upper = {c.upper(): c for c in class_set}
+    problems: list[Problem] = []
+    already = tuple(sorted(c for c in definitions if parents.get(c)))
+    todo: dict[str, tuple[str, ...]] = {}
+    for cls in sorted(definitions):
+        if parents.get(cls):
+            continue
+        text = definitions[cls]
+        try:
+            expr = parse_definition(text)
+        except DefinitionSyntaxError as exc:
+            problems.append(Problem(cls, text, "syntax", exc.message))
+            continue
+        refs = union_members(expr)
+        if refs is None:
+            problems.append(Problem(cls, text, "not-union", "not a union of named classes"))
+            continue
+        members: list[str] = []
+        why: list[str] = []
+        for ref in refs:
+            curie, reason = _resolve(ref, frozenset(class_set), label_index, by_upper)
+            if curie is None:
+                why.append(reason)
+            elif curie != cls:
+                members.append(curie)
+        if why or not members:
+            problems.append(Problem(cls, text, "unresolved", "; ".join(why) or "no member other than itself"))
+            continue
+        todo[cls] = tuple(dict.fromkeys(members))
+    # Place in dependency order: a member that is itself waiting is placed first.
+    placed: list[Placement] = []
+    state: dict[str, str] = {}
+
+    def place(cls: str, trail: tuple[str, ...]) -> bool:
+        if state.get(cls) == "done":
+            return True
+        if cls in trail:
+            return False
+        for m in todo[cls]:
+            if m in todo and not place(m, trail + (cls,)):
+                return False
+        members = todo[cls]
+        common = set.intersection(*({m} | _ancestors(m, parents) for m in members)) - set(members) - {cls}
+        below = set().union(*(_ancestors(c, parents) for c in common)) if common else set()
+        new_parents = tuple(sorted(common - below))
+        # Only the class's own parents join the graph placement reads; the member -> class
+        # edges do not, so the order of placement cannot change any result.
+        parents[cls] = set(new_parents)
+        placed.append(Placement(cls, members, new_parents))
+        state[cls] = "done"
+        return True
+
+    for cls in todo:
+        if not place(cls, ()):
+            state[cls] = "cycle"
+            problems.append(Problem(cls, definitions[cls], "cycle",
+                                    "its members' definitions depend on each other in a cycle"))
+    return ExtensionReport(tuple(placed), tuple(sorted(problems, key=lambda p: p.cls)), already)
+
+
+def place_extensions(graph: TermGraph) -> ExtensionReport:
+    """Place the union-defined extension classes of a :class:`~craftrdf.similarity.graph.TermGraph`.
+
+    Candidates are the extension classes (prefix ending in ``_EXT``) that have a logical
+    definition; is_a edges are the graph's ``rdfs:subClassOf`` triples.
+    """
+    definitions = {c: d for c, d in graph.definitions.items() if is_extension_curie(c)}
+    is_a = [(c, p) for c, rel, p in graph.edges if rel == RDFS.subClassOf]
+    return place_union_classes(definitions, classes=graph.classes, is_a=is_a, labels=graph.labels)
