@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Literal
 
 from ._common import parse_params
 
@@ -21,12 +23,15 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     config = MatcherConfig.from_params(parse_params(args.param))
     texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-    mode = "write" if args.into_store else "read"
+    mode: Literal["write", "read"] = "write" if args.into_store else "read"
     workers = min(os.cpu_count() or 1, 4) if args.jobs is None else args.jobs
     with contextlib.ExitStack() as stack:
         executor = None
         if workers > 1 and len(texts) >= 8:  # sentence splitting in worker processes, beside the dictionary
-            executor = stack.enter_context(ProcessPoolExecutor(max_workers=workers))
+            # forkserver: workers do not inherit the open store (RocksDB handles, the lock file)
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["craftrdf.matcher.tokenize"])
+            executor = stack.enter_context(ProcessPoolExecutor(max_workers=workers, mp_context=context))
         store = stack.enter_context(AnnotationStore.open(args.store, mode=mode))
         r = run_annotation(store, args.set, config, texts, registry=load_registry(), out_dir=Path(args.out),
                            into_store=args.into_store, cache_dir=cache_dir, executor=executor)

@@ -29,21 +29,21 @@ def _rows(path: str) -> Iterator[tuple[int, list[str]]]:
     """Non-blank, non-comment lines of a file as fields (tab, comma or space separated),
     the first line left out when it is a header (its first field is not a CURIE or IRI)."""
     try:
-        fh = open(path, encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            lines = list(enumerate(fh, 1))
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", source=path) from None
-    with fh:
-        first = True
-        for n, line in enumerate(fh, 1):
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            fields = [f for f in _SPLIT.split(text) if f]
-            if first and not _TERM.match(fields[0]):
-                first = False
-                continue
+    first = True
+    for n, line in lines:
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        fields = [f for f in _SPLIT.split(text) if f]
+        if first and not _TERM.match(fields[0]):
             first = False
-            yield n, fields
+            continue
+        first = False
+        yield n, fields
 
 
 def read_pairs(path: str) -> tuple[list[str], list[str]]:
@@ -73,11 +73,10 @@ def _output(path: str | None) -> Iterator[IO[str]]:
         yield sys.stdout
         return
     try:
-        fh = open(path, "w", encoding="utf-8", newline="")
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            yield fh
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", source=path) from None
-    with fh:
-        yield fh
 
 
 def _report_extensions(report: object, path: str | None) -> None:
@@ -103,7 +102,12 @@ def _report_extensions(report: object, path: str | None) -> None:
 
 
 def _cmd_similarity(args: argparse.Namespace) -> int:
-    from ..similarity import load_term_graph, parse_weights, place_extensions, similarity_index
+    from ..similarity import (
+        load_term_graph,
+        parse_weights,
+        place_extensions,
+        similarity_index,
+    )
     from ..store import AnnotationStore
 
     modes = [m for m in ("pairs", "matrix", "top_k") if getattr(args, m) is not None]
@@ -112,11 +116,16 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
         raise ConfigError("give two terms, or one of --pairs FILE, --matrix TERMS_FILE, --top-k N TERM")
     if args.top_k is not None and len(terms) != 1:
         raise ConfigError("--top-k N takes one term: craftrdf similarity --top-k 10 UBERON:0000955 --store S")
-    if args.pairs is not None or args.matrix is not None:
-        if terms:
-            raise ConfigError("terms on the command line cannot be combined with --pairs or --matrix")
+    if (args.pairs is not None or args.matrix is not None) and terms:
+        raise ConfigError("terms on the command line cannot be combined with --pairs or --matrix")
     if args.candidates and args.top_k is None:
         raise ConfigError("--candidates only goes with --top-k")
+    if args.top_k is not None and args.top_k < 1:
+        raise ConfigError(f"--top-k needs a positive number, got {args.top_k}")
+    if args.extensions_report and not args.classify_extensions:
+        raise ConfigError("--extensions-report only goes with --classify-extensions")
+    if not 0 <= args.digits <= 17:
+        raise ConfigError(f"--digits must be between 0 and 17, got {args.digits}")
     weights = parse_weights(args.weights) if args.weights else None
     missing = "nan" if args.unknown == "nan" else "raise"
     with AnnotationStore.open(args.store, mode="read") as store:

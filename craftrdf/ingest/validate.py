@@ -22,7 +22,9 @@ def validate_annotations(annotations: Sequence[Annotation], text: str, *, source
     span lies inside ``text``; its covered text (when not None) equals the text the spans
     cover. A discontinuous annotation's covered text is compared piece by piece when
     splitting it on ``" ... "`` gives one piece per span, else as a whole against the
-    pieces joined by ``" ... "`` (Knowtator's convention).
+    pieces joined by ``" ... "`` (Knowtator's convention). Line breaks and tabs count as
+    spaces in this comparison: BioNLP's text column cannot carry them, so writers put a
+    space there (CRAFT has such a span, MONDO 14737183-927).
 
     Raises :class:`~craftrdf.errors.ValidationError` (``source`` as given, ``element``
     ``"annotation <id>"``) on the first problem; warns with
@@ -63,22 +65,30 @@ def _text_problem(ann: Annotation, text: str) -> str | None:
     if len(spans) == 1:
         span = spans[0]
         actual = text[span.start:span.end]
-        if covered == actual:
+        if _same(covered, actual):
             return None
         return f"covered text {_show(covered)} differs from the text at [{span.start}, {span.end}): {_show(actual)}"
     pieces = [text[s.start:s.end] for s in spans]
     claimed = covered.split(PIECE_SEPARATOR)
     if len(claimed) == len(spans):
         for number, (span, said, actual) in enumerate(zip(spans, claimed, pieces), start=1):
-            if said != actual:
+            if not _same(said, actual):
                 return (f"piece #{number} of the covered text, {_show(said)}, differs from the text at "
                         f"[{span.start}, {span.end}): {_show(actual)}")
         return None
     joined = PIECE_SEPARATOR.join(pieces)
-    if covered == joined:
+    if _same(covered, joined):
         return None
     return (f"covered text {_show(covered)} differs from the text of its {len(spans)} spans "
             f"joined by {PIECE_SEPARATOR!r}: {_show(joined)}")
+
+
+_BLANKS = str.maketrans("\n\r\t", "   ")
+
+
+def _same(said: str, actual: str) -> bool:
+    """Equal texts, line breaks and tabs counting as spaces."""
+    return said == actual or said.translate(_BLANKS) == actual.translate(_BLANKS)
 
 
 def _show(value: str, limit: int = 80) -> str:

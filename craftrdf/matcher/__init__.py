@@ -39,7 +39,14 @@ from .config import (
     distinct_grid,
     grid,
 )
-from .dictionary import Dictionary, DictionaryTerm, default_cache_dir, fetch_terms, load_dictionary, terms_from_names
+from .dictionary import (
+    Dictionary,
+    DictionaryTerm,
+    default_cache_dir,
+    fetch_terms,
+    load_dictionary,
+    terms_from_names,
+)
 
 __all__ = [
     "ANNOTATOR",
@@ -66,6 +73,7 @@ __all__ = [
     "fetch_terms",
     "grid",
     "load_dictionary",
+    "load_terms",
     "read_inputs",
     "run_annotation",
     "terms_from_names",

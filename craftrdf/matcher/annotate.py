@@ -40,8 +40,22 @@ from ..rdf import iri, literal, quad
 from ..registry import Registry
 from ..store import AnnotationStore
 from ..vocab import BASE, CRAFT, DCTERMS, RDF
-from .config import MatcherConfig, OrderIndependentLookup, Synonyms, TextNormalization, canonical
-from .dictionary import Dictionary, DictionaryTerm, _read_json, _write_json, load_dictionary, ontology_of, terms_from_names
+from .config import (
+    MatcherConfig,
+    OrderIndependentLookup,
+    Synonyms,
+    TextNormalization,
+    canonical,
+)
+from .dictionary import (
+    Dictionary,
+    DictionaryTerm,
+    _read_json,
+    _write_json,
+    load_dictionary,
+    ontology_of,
+    terms_from_names,
+)
 from .normalize import NormalizedText, Normalizer, normalize_text
 from .search import SearchIndex, find_matches, match_spans
 from .tokenize import TokenizedText, analyze, split_sentences
@@ -101,7 +115,7 @@ def _source(dictionary: DictionaryInput) -> DictionarySource:
 
         return given
     if callable(dictionary):
-        return dictionary  # type: ignore[return-value]
+        return dictionary
     terms = terms_from_names(dictionary) if isinstance(dictionary, Mapping) else list(dictionary)
 
     def build(normalization: TextNormalization, synonyms: Synonyms, normalizer: Normalizer) -> Dictionary:
@@ -304,7 +318,7 @@ def _splitter_id() -> str:
         from importlib.metadata import version
 
         return f"syntok-{version('syntok')}-by-line"
-    except Exception:  # pragma: no cover - metadata missing in odd installs
+    except ImportError:  # pragma: no cover - metadata missing in odd installs
         return "syntok-by-line"
 
 
@@ -418,7 +432,8 @@ def _set_value(store: AnnotationStore, key: str, prop: str) -> str | None:
 
     g = ox.NamedNode(set_iri(key))
     for q in store.raw.quads_for_pattern(g, ox.NamedNode(prop), None, g):
-        return str(q.object.value)
+        if isinstance(q.object, (ox.NamedNode, ox.Literal)):
+            return q.object.value
     return None
 
 
@@ -490,6 +505,9 @@ def run_annotation(store: AnnotationStore, set_key: str, config: MatcherConfig, 
 def _write_run(store: AnnotationStore, name: str, set_key: str, config: MatcherConfig,
                annotations: Mapping[str, list[Annotation]], texts: Mapping[str, str], registry: Registry,
                curies: CurieMap) -> tuple[str, int]:
+    key: str
+    module: str | None
+    variant: str | None
     try:
         spec = registry.set(set_key)
         key, module, variant = spec.key, spec.module, spec.variant

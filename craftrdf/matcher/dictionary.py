@@ -57,6 +57,7 @@ __all__ = [
     "fetch_terms",
     "load_dictionary",
     "load_terms",
+    "ontology_of",
     "terms_from_names",
 ]
 
@@ -195,10 +196,11 @@ def fetch_terms(store: AnnotationStore, set_key: str, *, registry: Registry,
     classes: set[str] = set()
     namespaces: dict[str, str] = {}
     names: list[tuple[str, str, str]] = []
-    for row in store.query(query, substitutions={"set": ox.Literal(key)}):  # type: ignore[union-attr]
-        cls, kind, value = row[1], row[2].value, row[3].value  # type: ignore[index]
-        if not isinstance(cls, ox.NamedNode):
+    for row in _solutions(store, query, {"set": ox.Literal(key)}):
+        cls, kind, value = row[1], row[2], row[3]
+        if not isinstance(cls, ox.NamedNode) or kind is None or value is None:
             continue
+        kind, value = kind.value, value.value
         if kind == "CLASS":
             classes.add(cls.value)
         elif kind == "NAMESPACE":
@@ -217,7 +219,7 @@ def fetch_terms(store: AnnotationStore, set_key: str, *, registry: Registry,
         if curie is not None:
             out.add(DictionaryTerm(curie, name, scope))
     logger.info("dictionary terms for %s: %d names of %d classes", key, len(out), sum(v is not None for v in kept.values()))
-    return sorted(out)
+    return sorted(out, key=lambda t: (t.class_id, t.name, t.scope))
 
 
 def _keep(cls_iri: str, classes: set[str], namespaces: Mapping[str, str], excluded: set[str],
@@ -240,9 +242,17 @@ def _excluded(store: AnnotationStore, key: str, module: ModuleSpec, curies: Curi
     out: set[str] = set()
     query = resolve_query("matcher-subtree").text
     for root in module.exclude_subtrees:
-        subs = {"set": ox.Literal(key), "root": ox.NamedNode(curies.expand(root))}
-        out.update(row[2].value for row in store.query(query, substitutions=subs))  # type: ignore[index, union-attr]
+        subs: dict[str, ox.NamedNode | ox.Literal] = {"set": ox.Literal(key),
+                                                       "root": ox.NamedNode(curies.expand(root))}
+        out.update(row[2].value for row in _solutions(store, query, subs) if isinstance(row[2], ox.NamedNode))
     return out
+
+
+def _solutions(store: AnnotationStore, query: str, subs: Mapping[str, ox.NamedNode | ox.Literal]) -> ox.QuerySolutions:
+    result = store.query(query, substitutions=subs)
+    if not isinstance(result, ox.QuerySolutions):  # pragma: no cover - the library queries are SELECTs
+        raise TypeError("expected SELECT solutions")
+    return result
 
 
 # -- the disk cache ----------------------------------------------------------------------
@@ -265,7 +275,8 @@ def _digest(*parts: str) -> str:
 def _read_json(path: Path) -> object | None:
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+            data: object = json.load(fh)
+            return data
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:  # a damaged entry is rebuilt, never trusted

@@ -86,14 +86,14 @@ _LEMMA_POS = ("NOUN", "VERB", "ADJ", "ADV", "PROPN", "AUX")
 
 
 def _porter() -> Callable[[str], str]:
-    import Stemmer as pystemmer  # PyStemmer
+    import Stemmer as pystemmer  # type: ignore[import-not-found]  # PyStemmer ships no stubs
 
     stem: Callable[[str], str] = pystemmer.Stemmer("porter").stemWord
     return stem
 
 
 def _lemmatizer() -> Callable[[str], str]:
-    import lemminflect
+    import lemminflect  # type: ignore[import-untyped]
 
     lemmas = lemminflect.getAllLemmas
     oov = lemminflect.getAllLemmasOOV

@@ -38,8 +38,9 @@ Everything here works on tuples of normalized strings; nothing knows of the stor
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..model import Span
 from .config import FindAllMatches, OrderIndependentLookup, SearchKey, SearchStrategy
@@ -58,16 +59,12 @@ class Match:
     classes: frozenset[str]
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(NamedTuple):
     key: tuple[str, ...]          # entry tokens (sorted when order-independent)
     elements: frozenset[str]
     need: tuple[tuple[str, int], ...]
     classes: frozenset[str]
-
-    @property
-    def length(self) -> int:
-        return len(self.key)
+    length: int
 
 
 @dataclass(eq=False)
@@ -84,6 +81,16 @@ class SearchIndex:
     _sorted: dict[tuple[str, ...], frozenset[str]] | None = field(default=None, repr=False)
     _maxlen: dict[str, int] | None = field(default=None, repr=False)
     _buckets: dict[str, list[_Entry]] | None = field(default=None, repr=False)
+
+    def prepare(self, key: SearchKey) -> SearchIndex:
+        """Build now the structures a search under ``key`` uses (they are otherwise built on first use)."""
+        if key.searchStrategy is not SearchStrategy.CONTIGUOUS_MATCH:
+            self.buckets()
+        elif self.order_independent:
+            self.maxlen()
+        else:
+            self.trie()
+        return self
 
     def keyed(self) -> dict[tuple[str, ...], frozenset[str]]:
         """Entry tokens (sorted when order-independent) -> classes."""
@@ -124,15 +131,16 @@ class SearchIndex:
         """Entries for the skip search, each under its rarest token (fewest entries contain it)."""
         if self._buckets is None:
             keyed = self.keyed()
-            df: Counter[str] = Counter()
+            df: dict[str, int] = {}
             for key in keyed:
-                df.update(set(key))
+                for t in set(key):
+                    df[t] = df.get(t, 0) + 1
             out: dict[str, list[_Entry]] = {}
             for key, classes in keyed.items():
                 elements = frozenset(key)
                 rare = min(elements, key=lambda t: (df[t], t))
-                need = tuple(sorted(Counter(key).items()))
-                out.setdefault(rare, []).append(_Entry(key, elements, need, classes))
+                need = tuple((t, 1) for t in key) if len(elements) == len(key) else tuple(Counter(key).items())
+                out.setdefault(rare, []).append(_Entry(key, elements, need, classes, len(key)))
             self._buckets = out
         return self._buckets
 
@@ -155,31 +163,51 @@ def search_tokens(tokens: tuple[str, ...] | list[str], index: SearchIndex, key: 
     >>> [m.positions for m in search_tokens(toks, SearchIndex(d, False), yes)]
     [(0, 1), (1, 2)]
     """
-    stop = len(tokens) if stop is None else stop
+    return _search(tokens, [(start, len(tokens) if stop is None else stop)], index, key)
+
+
+def _search(tokens: tuple[str, ...] | list[str], sentences: Iterable[tuple[int, int]], index: SearchIndex,
+            key: SearchKey) -> list[Match]:
+    """Matches in every sentence (a range of ``tokens``)."""
     order_independent = key.orderIndependentLookup is OrderIndependentLookup.ON
     if order_independent != index.order_independent:
         raise ValueError("search key and index disagree on orderIndependentLookup")
     find_all = key.findAllMatches is FindAllMatches.YES
     out: list[Match] = []
-    if key.searchStrategy is SearchStrategy.CONTIGUOUS_MATCH:
-        if order_independent:
-            _contiguous_unordered(tokens, start, stop, index, find_all, out)
-        else:
-            _contiguous_ordered(tokens, start, stop, index.trie(), find_all, out)
-    else:
+    if key.searchStrategy is not SearchStrategy.CONTIGUOUS_MATCH:
         overlap = key.searchStrategy is SearchStrategy.SKIP_ANY_MATCH_ALLOW_OVERLAP
-        _skip(tokens, start, stop, index.buckets(), find_all, overlap, order_independent, out)
+        buckets = index.buckets()
+        for a, b in sentences:
+            if b > a:
+                _skip(tokens, a, b, buckets, find_all, overlap, order_independent, out)
+        return out
+    # Contiguous: only positions whose token can start (ordered) or be part of (unordered) an entry
+    # are looked at; finding them is one pass at C speed over the whole text.
+    table: Container[object] = index.maxlen() if order_independent else index.trie()
+    starts = [i for i, t in enumerate(tokens) if t in table]
+    n = len(starts)
+    k = 0
+    for a, b in sentences:
+        while k < n and starts[k] < a:
+            k += 1
+        first = k
+        while k < n and starts[k] < b:
+            k += 1
+        if k > first:
+            if order_independent:
+                _contiguous_unordered(tokens, a, b, starts[first:k], index, find_all, out)
+            else:
+                _contiguous_ordered(tokens, b, starts[first:k], index.trie(), find_all, out)
     return out
 
 
-def _contiguous_ordered(toks: tuple[str, ...] | list[str], a: int, b: int, root: dict[object, object],
+def _contiguous_ordered(toks: tuple[str, ...] | list[str], b: int, starts: list[int], root: dict[object, object],
                         find_all: bool, out: list[Match]) -> None:
-    i = a
-    while i < b:
-        node = root.get(toks[i])
-        if node is None:
-            i += 1
+    free = 0  # with findAllMatches=NO, positions before the end of the last match are skipped
+    for i in starts:
+        if i < free:
             continue
+        node = root[toks[i]]
         j = i + 1  # node has consumed toks[i:j]
         best_end = 0
         best: frozenset[str] | None = None
@@ -198,12 +226,10 @@ def _contiguous_ordered(toks: tuple[str, ...] | list[str], a: int, b: int, root:
             j += 1
         if best is not None:
             out.append(Match(tuple(range(i, best_end)), best))
-            i = best_end
-        else:
-            i += 1
+            free = best_end
 
 
-def _contiguous_unordered(toks: tuple[str, ...] | list[str], a: int, b: int, index: SearchIndex,
+def _contiguous_unordered(toks: tuple[str, ...] | list[str], a: int, b: int, starts: list[int], index: SearchIndex,
                           find_all: bool, out: list[Match]) -> None:
     keyed = index.keyed()
     maxlen = index.maxlen()
@@ -211,23 +237,19 @@ def _contiguous_unordered(toks: tuple[str, ...] | list[str], a: int, b: int, ind
     run = [0] * (b - a + 1)
     for k in range(b - 1, a - 1, -1):
         run[k - a] = run[k - a + 1] + 1 if toks[k] in maxlen else 0
-    i = a
-    while i < b:
-        longest = maxlen.get(toks[i])
-        if longest is None:
-            i += 1
+    free = 0
+    for i in starts:
+        if i < free:
             continue
-        length = min(longest, run[i - a])
-        matched = 0
+        length = min(maxlen[toks[i]], run[i - a])
         while length >= 1:
             classes = keyed.get(tuple(sorted(toks[i:i + length])))
             if classes is not None:
                 out.append(Match(tuple(range(i, i + length)), classes))
                 if not find_all:
-                    matched = length
+                    free = i + length
                     break
             length -= 1
-        i += matched or 1
 
 
 def _skip(toks: tuple[str, ...] | list[str], a: int, b: int, buckets: dict[str, list[_Entry]], find_all: bool,
@@ -307,12 +329,7 @@ def _walk_ordered(toks: tuple[str, ...] | list[str], p: int, b: int, e: _Entry) 
 
 def find_matches(text: NormalizedText, index: SearchIndex, key: SearchKey) -> list[Match]:
     """Every match in every sentence of a normalized text."""
-    out: list[Match] = []
-    tokens = text.tokens
-    for a, b in text.sentences:
-        if b > a:
-            out.extend(search_tokens(tokens, index, key, a, b))
-    return out
+    return _search(text.tokens, text.sentences, index, key)
 
 
 def match_spans(text: NormalizedText, positions: Iterable[int]) -> tuple[Span, ...]:

@@ -69,8 +69,8 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[tuple[in
 
 
 def _syntok() -> tuple[object, object]:
-    from syntok import segmenter
-    from syntok.tokenizer import Tokenizer
+    from syntok import segmenter  # type: ignore[import-untyped]
+    from syntok.tokenizer import Tokenizer  # type: ignore[import-untyped]
 
     return Tokenizer(), segmenter
 
@@ -90,11 +90,12 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     pos = 0
     for line in text.split("\n"):
         if line.strip():
-            tokens = tokenizer.tokenize(line, pos)  # type: ignore[attr-defined]
+            # offsets relative to the line: syntok implements base_offset by prepending as many spaces
+            tokens = tokenizer.tokenize(line)  # type: ignore[attr-defined]
             for sentence in segmenter.split(tokens):  # type: ignore[attr-defined]
                 if sentence:
                     last = sentence[-1]
-                    out.append((sentence[0].offset, last.offset + len(last.value)))
+                    out.append((pos + sentence[0].offset, pos + last.offset + len(last.value)))
         pos += len(line) + 1
     return _repair(text, out)
 

@@ -428,7 +428,7 @@ def place_union_classes(
     >>> r.placed
     (Placement(cls='X_EXT:ab', members=('X:a', 'X:b'), parents=('X:r',)),)
     """
-    class_set = set(classes) | set(definitions)
+    class_set = frozenset(classes) | frozenset(definitions)
     parents: dict[str, set[str]] = {}
     for child, parent in is_a:
         parents.setdefault(child, set()).add(parent)
@@ -453,7 +453,7 @@ def place_union_classes(
         members: list[str] = []
         why: list[str] = []
         for ref in refs:
-            curie, reason = _resolve(ref, frozenset(class_set), label_index, by_upper)
+            curie, reason = _resolve(ref, class_set, label_index, by_upper)
             if curie is None:
                 why.append(reason)
             elif curie != cls:

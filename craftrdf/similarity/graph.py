@@ -44,7 +44,13 @@ from ..ingest.ontology import RELATION_IRIS
 from ..iris import ontology_graph
 from ..store import AnnotationStore
 from ..vocab import CRAFT, OWL, RDF, RDFS
-from .wang import BOSSY_WEIGHTS, DEFAULT_RELATION_WEIGHT, DEFAULT_WEIGHTS, WangIndex, weighted_dag
+from .wang import (
+    BOSSY_WEIGHTS,
+    DEFAULT_RELATION_WEIGHT,
+    DEFAULT_WEIGHTS,
+    WangIndex,
+    weighted_dag,
+)
 
 __all__ = [
     "GRAPH_QUERY",

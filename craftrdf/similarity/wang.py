@@ -35,6 +35,7 @@ import logging
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
 from typing import Literal
 
 import numpy as np
@@ -121,13 +122,6 @@ def weighted_dag(
         if w > parents.get(parent, -1.0):
             parents[parent] = w
     return dag
-
-
-def _check_weights(dag: WeightedDag) -> None:
-    for child, parents in dag.items():
-        for parent, w in parents.items():
-            if not 0.0 < w <= 1.0:
-                raise InputError(f"edge {child} -> {parent} has weight {w}: weights must be in (0, 1]")
 
 
 def semantic_values(dag: WeightedDag, term: str) -> dict[str, float]:
@@ -230,28 +224,101 @@ def combine_scores(scores: npt.ArrayLike, how: Combine = "bma") -> float:
     raise ValueError(f"unknown combine method {how!r}: use max, avg, rcmax or bma")
 
 
-def _topological(dag: WeightedDag) -> list[str]:
-    """Every term, each after all its parents (roots first); CycleError on a cycle."""
-    nodes: dict[str, None] = dict.fromkeys(dag)
-    for parents in dag.values():
-        nodes.update(dict.fromkeys(parents))
-    pending = {t: len(dag.get(t, {})) for t in nodes}
-    children: dict[str, list[str]] = {t: [] for t in nodes}
-    for child, parents in dag.items():
-        for parent in parents:
-            children[parent].append(child)
-    order = [t for t, n in pending.items() if n == 0]
-    i = 0
-    while i < len(order):
-        for c in children[order[i]]:
-            pending[c] -= 1
-            if pending[c] == 0:
-                order.append(c)
-        i += 1
-    if len(order) != len(nodes):
-        stuck = sorted(t for t, n in pending.items() if n > 0)
+def _ragged(starts: npt.NDArray[np.int64], lens: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, lens)])``, without the loop."""
+    total = int(lens.sum())
+    return np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
+
+
+def _s_value_rows(dag: WeightedDag) -> tuple[
+        list[str], npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64]]:
+    """Every term's S-values as CSR rows (columns sorted), terms ordered by level.
+
+    A term's level is one more than its parents' highest (roots: 0), found by Kahn's
+    algorithm one level at a time; terms left without a level lie on or below a cycle
+    (CycleError). Then ``S_A = {A: 1} + max over parents p of w(A -> p) * S_p``, one
+    level at a time: each level only reads rows of earlier ones, and all of a level's
+    rows come out of a few array operations (gather the parents' rows, scale by the
+    edge weights, keep the maximum per ancestor). Rows are numbered by level, which
+    is also a topological order. InputError for a weight outside (0, 1].
+    """
+    pos: dict[str, int] = {t: i for i, t in enumerate(dag)}
+    names = list(pos)
+    child_l: list[int] = []
+    parent_l: list[int] = []
+    weight_l: list[float] = []
+    for c, parents in dag.items():
+        ci = pos[c]
+        for p, w in parents.items():
+            pi = pos.get(p)
+            if pi is None:
+                pi = pos[p] = len(names)
+                names.append(p)
+            child_l.append(ci)
+            parent_l.append(pi)
+            weight_l.append(w)
+    n = len(names)
+    child = np.array(child_l, dtype=np.int64)
+    parent = np.array(parent_l, dtype=np.int64)
+    weight = np.array(weight_l, dtype=np.float64)
+    bad = np.flatnonzero(~((weight > 0.0) & (weight <= 1.0)))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"edge {names[child[i]]} -> {names[parent[i]]} has weight {weight[i]}: "
+                         "weights must be in (0, 1]")
+    # levels, by Kahn's algorithm over whole levels
+    by_parent = np.argsort(parent, kind="stable")
+    child_of = child[by_parent]
+    eptr = np.searchsorted(parent[by_parent], np.arange(n + 1))
+    waiting = np.bincount(child, minlength=n)
+    level = np.full(n, -1, dtype=np.int64)
+    frontier = np.flatnonzero(waiting == 0)
+    depth = 0
+    while frontier.size:
+        level[frontier] = depth
+        reached = child_of[_ragged(eptr[frontier], eptr[frontier + 1] - eptr[frontier])]
+        done = np.bincount(reached, minlength=n)
+        waiting -= done
+        frontier = np.flatnonzero((waiting == 0) & (done > 0))
+        depth += 1
+    if (level < 0).any():
+        stuck = sorted(names[i] for i in np.flatnonzero(level < 0))
         raise CycleError(f"the relations followed form a cycle; {len(stuck)} terms on or below it, e.g. {stuck[:5]}")
-    return order
+    # renumber by level (stable: within a level, first-seen order)
+    order = np.argsort(level, kind="stable")
+    new = np.empty(n, dtype=np.int64)
+    new[order] = np.arange(n)
+    lev = level[order]
+    child, parent = new[child], new[parent]
+    by_child = np.argsort(child, kind="stable")
+    child, parent, weight = child[by_child], parent[by_child], weight[by_child]
+    start = np.zeros(n, dtype=np.int64)   # where each row begins in all_cols/all_vals
+    length = np.zeros(n, dtype=np.int64)
+    all_cols = np.empty(0, dtype=np.int64)
+    all_vals = np.empty(0, dtype=np.float64)
+    bounds = np.searchsorted(lev, np.arange(depth + 1))
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        rows = np.arange(lo, hi)
+        e_lo, e_hi = np.searchsorted(child, [lo, hi])
+        e_child, e_parent, e_w = child[e_lo:e_hi], parent[e_lo:e_hi], weight[e_lo:e_hi]
+        lens = length[e_parent]
+        offsets = _ragged(start[e_parent], lens)
+        owner = np.concatenate([rows, np.repeat(e_child, lens)])
+        col = np.concatenate([rows, all_cols[offsets]])
+        val = np.concatenate([np.ones(len(rows)), all_vals[offsets] * np.repeat(e_w, lens)])
+        key = owner * n + col
+        srt = np.argsort(key, kind="stable")
+        key, val = key[srt], val[srt]
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        ukey = key[first]
+        counts = np.bincount(ukey // n - lo, minlength=hi - lo)
+        start[lo:hi] = len(all_cols) + np.cumsum(counts) - counts
+        length[lo:hi] = counts
+        all_cols = np.concatenate([all_cols, ukey % n])
+        all_vals = np.concatenate([all_vals, np.maximum.reduceat(val, first)])
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(length, out=indptr[1:])
+    return [names[i] for i in order], indptr, all_cols.astype(np.int32), all_vals
 
 
 class WangIndex:
@@ -261,19 +328,20 @@ class WangIndex:
     term, its S-values as one row of a sparse matrix (columns: the ancestors, itself
     included) and its semantic value SV. ``aliases`` maps extra names to terms of the
     DAG (craftrdf maps parallel extension classes to their base classes this way);
-    ``labels`` is kept for display only.
+    ``excluded`` terms (craftrdf: deprecated classes) stay comparable but are not offered
+    by :meth:`top_k` unless asked; ``labels`` is kept for display only. Raises
+    InputError for a weight outside (0, 1], CycleError when the edges form a cycle.
 
     >>> idx = WangIndex({"b": {"a": 0.8}, "c": {"a": 0.8}, "a": {}})
     >>> round(idx.similarity("b", "c"), 6)
     0.444444
-    >>> idx.top_k("b", 1)
-    [('a', 0.6428571428571428)]
+    >>> [(t, round(s, 6)) for t, s in idx.top_k("b", 1)]  # (0.8 + 1) / (1.8 + 1)
+    [('a', 0.642857)]
     """
 
     def __init__(self, dag: WeightedDag, *, aliases: Mapping[str, str] | None = None,
                  labels: Mapping[str, str] | None = None, excluded: Iterable[str] = ()) -> None:
-        _check_weights(dag)
-        order = _topological(dag)
+        order, indptr, cols, vals = _s_value_rows(dag)
         self.terms: tuple[str, ...] = tuple(order)
         self.index: dict[str, int] = {t: i for i, t in enumerate(order)}
         for alias, target in (aliases or {}).items():
@@ -286,25 +354,14 @@ class WangIndex:
         for t in excluded:
             if t in self.index:
                 self._excluded[self.index[t]] = True
-        # S_A = {A: 1} + max over parents p of w(A -> p) * S_p, parents first.
-        svals: list[dict[int, float]] = [{}] * len(order)
-        for i, t in enumerate(order):
-            row = {i: 1.0}
-            for parent, w in dag.get(t, {}).items():
-                for anc, s in svals[self.index[parent]].items():
-                    v = w * s
-                    if v > row.get(anc, 0.0):
-                        row[anc] = v
-            svals[i] = row
-        indptr = np.zeros(len(order) + 1, dtype=np.int64)
-        indptr[1:] = np.cumsum([len(r) for r in svals])
-        cols = np.fromiter((c for r in svals for c in r), dtype=np.int32, count=int(indptr[-1]))
-        vals = np.fromiter((v for r in svals for v in r.values()), dtype=np.float64, count=int(indptr[-1]))
         n = len(order)
         self._s = sp.csr_matrix((vals, cols, indptr), shape=(n, n))
-        self._s.sort_indices()
-        self._i = self._s.copy()
-        self._i.data[:] = 1.0
+        # Each S-value s is stored as the complex number s + 1i. For two rows, the product
+        # (s_a + 1i)(s_b + 1i) = (s_a s_b - 1) + (s_a + s_b)i exists exactly where both rows
+        # have an entry, so the imaginary part of a row-by-row product sums S_A(t) + S_B(t)
+        # over the common ancestors: the numerator of Sim, in one sparse operation, exactly
+        # (the imaginary part is one rounded float addition).
+        self._z = sp.csr_matrix((vals + 1j, cols, indptr), shape=(n, n))
         self.sv: npt.NDArray[np.float64] = np.asarray(self._s.sum(axis=1)).ravel()
 
     def __len__(self) -> int:
@@ -317,11 +374,10 @@ class WangIndex:
 
     def rows(self, terms: Iterable[str], *, missing: Missing = "raise") -> npt.NDArray[np.int64]:
         """Row numbers of ``terms`` (aliases resolved); -1 for unknown ones when ``missing="nan"``."""
-        get = self.index.get
-        out = np.fromiter((get(t, -1) for t in terms), dtype=np.int64)
+        seq = terms if isinstance(terms, Sequence) else list(terms)
+        out = np.fromiter(map(self.index.get, seq, repeat(-1)), dtype=np.int64, count=len(seq))
         if missing == "raise" and (out < 0).any():
-            bad = [t for t, r in zip(terms if isinstance(terms, Sequence) else list(terms), out) if r < 0]
-            raise UnknownTermError(str(bad[0]))
+            raise UnknownTermError(str(seq[int(np.flatnonzero(out < 0)[0])]))
         return out
 
     def semantic_values(self, term: str) -> dict[str, float]:
@@ -341,7 +397,7 @@ class WangIndex:
         return float(self.pairs([a], [b])[0])
 
     def pairs(self, a: Sequence[str], b: Sequence[str], *, missing: Missing = "raise",
-              chunk: int = 200_000) -> npt.NDArray[np.float64]:
+              chunk: int = 32_768) -> npt.NDArray[np.float64]:
         """Sim(a[i], b[i]) for every i, as a float array.
 
         Unknown terms raise UnknownTermError, or give NaN with ``missing="nan"``. One
@@ -353,7 +409,7 @@ class WangIndex:
         return self.pairs_by_row(ra, rb, chunk=chunk)
 
     def pairs_by_row(self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64], *,
-                     chunk: int = 200_000) -> npt.NDArray[np.float64]:
+                     chunk: int = 32_768) -> npt.NDArray[np.float64]:
         """:meth:`pairs` on row numbers (-1 gives NaN); for callers that reuse rows."""
         out = np.full(len(ra), np.nan)
         ok = np.flatnonzero((ra >= 0) & (rb >= 0))
@@ -361,11 +417,7 @@ class WangIndex:
         for lo in range(0, len(ok), chunk):
             sel = ok[lo:lo + chunk]
             xa, xb = ra[sel], rb[sel]
-            sa, sb = self._s[xa], self._s[xb]
-            ia, ib = sa.copy(), sb.copy()
-            ia.data[:] = 1.0
-            ib.data[:] = 1.0
-            num = np.asarray(sa.multiply(ib).sum(axis=1)).ravel() + np.asarray(sb.multiply(ia).sum(axis=1)).ravel()
+            num = np.asarray(self._z[xa].multiply(self._z[xb]).sum(axis=1)).ravel().imag
             sim = num / (self.sv[xa] + self.sv[xb])
             sim[xa == xb] = 1.0
             disjoint += int(np.count_nonzero(num == 0))
@@ -387,9 +439,7 @@ class WangIndex:
         out = np.full((len(ra), len(rb)), np.nan)
         ka, kb = np.flatnonzero(ra >= 0), np.flatnonzero(rb >= 0)
         xa, xb = ra[ka], rb[kb]
-        sa, sb = self._s[xa], self._s[xb]
-        ia, ib = self._i[xa], self._i[xb]
-        num = (sa @ ib.T + ia @ sb.T).toarray()
+        num = (self._z[xa] @ self._z[xb].T).toarray().imag
         sim = num / (self.sv[xa][:, None] + self.sv[xb][None, :])
         sim[xa[:, None] == xb[None, :]] = 1.0
         out[np.ix_(ka, kb)] = sim
@@ -412,11 +462,8 @@ class WangIndex:
         pool = pool[pool != r]
         if len(pool) == 0:
             return []
-        s_row = self._s[[r]]
-        dense_s = s_row.toarray().ravel()
-        dense_i = (dense_s > 0).astype(np.float64)
-        s_pool, i_pool = self._s[pool], self._i[pool]
-        num = i_pool @ dense_s + s_pool @ dense_i
+        z_row = self._z[[r]].toarray().ravel()
+        num = (self._z[pool] @ z_row).imag
         sim = num / (self.sv[r] + self.sv[pool])
         k = min(k, len(pool))
         # best first; among equals, the term that comes first in the index

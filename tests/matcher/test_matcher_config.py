@@ -91,4 +91,5 @@ def test_keys_split_the_configuration_by_the_work_it_causes():
     assert MatcherConfig(searchStrategy="SKIP_ANY_MATCH").search_key.orderIndependentLookup.value == "ON"
     assert len({c.normalization for c in grid()}) == 24
     assert len({c.dictionary_key for c in grid()}) == 48
-    assert len({c.search_key for c in grid()}) == 10
+    assert len({c.search_key for c in grid()}) == 9
+    assert len({(c.dictionary_key, c.search_key) for c in grid()}) == 432

@@ -12,8 +12,8 @@ import pytest
 from craftrdf.matcher import DictionaryTerm, Matcher, MatcherConfig
 
 #: A plain configuration; each test varies one parameter.
-PLAIN = dict(caseMatch="CASE_IGNORE", findAllMatches="NO", orderIndependentLookup="OFF",
-             searchStrategy="CONTIGUOUS_MATCH", stemmer="NONE", stopWords="NONE", synonyms="EXACT_ONLY")
+PLAIN = {"caseMatch": "CASE_IGNORE", "findAllMatches": "NO", "orderIndependentLookup": "OFF",
+         "searchStrategy": "CONTIGUOUS_MATCH", "stemmer": "NONE", "stopWords": "NONE", "synonyms": "EXACT_ONLY"}
 
 
 def found(text, dictionary, **params):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -49,7 +51,7 @@ def test_tokenization_invariants(text):
         assert e > s and all(ch.isalnum() and ch != "_" for ch in text[s:e])
         assert s == 0 or not text[s - 1].isalnum()
         assert e == len(text) or not text[e].isalnum()
-    assert all(e1 <= s2 for (_, e1), (s2, _) in zip(toks, toks[1:]))
+    assert all(e1 <= s2 for (_, e1), (s2, _) in itertools.pairwise(toks))
     # every token is in exactly one sentence, sentences are consecutive ranges covering all tokens
     covered = [i for first, stop in a.sentences for i in range(first, stop)]
     assert covered == list(range(len(toks)))

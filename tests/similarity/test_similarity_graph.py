@@ -22,7 +22,6 @@ from craftrdf.similarity import (
 )
 from craftrdf.similarity.graph import GRAPH_QUERY
 
-
 SIM_DATA = Path(__file__).resolve().parent.parent / "data" / "similarity"
 FIG1_SIM = 6.12 / 7.92  # worked out in test_wang.py from the paper's Figure 1
 
@@ -135,7 +134,7 @@ def test_classify_extensions_places_union_classes(toy_store):
 def test_parallel_extension_classes_are_their_base(sample_store):
     g = load_term_graph(sample_store, cache=None)
     assert g.parallel, "the sample has parallel SO_EXT classes"
-    parallel, base = sorted(g.parallel.items())[0]
+    parallel, base = min(g.parallel.items())
     assert parallel.startswith("SO_EXT:") and base == "SO:" + parallel.split(":")[1]
     idx = similarity_index(sample_store, cache=None)
     assert idx.similarity(parallel, base) == 1.0

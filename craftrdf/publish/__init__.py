@@ -1,0 +1,36 @@
+"""Publishing a store's annotation sets: exports to RDF, Web Annotation JSON-LD, PubAnnotation, BioNLP.
+
+>>> from craftrdf.publish import ExportFormat
+>>> [f.value for f in ExportFormat]
+['turtle', 'trig', 'nquads', 'jsonld', 'pubannotation', 'bionlp']
+
+From a store::
+
+    from craftrdf.publish import export_set
+    with AnnotationStore.open("craft.store", mode="read") as store:
+        report = export_set(store, "UBERON_EXT", "out/", format="bionlp")
+
+See ``docs/exports.md`` for each format and how discontinuous annotations are written.
+"""
+
+from __future__ import annotations
+
+from .export import (
+    CRAFT_JSONLD_CONTEXT,
+    WA_CONTEXT,
+    ExportFormat,
+    ExportReport,
+    SetRef,
+    export_set,
+    find_set,
+)
+
+__all__ = [
+    "CRAFT_JSONLD_CONTEXT",
+    "WA_CONTEXT",
+    "ExportFormat",
+    "ExportReport",
+    "SetRef",
+    "export_set",
+    "find_set",
+]

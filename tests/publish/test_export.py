@@ -1,0 +1,119 @@
+"""export_set's options and errors, and the ``craftrdf export`` command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from craftrdf.errors import ConfigError, DataWarning
+from craftrdf.load import load_files
+from craftrdf.publish import ExportFormat, export_set, find_set
+from craftrdf.store import AnnotationStore
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "craftrdf.cli", "-q", *args], capture_output=True, text=True,
+                          check=False, timeout=300)
+
+
+def test_set_keys_match_case_insensitively(sample_store):
+    ref = find_set(sample_store, "uberon_ext")
+    assert (ref.key, ref.graph) == ("UBERON_EXT", "https://w3id.org/craftrdf/set/UBERON_EXT")
+    with pytest.raises(ConfigError, match=r"no annotation set 'NOPE'.*UBERON_EXT"):
+        find_set(sample_store, "NOPE")
+
+
+def test_keys_differing_only_in_case_need_the_exact_key(tmp_path):
+    store = AnnotationStore.memory()
+    (tmp_path / "d1.bionlp").write_text("T1\tCL:0000540 0 6\tneuron\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        load_files(store, [tmp_path / "d1.bionlp"], set_key="Mine")
+        load_files(store, [tmp_path / "d1.bionlp"], set_key="MINE")
+    assert find_set(store, "MINE").key == "MINE"
+    with pytest.raises(ConfigError, match="ambiguous"):
+        find_set(store, "mine")
+
+
+def test_unknown_format_and_document_are_config_errors(sample_store, tmp_path):
+    with pytest.raises(ConfigError, match="unknown export format 'xml'"):
+        export_set(sample_store, "UBERON_EXT", tmp_path / "x", format="xml")
+    with pytest.raises(ConfigError, match="document '999'"):
+        export_set(sample_store, "UBERON_EXT", tmp_path / "x", format="bionlp", document="999")
+    with pytest.raises(ConfigError, match="does not exist"):
+        export_set(sample_store, "UBERON_EXT", tmp_path / "absent" / "x.ttl", format="turtle")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ConfigError, match="not a folder"):
+        export_set(sample_store, "UBERON_EXT", tmp_path / "file", format="bionlp")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing half-written left behind
+
+
+def test_a_document_without_annotations_in_the_set_gives_empty_files(sample_store, tmp_path, raw):
+    # MOP+extensions has no annotation in 17244351 (its Knowtator file holds none)
+    assert raw.set("MOP/MOP+extensions")["17244351"] == []
+    r = export_set(sample_store, "MOP_EXT", tmp_path / "b", format="bionlp", document="17244351")
+    assert (r.documents, r.annotations, r.files) == (1, 0, 1)
+    assert (tmp_path / "b" / "17244351.bionlp").read_text() == ""
+    export_set(sample_store, "MOP_EXT", tmp_path / "p", format="pubannotation", document="17244351")
+    doc = json.loads((tmp_path / "p" / "17244351.json").read_text(encoding="utf-8"))
+    assert doc["denotations"] == [] and doc["text"] == raw.text("17244351") and "relations" not in doc
+
+
+def test_only_the_asked_document_is_written(sample_store, tmp_path, raw):
+    r = export_set(sample_store, "UBERON_EXT", tmp_path, format="pubannotation", document="11319941")
+    assert [p.name for p in tmp_path.iterdir()] == ["11319941.json"]
+    assert r.annotations == len(raw.set("UBERON/UBERON+extensions")["11319941"])
+
+
+def test_annotations_without_spans_are_left_out_with_a_warning(tmp_path):
+    store = AnnotationStore.memory()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        load_files(store, [DATA / "knowtator" / "spanless.knowtator.xml"], set_key="SPANLESS")
+    for fmt in ("bionlp", "pubannotation"):
+        with pytest.warns(DataWarning, match=r"left out 1 annotation\(s\) without spans \(S_2\)"):
+            r = export_set(store, "SPANLESS", tmp_path / fmt, format=fmt)
+        assert (r.annotations, r.skipped) == (1, 1)
+    # no document text in this store: the covered text comes from the Knowtator file
+    assert (tmp_path / "bionlp" / "valid.bionlp").read_text() == "T1\tCL:0000540 59 66\tneurons\n"
+    doc = json.loads((tmp_path / "pubannotation" / "valid.json").read_text())
+    assert "text" not in doc and doc["denotations"] == [{"id": "T1", "span": {"begin": 59, "end": 66}, "obj": "CL:0000540"}]
+    # JSON-LD keeps it: a target with a source and no selector
+    r = export_set(store, "SPANLESS", tmp_path / "s.jsonld", format="jsonld")
+    items = json.loads((tmp_path / "s.jsonld").read_text())["first"]["items"]
+    assert r.annotations == 2 and r.skipped == 0
+    assert [i["target"] for i in items if i["id"].endswith("/S_2")] == [{"source": "https://w3id.org/craftrdf/doc/valid"}]
+
+
+def test_formats_have_cli_names():
+    from craftrdf.cli.export import _FORMATS
+
+    assert [f.value for f in ExportFormat] == ["turtle", "trig", "nquads", "jsonld", "pubannotation", "bionlp"]
+    assert set(_FORMATS) == {f.value for f in ExportFormat}
+    assert [f.value for f in ExportFormat if f.per_document] == ["pubannotation", "bionlp"]
+
+
+def test_cli_export(tmp_path):
+    from craftrdf.demo import sample_dir
+
+    store = str(tmp_path / "s")
+    r = craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "UBERON_EXT")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "bionlp"
+    r = craftrdf("export", "--store", store, "--set", "uberon_ext", "--format", "bionlp", "--out", str(out),
+                 "--document", "11319941")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("exported UBERON_EXT as bionlp: ") and "1 file(s)" in r.stdout
+    assert [p.name for p in out.iterdir()] == ["11319941.bionlp"]
+    r = craftrdf("export", "--store", store, "--set", "UBERON_EXT", "--format", "trig", "--out", str(tmp_path / "u.trig"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "u.trig").stat().st_size > 0 and "quads" in r.stdout
+    r = craftrdf("export", "--store", store, "--set", "NOPE", "--format", "jsonld", "--out", str(tmp_path / "x"))
+    assert r.returncode == 1 and r.stderr.strip().count("\n") == 0 and "no annotation set 'NOPE'" in r.stderr
