@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from itertools import groupby
+from collections.abc import Iterable
 from urllib.parse import unquote
 
+import pyoxigraph as ox
+
 from .curie import CurieMap
-from .model import Annotation, Span
+from .ingest.webanno import parse_spans_text
+from .model import Annotation
 from .query import resolve_query, run_query
 from .store import AnnotationStore
 
-__all__ = ["fetch_annotations"]
+__all__ = ["fetch_annotations", "rows_to_annotations"]
 
 
 def fetch_annotations(
@@ -27,24 +29,23 @@ def fetch_annotations(
     if document is not None:
         params["document"] = document
     result = run_query(store, resolve_query("annotations"), params, curies=curies)
-    col = {c: i for i, c in enumerate(result.columns)}
-    return list(_group(result.rows, col, curies))
+    return rows_to_annotations(result.columns, result.rows, curies)
 
 
-def _group(rows, col, curies: CurieMap) -> Iterator[Annotation]:  # type: ignore[no-untyped-def]
-    i = col["annotation"]
-    for iri, group in groupby(rows, key=lambda row: row[i].value):
-        group = list(group)
-        spans = tuple(
-            Span(int(r[col["start"]].value), int(r[col["end"]].value))
-            for r in group if r[col["start"]] is not None and r[col["end"]] is not None
-        )
-        first = group[0]
-        text = first[col["text"]]
-        yield Annotation(
-            id=unquote(iri.rsplit("/", 1)[1]),
-            document=first[col["document"]].value,
-            class_id=curies.compress(first[col["class"]].value),
-            spans=spans,
-            text=text.value if text is not None else None,
-        )
+def rows_to_annotations(
+    columns: tuple[str, ...], rows: Iterable[tuple[object, ...]], curies: CurieMap
+) -> list[Annotation]:
+    """Records from result rows with columns annotation, document, class, spans, text (one row each)."""
+    col = {c: i for i, c in enumerate(columns)}
+    a, d, c, s, t = col["annotation"], col["document"], col["class"], col["spans"], col["text"]
+    out = []
+    for row in rows:
+        spans, text = row[s], row[t]
+        out.append(Annotation(
+            id=unquote(row[a].value.rsplit("/", 1)[1]),  # type: ignore[attr-defined]
+            document=row[d].value,  # type: ignore[attr-defined]
+            class_id=curies.compress(row[c].value),  # type: ignore[attr-defined]
+            spans=parse_spans_text(spans.value) if isinstance(spans, ox.Literal) else (),
+            text=text.value if isinstance(text, ox.Literal) else None,
+        ))
+    return out

@@ -38,7 +38,7 @@ __all__ = ["BuildReport", "Step", "build_store", "plan_build"]
 logger = logging.getLogger(__name__)
 
 #: Bumped whenever the RDF model changes, so old batches are replaced on the next build.
-MODEL_VERSION = "craftrdf-rdf-model-1"
+MODEL_VERSION = "craftrdf-rdf-model-2"
 
 Progress = Callable[[int, int, str], None]
 

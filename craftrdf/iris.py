@@ -13,12 +13,15 @@ from .rdf import mint
 from .vocab import BASE
 
 __all__ = [
-    "DOCUMENTS_GRAPH", "annotation_iri", "check_set_key", "document_iri", "mapping_graph",
+    "CONTAINMENT_GRAPH", "DOCUMENTS_GRAPH", "annotation_iri", "check_set_key", "document_iri", "mapping_graph",
     "ontology_graph", "set_iri",
 ]
 
 #: The graph holding every document resource (ids, split, text).
 DOCUMENTS_GRAPH = BASE + "documents"
+
+#: The graph of derived character-containment links between annotations (see views.py).
+CONTAINMENT_GRAPH = BASE + "derived/containment"
 
 _SET_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]*$")
 

@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -100,11 +100,17 @@ def bind_value(value: str, curies: CurieMap) -> ox.NamedNode | ox.Literal:
 
 
 def run_query(
-    store: AnnotationStore, query: NamedQuery, params: Mapping[str, str] | None = None, *, curies: CurieMap | None = None
+    store: AnnotationStore,
+    query: NamedQuery,
+    params: Mapping[str, str] | None = None,
+    *,
+    curies: CurieMap | None = None,
+    named_graphs: Sequence[str] | None = None,
 ) -> QueryResult:
     """Run a SELECT query with parameters bound by name; QueryError on any problem.
 
-    Each parameter name must be a variable of the query's SELECT list.
+    Each parameter name must be a variable of the query's SELECT list. ``named_graphs``
+    restricts the graphs the query sees (how views choose their annotation sets).
     """
     curies = curies or CurieMap()
     subs = {}
@@ -113,7 +119,7 @@ def run_query(
             raise QueryError(f"invalid parameter name {name!r}")
         subs[name] = bind_value(value, curies)
     try:
-        solutions = store.query(query.text, substitutions=subs)
+        solutions = store.query(query.text, substitutions=subs, named_graphs=named_graphs)
     except SyntaxError as exc:
         raise QueryError(f"query {query.name}: SPARQL syntax error: {exc}") from None
     except RuntimeError as exc:

@@ -33,7 +33,7 @@ import tempfile
 import logging
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -334,7 +334,14 @@ class AnnotationStore:
     # -- queries ---------------------------------------------------------------------
 
     def query(self, sparql: str, *, substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
-              prefixes: Mapping[str, str] | None = None) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
-        """Run SPARQL with values bound by name (never pasted into the text)."""
+              prefixes: Mapping[str, str] | None = None,
+              named_graphs: Sequence[str] | None = None) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+        """Run SPARQL with values bound by name (never pasted into the text).
+
+        ``named_graphs`` restricts the dataset ``GRAPH ?g`` ranges over (as the SPARQL
+        protocol's ``named-graph-uri`` does); by default every graph of the store.
+        """
         subs = {ox.Variable(k): v for k, v in (substitutions or {}).items()}
-        return self.raw.query(sparql, substitutions=subs or None, prefixes=dict(prefixes) if prefixes else None)
+        graphs = [ox.NamedNode(g) for g in named_graphs] if named_graphs is not None else None
+        return self.raw.query(sparql, substitutions=subs or None, prefixes=dict(prefixes) if prefixes else None,
+                              named_graphs=graphs)

@@ -121,6 +121,7 @@ class CRAFT:
     end: Final = NS + "end"
     spanCount: Final = NS + "spanCount"
     spanIndex: Final = NS + "spanIndex"
+    spans: Final = NS + "spans"
     coveredText: Final = NS + "coveredText"
     localId: Final = NS + "localId"
     # sets and graphs
@@ -138,6 +139,13 @@ class CRAFT:
     firstRelatedClass: Final = NS + "firstRelatedClass"
     unusedClass: Final = NS + "unusedClass"
     substituteClass: Final = NS + "substituteClass"
+    # views and derived data
+    within: Final = NS + "within"
+    derivedFrom: Final = NS + "derivedFrom"
+    viewClasses: Final = NS + "viewClasses"
+    viewNesting: Final = NS + "viewNesting"
+    viewSplit: Final = NS + "viewSplit"
+    appliedRule: Final = NS + "appliedRule"
 
 
 def prefixes() -> dict[str, str]:

@@ -3,14 +3,17 @@
 One annotation becomes::
 
     <ann> a oa:Annotation ; oa:hasBody <class> ; oa:hasTarget <ann#target> ;
-          craft:begin 36 ; craft:end 44 ; craft:spanCount 1 ; dcterms:creator "..." .
+          craft:begin 36 ; craft:end 44 ; craft:spanCount 1 ; craft:spans "36-44" ;
+          dcterms:creator "..." .
     <ann#target> oa:hasSource <doc> ; craft:coveredText "striatum" ;
           oa:hasSelector <ann#span0> .
     <ann#span0> a oa:TextPositionSelector ; oa:start 36 ; oa:end 44 .
 
 Selectors of a discontinuous annotation also carry ``craft:spanIndex`` (file order).
 ``craft:begin``/``craft:end`` are the extremes over all spans, as ``xsd:integer`` so
-range filters stay numeric and fast.
+range filters stay numeric and fast; ``craft:spans`` repeats the spans in one literal
+(``"16855-16876;16881-16894"``) so that bulk readers (views, containment, read-back) get
+an annotation in one row instead of a join over its selectors.
 """
 
 from __future__ import annotations
@@ -20,11 +23,11 @@ from collections.abc import Iterable, Iterator
 from ..curie import CurieMap
 from ..errors import InputError
 from ..iris import annotation_iri, document_iri, set_iri
-from ..model import Annotation, Document
+from ..model import Annotation, Document, Span
 from ..rdf import int_literal, iri, literal, quad
 from ..vocab import CRAFT, DCTERMS, FABIO, OA, RDF
 
-__all__ = ["annotation_nquads", "document_nquads", "set_nquads"]
+__all__ = ["annotation_nquads", "document_nquads", "parse_spans_text", "set_nquads", "spans_text"]
 
 _TYPE = iri(RDF.type)
 _ANN = iri(OA.Annotation)
@@ -41,6 +44,7 @@ _COUNT = iri(CRAFT.spanCount)
 _INDEX = iri(CRAFT.spanIndex)
 _COVERED = iri(CRAFT.coveredText)
 _CREATOR = iri(DCTERMS.creator)
+_SPANS = iri(CRAFT.spans)
 
 
 def annotation_nquads(
@@ -75,6 +79,7 @@ def annotation_nquads(
             yield f"{t} {_COVERED} {literal(a.text)} {g} ."
         if not a.spans:
             continue
+        yield f"{s} {_SPANS} {literal(spans_text(a.spans))} {g} ."
         yield f"{s} {_BEGIN} {int_literal(a.begin)} {g} ."  # type: ignore[arg-type]
         yield f"{s} {_CEND} {int_literal(a.end)} {g} ."  # type: ignore[arg-type]
         several = len(a.spans) > 1
@@ -86,6 +91,30 @@ def annotation_nquads(
             yield f"{sel} {_END} {int_literal(span.end, non_negative=True)} {g} ."
             if several:
                 yield f"{sel} {_INDEX} {int_literal(i)} {g} ."
+
+
+def spans_text(spans: tuple[Span, ...]) -> str:
+    """All spans in one compact literal, in order: ``"16855-16876;16881-16894"``.
+
+    >>> spans_text((Span(16855, 16876), Span(16881, 16894)))
+    '16855-16876;16881-16894'
+    """
+    return ";".join(f"{s.start}-{s.end}" for s in spans)
+
+
+def parse_spans_text(value: str) -> tuple[Span, ...]:
+    """The inverse of :func:`spans_text`; ``""`` gives no spans.
+
+    >>> parse_spans_text("3-8;10-12")
+    (Span(start=3, end=8), Span(start=10, end=12))
+    """
+    if not value:
+        return ()
+    out = []
+    for piece in value.split(";"):
+        start, _, end = piece.partition("-")
+        out.append(Span(int(start), int(end)))
+    return tuple(out)
 
 
 def document_nquads(documents: Iterable[Document], *, graph: str) -> Iterator[str]:

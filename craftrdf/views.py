@@ -1,0 +1,269 @@
+"""Annotation-set views: a choice of sets x a class filter x a nesting filter, run as SPARQL.
+
+Nesting is about characters: annotation A is nested when another annotation B of the
+same document, among the chosen sets, covers every character A covers and at least one
+more (two annotations on identical text are not nested in each other). Which pairs
+stand in that relation does not depend on the chosen sets, so it is computed once for
+the whole store (:func:`ensure_containment`, exact character-set arithmetic in numpy)
+and stored as ``<A> craft:within <B>`` links in a derived graph; a view is then a plain
+SPARQL query (``queries/view.rq``) over the chosen set graphs and those links. The
+derived graph carries a digest of every set batch, so it is recomputed only when sets
+change.
+
+Annotations without characters (no span, or only zero-length spans) are neither nested
+nor containers.
+
+The four annotation sets of the Uberon paper (Bada et al. 2017) are then:
+core = proper+outermost, core+extensions = all+outermost, core+nested = proper+all,
+core+extensions+nested = all+all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .curie import CurieMap
+from .errors import ConfigError
+from .annotations import rows_to_annotations
+from .ingest.webanno import annotation_nquads, parse_spans_text, set_nquads
+from .iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, check_set_key, set_iri
+from .model import Annotation
+from .query import QueryResult, resolve_query, run_query
+from .rdf import iri, literal, quad
+from .store import AnnotationStore
+from .vocab import CRAFT
+
+__all__ = [
+    "ClassFilter", "NestingFilter", "ViewSpec", "ViewRow", "containment_pairs", "ensure_containment",
+    "materialize_view", "nested_pairs", "resolve_sets", "run_view",
+]
+
+logger = logging.getLogger(__name__)
+
+ClassFilter = Literal["all", "proper", "extension"]
+NestingFilter = Literal["all", "outermost", "nested"]
+_CLASS_FILTERS = ("all", "proper", "extension")
+_NESTING_FILTERS = ("all", "outermost", "nested")
+
+
+@dataclass(frozen=True, slots=True)
+class ViewSpec:
+    """A view: set keys (exact store keys), a class filter, a nesting filter, an optional split."""
+
+    sets: tuple[str, ...]
+    classes: ClassFilter = "all"
+    nesting: NestingFilter = "all"
+    split: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.sets:
+            raise ConfigError("a view needs at least one annotation set")
+        if self.classes not in _CLASS_FILTERS:
+            raise ConfigError(f"class filter {self.classes!r}: use one of {', '.join(_CLASS_FILTERS)}")
+        if self.nesting not in _NESTING_FILTERS:
+            raise ConfigError(f"nesting filter {self.nesting!r}: use one of {', '.join(_NESTING_FILTERS)}")
+
+
+@dataclass(frozen=True, slots=True)
+class ViewRow:
+    """One annotation of a view: the set it comes from and the annotation record."""
+
+    set: str
+    annotation: Annotation
+
+
+def _store_sets(store: AnnotationStore) -> dict[str, str]:
+    """Every set key in the store -> its graph IRI."""
+    return {row[0].value: set_iri(row[0].value) for row in run_query(store, resolve_query("sets")).rows}
+
+
+def resolve_sets(store: AnnotationStore, patterns: Iterable[str]) -> tuple[str, ...]:
+    """Store set keys for user patterns: exact keys (any case) or ``*`` wildcards (``*_EXT``).
+
+    ConfigError names a pattern that matches nothing.
+    """
+    import fnmatch
+
+    keys = sorted(_store_sets(store))
+    chosen: list[str] = []
+    for pattern in patterns:
+        hits = [k for k in keys if fnmatch.fnmatchcase(k.lower(), pattern.lower())]
+        if not hits:
+            raise ConfigError(f"no annotation set in the store matches {pattern!r}; sets: {', '.join(keys)}")
+        chosen.extend(h for h in hits if h not in chosen)
+    return tuple(chosen)
+
+
+# -- containment ---------------------------------------------------------------------
+
+
+def _char_intervals(spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """The character set of some spans as sorted, merged, non-empty intervals."""
+    out: list[list[int]] = []
+    for s, e in sorted(spans):
+        if e <= s:
+            continue
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return tuple((s, e) for s, e in out)
+
+
+def _within(inner: tuple[tuple[int, int], ...], outer: tuple[tuple[int, int], ...]) -> bool:
+    """True when every character of ``inner`` is in ``outer`` (both merged interval lists)."""
+    j = 0
+    for s, e in inner:
+        while j < len(outer) and outer[j][1] <= s:
+            j += 1
+        if j == len(outer) or not (outer[j][0] <= s and e <= outer[j][1]):
+            return False
+    return True
+
+
+def _size(intervals: tuple[tuple[int, int], ...]) -> int:
+    return sum(e - s for s, e in intervals)
+
+
+def containment_pairs(spans: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[str, str]]:
+    """``(inner, outer)`` pairs from ``(annotation, document, start, end)`` rows (one per span).
+
+    Exact over character sets: outer covers every character of inner and at least one
+    more. Candidates are found per document by numpy bounding-box tests; pairs where
+    either side is discontinuous are then checked interval by interval.
+    """
+    by_doc: dict[str, dict[str, list[tuple[int, int]]]] = defaultdict(lambda: defaultdict(list))
+    for ann, doc, start, end in spans:
+        by_doc[doc][ann].append((start, end))
+    for doc in sorted(by_doc):
+        items = [(a, _char_intervals(s)) for a, s in by_doc[doc].items()]
+        items = [(a, iv) for a, iv in items if iv]
+        if len(items) < 2:
+            continue
+        names = [a for a, _ in items]
+        ivs = [iv for _, iv in items]
+        begin = np.array([iv[0][0] for iv in ivs])
+        end = np.array([iv[-1][1] for iv in ivs])
+        size = np.array([_size(iv) for iv in ivs])
+        single = np.array([len(iv) == 1 for iv in ivs])
+        # blocks of inner annotations keep the n x n comparison within ~16 M cells
+        step = max(1, (1 << 24) // len(items))
+        for lo in range(0, len(items), step):
+            sl = slice(lo, lo + step)
+            # outer's box contains inner's box and outer has more characters
+            inner, outer = np.nonzero((begin[None, :] <= begin[sl, None]) & (end[None, :] >= end[sl, None])
+                                      & (size[None, :] > size[sl, None]))
+            for i, j in zip((inner + lo).tolist(), outer.tolist()):
+                if single[j] or _within(ivs[i], ivs[j]):
+                    yield names[i], names[j]
+
+
+def _containment_digest(store: AnnotationStore, graphs: Iterable[str]) -> str:
+    batches = store.batches()
+    h = hashlib.sha256(b"containment-1")
+    for g in sorted(graphs):
+        h.update(g.encode() + b"\0" + batches.get(g, type("B", (), {"digest": ""})()).digest.encode() + b"\n")
+    return h.hexdigest()
+
+
+def ensure_containment(store: AnnotationStore) -> int:
+    """Bring the containment graph up to date with the store's sets; returns links written (0 if current).
+
+    Needs a writable store when the sets changed since it was last computed.
+    """
+    graphs = _store_sets(store).values()
+    digest = _containment_digest(store, graphs)
+    if store.has_batch(CONTAINMENT_GRAPH, digest):
+        return 0
+    if not store.writable:
+        raise ConfigError("the nesting links of this store are out of date; run the view once with write access "
+                          "(a store opened for reading cannot update them)")
+    rows = run_query(store, resolve_query("spans")).rows
+    spans = ((r[1].value, r[2].value, s.start, s.end) for r in rows for s in parse_spans_text(r[3].value))
+    g = iri(CONTAINMENT_GRAPH)
+    within = iri(CRAFT.within)
+    lines = (f"<{inner}> {within} <{outer}> {g} ." for inner, outer in containment_pairs(spans))
+    n = store.load_batch(CONTAINMENT_GRAPH, lines, digest=digest)
+    logger.info("containment links computed: %d", n - 1)
+    return n
+
+
+# -- views ---------------------------------------------------------------------------
+
+
+def _graphs(store: AnnotationStore, sets: Sequence[str]) -> list[str]:
+    known = _store_sets(store)
+    missing = [s for s in sets if s not in known]
+    if missing:
+        raise ConfigError(f"no annotation set {', '.join(missing)} in the store; sets: {', '.join(sorted(known))}")
+    return [known[s] for s in sets] + [CONTAINMENT_GRAPH, DOCUMENTS_GRAPH]
+
+
+def _view_result(store: AnnotationStore, spec: ViewSpec, curies: CurieMap) -> QueryResult:
+    if spec.nesting != "all":
+        ensure_containment(store)
+    params = {"classes": spec.classes, "nesting": spec.nesting}
+    if spec.split:
+        params["split"] = spec.split
+    return run_query(store, resolve_query("view"), params, curies=curies, named_graphs=_graphs(store, spec.sets))
+
+
+def run_view(store: AnnotationStore, spec: ViewSpec, *, curies: CurieMap | None = None) -> list[ViewRow]:
+    """The annotations of a view, each with its set, sorted by set, document and id.
+
+    Computes the store's containment links first when the nesting filter needs them
+    and they are out of date (which needs a writable store).
+    """
+    curies = curies or CurieMap()
+    result = _view_result(store, spec, curies)
+    anns = rows_to_annotations(result.columns, result.rows, curies)
+    i = result.columns.index("set")
+    rows = [ViewRow(r[i].value, a) for r, a in zip(result.rows, anns)]  # type: ignore[union-attr]
+    rows.sort(key=lambda v: (v.set, v.annotation.document, v.annotation.id))
+    return rows
+
+
+def nested_pairs(store: AnnotationStore, sets: Sequence[str], *, document: str | None = None) -> QueryResult:
+    """Which annotation sits inside which, among the chosen sets (``queries/nested-pairs.rq``)."""
+    ensure_containment(store)
+    params = {"document": document} if document else {}
+    return run_query(store, resolve_query("nested-pairs"), params, named_graphs=_graphs(store, sets))
+
+
+def materialize_view(
+    store: AnnotationStore, spec: ViewSpec, key: str, *, curies: CurieMap | None = None
+) -> int:
+    """Store a view as a new annotation set ``key`` (a named graph like any set); returns annotations.
+
+    Annotation ids become ``<source set>/<source id>``, so sets that reuse ids (UBERON and
+    UBERON_EXT share Knowtator mention ids) stay distinct. The set records the view's
+    sources and filters. Re-running with the same view and store content writes nothing.
+    """
+    check_set_key(key)
+    if key in spec.sets:
+        raise ConfigError(f"a view cannot replace one of its own sets ({key})")
+    curies = curies or CurieMap()
+    rows = run_view(store, spec, curies=curies)
+    anns = [Annotation(f"{r.set}/{r.annotation.id}", r.annotation.document, r.annotation.class_id,
+                       r.annotation.spans, r.annotation.text) for r in rows]
+    s = iri(set_iri(key))
+    desc = list(set_nquads(key, module=None, variant=None, ontology=None, mappings=None))
+    desc += [quad(s, iri(CRAFT.derivedFrom), iri(set_iri(src)), s) for src in spec.sets]
+    desc += [quad(s, iri(CRAFT.viewClasses), literal(spec.classes), s),
+             quad(s, iri(CRAFT.viewNesting), literal(spec.nesting), s)]
+    if spec.split:
+        desc.append(quad(s, iri(CRAFT.viewSplit), literal(spec.split), s))
+    batches = store.batches()
+    h = hashlib.sha256(repr(spec).encode())
+    for g in sorted(set_iri(x) for x in spec.sets):
+        h.update(batches[g].digest.encode() if g in batches else b"")
+    store.load_batch(set_iri(key), [*desc, *annotation_nquads(anns, set_key=key, curies=curies)],
+                     digest=h.hexdigest())
+    return len(anns)

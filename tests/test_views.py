@@ -1,0 +1,182 @@
+"""Views: class and nesting filters, checked by hand, against brute force, and against the raw corpus."""
+
+from __future__ import annotations
+
+import re
+import warnings
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from craftrdf.build import build_store
+from craftrdf.demo import sample_dir
+from craftrdf.errors import ConfigError, DataWarning
+from craftrdf.ingest.webanno import annotation_nquads, set_nquads
+from craftrdf.iris import set_iri
+from craftrdf.model import Annotation, Span
+from craftrdf.registry import load_registry
+from craftrdf.curie import CurieMap
+from craftrdf.store import AnnotationStore
+from craftrdf.views import ViewSpec, containment_pairs, materialize_view, nested_pairs, resolve_sets, run_view
+
+EXT_SETS = ["CHEBI_EXT", "CL_EXT", "GO_BP_EXT", "GO_CC_EXT", "GO_MF_EXT", "MOP_EXT", "NCBITaxon_EXT", "PR_EXT",
+            "SO_EXT", "UBERON_EXT"]
+
+
+def _pairs(rows):
+    return set(containment_pairs(rows))
+
+
+def test_hand_cases():
+    rows = [
+        ("outer", "d", 0, 20),          # "retinal ganglion cell"
+        ("inner", "d", 0, 16),          # "retinal ganglion"
+        ("same", "d", 0, 20),           # identical text: not nested in "outer", nor "outer" in it
+        ("disc", "d", 0, 7), ("disc", "d", 17, 20),   # two pieces inside "outer"
+        ("gap", "d", 5, 10),            # inside outer/same; inside "disc"? no: 7..10 is not covered
+        ("other", "e", 0, 16),          # other document
+        ("empty", "d", 3, 3),           # no characters: never nested
+    ]
+    assert _pairs(rows) == {
+        ("inner", "outer"), ("inner", "same"), ("disc", "outer"), ("disc", "same"),
+        ("gap", "outer"), ("gap", "same"), ("gap", "inner"),
+    }
+
+
+def test_discontinuous_outer_must_cover_every_character():
+    rows = [("b", "d", 0, 5), ("b", "d", 10, 15), ("a", "d", 2, 4), ("c", "d", 4, 11)]
+    assert _pairs(rows) == {("a", "b")}
+
+
+def test_overlapping_pieces_of_the_outer_are_merged():
+    # outer pieces 0-8 and 5-12 overlap: together they cover 0-12, which contains 6-11
+    rows = [("o", "d", 0, 8), ("o", "d", 5, 12), ("i", "d", 6, 11)]
+    assert _pairs(rows) == {("i", "o")}
+
+
+_span = st.tuples(st.integers(0, 30), st.integers(0, 8)).map(lambda t: (t[0], t[0] + t[1]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_span, min_size=1, max_size=3), min_size=1, max_size=12))
+def test_matches_brute_force_character_sets(annotations):
+    rows = [(f"a{i}", "d", s, e) for i, spans in enumerate(annotations) for s, e in spans]
+    chars = {f"a{i}": frozenset(c for s, e in spans for c in range(s, e)) for i, spans in enumerate(annotations)}
+    expected = {(a, b) for a in chars for b in chars if chars[a] and chars[a] < chars[b]}
+    assert _pairs(rows) == expected
+
+
+@pytest.fixture(scope="module")
+def sample_store() -> AnnotationStore:
+    store = AnnotationStore.memory()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        build_store(sample_dir(), store, registry=load_registry())
+    return store
+
+
+def test_filters_partition_the_set(sample_store):
+    sets = resolve_sets(sample_store, ["*_ext"])
+    assert sets == tuple(sorted(EXT_SETS))
+    n = {(c, m): len(run_view(sample_store, ViewSpec(sets, c, m)))
+         for c in ("all", "proper", "extension") for m in ("all", "outermost", "nested")}
+    for c in ("all", "proper", "extension"):
+        assert n[(c, "all")] == n[(c, "outermost")] + n[(c, "nested")]
+    for m in ("all", "outermost", "nested"):
+        assert n[("all", m)] == n[("proper", m)] + n[("extension", m)]
+    assert n[("all", "nested")] > 0
+
+
+def test_extension_filter_matches_raw_class_ids(sample_store):
+    raw = (sample_dir() / "concept-annotation/UBERON/UBERON+extensions/knowtator")
+    ids = [m for f in raw.glob("*.xml") for m in re.findall(r'mentionClass id="([^"]+)"', f.read_text())]
+    ext = sum(1 for i in ids if i.split(":")[0].endswith("_EXT"))
+    got = run_view(sample_store, ViewSpec(("UBERON_EXT",), "extension", "all"))
+    assert len(got) == ext and all(r.annotation.class_id.split(":")[0].endswith("_EXT") for r in got)
+
+
+def test_split_filter(sample_store):
+    rows = run_view(sample_store, ViewSpec(("UBERON",), "all", "all", split="test"))
+    assert {r.annotation.document for r in rows} == {"11319941"}
+
+
+def test_bad_filters_and_sets_are_config_errors(sample_store):
+    with pytest.raises(ConfigError, match="nesting filter"):
+        ViewSpec(("UBERON",), "all", "inner")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="no annotation set in the store matches"):
+        resolve_sets(sample_store, ["NOPE*"])
+
+
+def test_materialized_view_is_a_set(sample_store):
+    n = materialize_view(sample_store, ViewSpec(("UBERON", "CL"), "all", "outermost"), "CORE_UC")
+    again = run_view(sample_store, ViewSpec(("CORE_UC",), "all", "all"))
+    assert len(again) == n
+    assert materialize_view(sample_store, ViewSpec(("UBERON", "CL"), "all", "outermost"), "CORE_UC") == n
+    # nothing in a view of outermost annotations is nested among those same annotations
+    assert run_view(sample_store, ViewSpec(("CORE_UC",), "all", "nested")) == []
+
+
+def test_containment_is_recomputed_when_a_set_changes():
+    store = AnnotationStore.memory()
+    cm = CurieMap()
+
+    def put(key, anns):
+        lines = [*set_nquads(key, module=None, variant=None, ontology=None, mappings=None),
+                 *annotation_nquads(anns, set_key=key, curies=cm)]
+        store.load_batch(set_iri(key), lines, digest=repr(anns))
+
+    put("A", [Annotation("x", "d", "CL:0000540", (Span(0, 6),))])
+    put("B", [Annotation("y", "d", "CL:0000540", (Span(0, 10),))])
+    assert len(run_view(store, ViewSpec(("A", "B"), "all", "nested"))) == 1
+    put("B", [Annotation("y", "d", "CL:0000540", (Span(20, 30),))])
+    assert run_view(store, ViewSpec(("A", "B"), "all", "nested")) == []
+
+
+# -- the real corpus -------------------------------------------------------------------
+
+
+def _independent_nested_count(craft_dir: Path, modules_sets: list[tuple[str, str]]) -> tuple[int, int]:
+    """(annotations, nested) over the given Knowtator folders, by character-position index, from the XML."""
+    per_doc: dict[str, list[frozenset[int]]] = defaultdict(list)
+    total = 0
+    for module, folder in modules_sets:
+        for f in (craft_dir / "concept-annotation" / module / folder / "knowtator").glob("*.xml"):
+            doc = f.name.split(".")[0]
+            for ann in ET.parse(f).getroot().iter("annotation"):
+                total += 1
+                per_doc[doc].append(frozenset(
+                    c for s in ann.iter("span") for c in range(int(s.get("start")), int(s.get("end")))))
+    nested = 0
+    for anns in per_doc.values():
+        covering: dict[int, set[int]] = defaultdict(set)
+        for i, chars in enumerate(anns):
+            for c in chars:
+                covering[c].add(i)
+        for i, chars in enumerate(anns):
+            if not chars:
+                continue
+            candidates = set.intersection(*(covering[c] for c in chars))
+            if any(len(anns[j]) > len(chars) for j in candidates):
+                nested += 1
+    return total, nested
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_nested_count_over_all_ext_sets_matches_the_knowtator_files(corpus_store: Path, craft_dir: Path):
+    folders = [(k[:-4], k[:-4] + "+extensions") for k in EXT_SETS]
+    total, nested = _independent_nested_count(craft_dir, folders)
+    assert total == 159_235
+    with AnnotationStore.open(corpus_store) as store:
+        got_all = run_view(store, ViewSpec(tuple(EXT_SETS), "all", "all"))
+        got_nested = run_view(store, ViewSpec(tuple(EXT_SETS), "all", "nested"))
+        pairs = nested_pairs(store, ("UBERON", "CL"), document="11319941")
+    assert len(got_all) == total
+    assert len(got_nested) == nested
+    # the corpus README's example: UBERON 'retinal ganglion' inside CL 'retinal ganglion cell'
+    texts = {(r[4].value if r[4] else None, r[8].value if r[8] else None) for r in pairs.rows}
+    assert len(texts) > 0 and all(outer and inner and inner in outer for inner, outer in texts)
