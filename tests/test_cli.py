@@ -79,3 +79,24 @@ def test_load_of_a_bad_file_changes_nothing(tmp_path):
     assert r.returncode == 1 and "bad.bionlp" in r.stderr and "line 2" in r.stderr
     r = craftrdf("query", "sets", "--store", store, "--format", "csv")
     assert [row["set"] for row in csv.DictReader(io.StringIO(r.stdout))] == ["A"]
+
+
+def test_view_and_postprocess_commands(tmp_path):
+    store = str(tmp_path / "s")
+    assert craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "UBERON,CL,CL_EXT").returncode == 0
+    r = craftrdf("view", "--store", store, "--sets", "uberon,CL", "--nesting", "nested", "--format", "count")
+    assert r.returncode == 0, r.stderr
+    counts = dict(line.split("\t") for line in r.stdout.split("\n") if line)
+    # the sample's 11319941 has CL 'granule cell' inside UBERON 'granule cell layer of ... dentate gyrus'
+    assert int(counts["CL"]) >= 1 and int(counts["TOTAL"]) == sum(int(v) for k, v in counts.items() if k != "TOTAL")
+    out = tmp_path / "bionlp"
+    r = craftrdf("view", "--store", store, "--sets", "CL", "--split", "test", "--format", "bionlp", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert [p.name for p in out.iterdir()] == ["11319941.bionlp"]
+    raw = (sample_dir() / "concept-annotation/CL/CL/knowtator/11319941.txt.knowtator.xml").read_text().count("<annotation>")
+    assert (out / "11319941.bionlp").read_text().count("\n") == raw
+    r = craftrdf("postprocess", "--store", store, "--set", "CL_EXT", "--rules", "related", "--into", "CL_EXT_RELATED")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1].split()[0] == "related"
+    r = craftrdf("view", "--store", store, "--sets", "NOPE", "--format", "count")
+    assert r.returncode == 1 and "no annotation set in the store matches" in r.stderr
