@@ -11,12 +11,12 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import CraftrdfError
-from . import annotate, export, similarity, store, views
+from . import annotate, evaluate, export, similarity, store, views
 from ._common import setup_logging
 
 __all__ = ["build_parser", "main"]
 
-GROUPS = (store, views, similarity, annotate, export)
+GROUPS = (store, views, similarity, annotate, export, evaluate)
 
 
 def build_parser() -> argparse.ArgumentParser:

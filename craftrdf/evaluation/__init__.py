@@ -1,7 +1,10 @@
 """Scoring predicted annotations against a reference.
 
 :mod:`craftrdf.evaluation.bossy` is the CRAFT Shared Task metric (slot error rate with
-Jaccard or exact boundaries and a class similarity); see ``docs/evaluation.md``.
+Jaccard or exact boundaries and a class similarity); :mod:`craftrdf.evaluation.criteria`
+the classic NER matching criteria (Tsai et al. 2006); :mod:`craftrdf.evaluation.run`
+reads gold and predictions, scores them set by set and writes the report files (the
+``craftrdf evaluate`` command). See ``docs/evaluation.md``.
 """
 
 from __future__ import annotations
@@ -18,16 +21,50 @@ from .bossy import (
     total,
     uses_parallel_ids,
 )
+from .criteria import (
+    CRITERIA,
+    CriterionScores,
+    criteria_scores,
+    related_by_ancestors,
+    tokens,
+    total_criteria,
+)
+from .run import (
+    RESULTS_HEADER,
+    SetReport,
+    evaluate_sets,
+    evaluate_store,
+    format_table,
+    load_directory,
+    load_side,
+    parse_criteria,
+    write_report,
+)
 
 __all__ = [
+    "CRITERIA",
+    "RESULTS_HEADER",
+    "CriterionScores",
     "Pair",
     "Scores",
+    "SetReport",
     "boundary_score",
     "comparison_class",
+    "criteria_scores",
+    "evaluate_sets",
+    "evaluate_store",
     "exclude_unknown",
+    "format_table",
     "jaccard",
+    "load_directory",
+    "load_side",
     "pair_annotations",
+    "parse_criteria",
+    "related_by_ancestors",
     "score_document",
+    "tokens",
     "total",
+    "total_criteria",
     "uses_parallel_ids",
+    "write_report",
 ]

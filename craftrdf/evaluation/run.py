@@ -1,0 +1,278 @@
+"""Scoring a prediction against gold, set by set: inputs, the scores, the report files.
+
+The data path: :func:`load_side` reads annotations (store set keys, or a Shared Task
+directory: one subdirectory per set key holding ``<PMID>.bionlp`` files);
+:func:`evaluate_sets` pairs the sets and documents and scores them with the functions of
+:mod:`.bossy` and :mod:`.criteria` (similarity, ontology membership and hierarchy passed
+in); :func:`write_report` writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and
+``summary.json``. :func:`evaluate_store` wires these to a store (the ``bossy`` Wang index
+for similarity and ontology membership).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, InputError
+from ..model import Annotation
+from .bossy import (
+    Boundary,
+    Scores,
+    comparison_class,
+    score_document,
+    total,
+    uses_parallel_ids,
+)
+from .criteria import (
+    CRITERIA,
+    ClassMode,
+    CriterionScores,
+    criteria_scores,
+    related_by_ancestors,
+    total_criteria,
+)
+
+__all__ = [
+    "RESULTS_HEADER",
+    "SetReport",
+    "evaluate_sets",
+    "evaluate_store",
+    "format_table",
+    "load_directory",
+    "load_side",
+    "parse_criteria",
+    "write_report",
+]
+
+logger = logging.getLogger(__name__)
+
+RESULTS_HEADER = ("#document-id\tsubstitutions\tinsertions\tdeletions\tmatches\tref-count\t"
+                  "prediction-count\tSER\tprecision\trecall\tF1-score")
+
+Side = dict[str, dict[str, list[Annotation]]]  # set key -> document -> annotations
+
+
+@dataclass(frozen=True, slots=True)
+class SetReport:
+    """The scores of one set: per document (sorted by id), the total, the criteria totals."""
+
+    key: str
+    documents: tuple[tuple[str, Scores], ...]
+    total: Scores
+    criteria: tuple[CriterionScores, ...]
+
+
+def parse_criteria(spec: str) -> tuple[str, ...]:
+    """``all`` or a comma-separated list of criteria; ConfigError naming an unknown one.
+
+    >>> parse_criteria("exact, left")
+    ('exact', 'left')
+    """
+    if spec.strip().lower() == "all":
+        return CRITERIA
+    names = tuple(c.strip().lower().replace("-", "_") for c in spec.split(",") if c.strip())
+    for c in names:
+        if c not in CRITERIA:
+            raise ConfigError(f"unknown criterion {c!r}: use all or some of {', '.join(CRITERIA)}")
+    return names
+
+
+def load_directory(root: str | Path) -> Side:
+    """A Shared Task directory: one subdirectory per set key (any case) of ``<PMID>.bionlp`` files.
+
+    Keys come back upper-case. InputError when ``root`` has no such subdirectory.
+    """
+    from ..ingest.bionlp import read_bionlp
+
+    root = Path(root)
+    out: Side = {}
+    for sub in sorted(p for p in root.iterdir() if p.is_dir()):
+        files = sorted(sub.glob("*.bionlp"))
+        if files:
+            out[sub.name.upper()] = {f.stem: read_bionlp(f, document=f.stem) for f in files}
+    if not out:
+        raise InputError("no subdirectory holding .bionlp files", source=str(root))
+    return out
+
+
+def load_side(spec: str, store: object | None) -> Side:
+    """Annotations of a directory, or of set keys (comma-separated, wildcards) in the store."""
+    if Path(spec).is_dir():
+        return load_directory(spec)
+    if store is None:
+        raise ConfigError(f"{spec!r} is not a directory, and no store is given to look it up as a set key")
+    from ..annotations import fetch_annotations
+    from ..views import resolve_sets
+
+    out: Side = {}
+    for key in resolve_sets(store, spec.split(",")):  # type: ignore[arg-type]
+        docs: dict[str, list[Annotation]] = {}
+        for a in fetch_annotations(store, key):  # type: ignore[arg-type]
+            docs.setdefault(a.document, []).append(a)
+        out[key] = docs
+    return out
+
+
+def _pair_sets(gold: Side, pred: Side) -> list[tuple[str, str, str]]:
+    """(report key, gold key, pred key): keys equal ignoring case, else the only set of each side."""
+    by_upper = {k.upper(): k for k in gold}
+    pairs = []
+    for pk in pred:
+        gk = by_upper.get(pk.upper())
+        if gk is None and len(gold) == 1 and len(pred) == 1:
+            gk = next(iter(gold))
+        if gk is None:
+            raise ConfigError(f"prediction set {pk} has no gold set (gold sets: {', '.join(sorted(gold))})")
+        pairs.append((gk, gk, pk))
+    return pairs
+
+
+def evaluate_sets(
+    gold: Side,
+    pred: Side,
+    similarity: Callable[[str, str], float],
+    *,
+    known: Callable[[str], bool] | Container[str] | None = None,
+    boundary: Boundary = "jaccard",
+    criteria: Sequence[str] = CRITERIA,
+    related: Callable[[str, str], bool] | None = None,
+    texts: Mapping[str, str] | None = None,
+) -> list[SetReport]:
+    """Score every prediction set against its gold set, only on the documents of the prediction.
+
+    A predicted document with no gold document raises ConfigError naming it. Criteria are
+    computed for class modes ``exact`` and ``ignore``, and ``hierarchy`` when ``related``
+    is given; ``fragment`` only for documents whose text is in ``texts``. For the
+    criteria, classes get the same parallel translation and ontology filter as the
+    Shared Task score.
+    """
+    modes: list[ClassMode] = ["exact", "ignore"]
+    if related is not None:
+        modes.append("hierarchy")
+    test = None if known is None else (known if callable(known) else known.__contains__)
+    reports = []
+    for key, gk, pk in _pair_sets(gold, pred):
+        gdocs, pdocs = gold[gk], pred[pk]
+        missing = sorted(d for d in pdocs if d not in gdocs)
+        if missing:
+            raise ConfigError(f"set {pk}: predicted document(s) with no gold document: {', '.join(missing)}")
+        per_doc = []
+        crit: list[CriterionScores] = []
+        for doc in sorted(pdocs):
+            refs, preds = gdocs[doc], pdocs[doc]
+            per_doc.append((doc, score_document(refs, preds, similarity, boundary=boundary, set_key=key,
+                                                known=known)))
+            r, p = _for_criteria(refs, key, test), _for_criteria(preds, key, test)
+            text = texts.get(doc) if texts else None
+            for mode in modes:
+                crit.extend(criteria_scores(r, p, criteria=criteria, classes=mode,
+                                            related=related if mode == "hierarchy" else None, text=text))
+        reports.append(SetReport(key, tuple(per_doc), total(s for _, s in per_doc), tuple(total_criteria(crit))))
+    return reports
+
+
+def _for_criteria(anns: Sequence[Annotation], key: str, test: Callable[[str], bool] | None) -> list[Annotation]:
+    out = []
+    for a in anns:
+        c = comparison_class(a.class_id, key) if uses_parallel_ids(key) else a.class_id
+        if test is None or test(c):
+            out.append(a if c == a.class_id else Annotation(a.id, a.document, c, a.spans, a.text, a.annotator))
+    return out
+
+
+# -- output -----------------------------------------------------------------------------
+
+def _num(x: float) -> str:
+    return f"{x:.4f}"
+
+
+def _row(name: str, s: Scores) -> str:
+    return "\t".join([name, _num(s.substitutions), str(s.insertions), str(s.deletions), _num(s.matches),
+                      str(s.ref_count), str(s.pred_count), _num(s.ser), _num(s.precision), _num(s.recall),
+                      _num(s.f1)])
+
+
+def _scores_json(s: Scores) -> dict[str, float]:
+    return {"substitutions": s.substitutions, "insertions": s.insertions, "deletions": s.deletions,
+            "matches": s.matches, "ref_count": s.ref_count, "pred_count": s.pred_count, "SER": s.ser,
+            "precision": s.precision, "recall": s.recall, "F1": s.f1}
+
+
+def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str = "jaccard") -> list[Path]:
+    """Write ``<key>_results.tsv`` and ``<key>_criteria.tsv`` per set and ``summary.json``; the paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    summary: dict[str, object] = {"boundary": boundary, "sets": {}}
+    for r in reports:
+        lines = [RESULTS_HEADER] + [_row(d, s) for d, s in r.documents] + [_row("TOTAL", r.total)]
+        p = out / f"{r.key}_results.tsv"
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        written.append(p)
+        lines = ["#criterion\tclasses\ttrue-positives\tref-count\tprediction-count\tprecision\trecall\tF1-score"]
+        lines += [f"{c.criterion}\t{c.classes}\t{c.tp}\t{c.ref_count}\t{c.pred_count}\t{_num(c.precision)}\t"
+                  f"{_num(c.recall)}\t{_num(c.f1)}" for c in r.criteria]
+        p = out / f"{r.key}_criteria.tsv"
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        written.append(p)
+        summary["sets"][r.key] = {  # type: ignore[index]
+            "total": _scores_json(r.total),
+            "documents": {d: _scores_json(s) for d, s in r.documents},
+            "criteria": [{"criterion": c.criterion, "classes": c.classes, "tp": c.tp, "ref_count": c.ref_count,
+                          "pred_count": c.pred_count, "precision": c.precision, "recall": c.recall, "F1": c.f1}
+                         for c in r.criteria],
+        }
+    p = out / "summary.json"
+    p.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    written.append(p)
+    return written
+
+
+def format_table(reports: Iterable[SetReport]) -> str:
+    """A short terminal table: one line per set with its totals."""
+    lines = [f"{'set':<14}{'docs':>5}{'ref':>7}{'pred':>7}{'M':>9}{'SER':>8}{'P':>8}{'R':>8}{'F1':>8}"]
+    for r in reports:
+        t = r.total
+        lines.append(f"{r.key:<14}{len(r.documents):>5}{t.ref_count:>7}{t.pred_count:>7}{t.matches:>9.2f}"
+                     f"{t.ser:>8.4f}{t.precision:>8.4f}{t.recall:>8.4f}{t.f1:>8.4f}")
+    return "\n".join(lines) + "\n"
+
+
+# -- from a store ---------------------------------------------------------------------------
+
+def _texts(craft: str | Path | None, documents: Iterable[str]) -> dict[str, str]:
+    if craft is None:
+        return {}
+    out = {}
+    for d in documents:
+        p = Path(craft) / "articles" / "txt" / f"{d}.txt"
+        if p.is_file():
+            out[d] = p.read_text(encoding="utf-8")
+    return out
+
+
+def evaluate_store(store: object, gold: str, pred: str, *, boundary: Boundary = "jaccard",
+                   criteria: Sequence[str] = CRITERIA, craft: str | Path | None = None) -> list[SetReport]:
+    """:func:`evaluate_sets` with the store's ``bossy`` Wang index for similarity, ontology
+    membership (a class is in the ontology when the index knows it) and the hierarchy;
+    ``craft`` (a CRAFT directory) supplies document texts for the fragment criterion.
+    """
+    from ..similarity import similarity_index
+
+    index = similarity_index(store, method="bossy")  # type: ignore[arg-type]
+    g, p = load_side(gold, store), load_side(pred, store)
+    cache: dict[tuple[str, str], float] = {}
+
+    def sim(a: str, b: str) -> float:
+        v = cache.get((a, b))
+        if v is None:
+            v = cache[(a, b)] = index.similarity(a, b)
+        return v
+
+    docs = {d for side in p.values() for d in side}
+    return evaluate_sets(g, p, sim, known=index.__contains__, boundary=boundary, criteria=criteria,
+                         related=related_by_ancestors(index.semantic_values), texts=_texts(craft, docs))

@@ -1,0 +1,155 @@
+"""Set and document pairing, the report files, and the corpus: gold against itself."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+from craftrdf.errors import ConfigError
+from craftrdf.evaluation.run import (
+    RESULTS_HEADER,
+    evaluate_sets,
+    evaluate_store,
+    load_directory,
+    parse_criteria,
+    write_report,
+)
+
+
+def identity(a, b):
+    return 1.0 if a == b else 0.0
+
+
+def write(root, key, pmid, lines):
+    d = root / key
+    d.mkdir(parents=True, exist_ok=True)
+    (d / f"{pmid}.bionlp").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+@pytest.fixture()
+def dirs(tmp_path):
+    gold, pred = tmp_path / "gold", tmp_path / "pred"
+    write(gold, "CL", "111", ["T1\tCL:1 0 10\tabcdefghij", "T2\tCL:2 20 30\tklmnopqrst"])
+    write(gold, "CL", "222", ["T1\tCL:1 0 4\tabcd"])
+    write(gold, "CL", "333", ["T1\tCL:3 0 4\tabcd"])  # not predicted: not scored
+    # doc 111: T1 exact (1), T2 half overlap [25,35) vs [20,30): 5/15; doc 222: nothing
+    write(pred, "cl", "111", ["T1\tCL:1 0 10\tabcdefghij", "T2\tCL:2 25 35\tpqrstuvwxy"])
+    write(pred, "cl", "222", [])
+    return gold, pred
+
+
+def test_directories_scored_per_document_and_in_total(dirs, tmp_path):
+    gold, pred = (load_directory(d) for d in dirs)
+    assert set(gold) == {"CL"} and set(pred) == {"CL"}
+    (rep,) = evaluate_sets(gold, pred, identity, criteria=["exact", "partial"])
+    assert rep.key == "CL"
+    docs = dict(rep.documents)
+    assert list(docs) == ["111", "222"]
+    # 111: M = 1 + 1/3, N = P = 2, no D, no I; S = 2/3; SER = 1/3
+    assert docs["111"].matches == pytest.approx(4 / 3)
+    assert docs["111"].ser == pytest.approx(1 / 3)
+    # 222: N = 1, P = 0
+    assert (docs["222"].deletions, docs["222"].ser, docs["222"].f1) == (1, 1.0, 0.0)
+    # total: M = 4/3, N = 3, P = 2, D = 1, I = 0; S = 3 - 1 - 4/3 = 2/3; SER = (2/3 + 1) / 3
+    t = rep.total
+    assert (t.ref_count, t.pred_count, t.deletions, t.insertions) == (3, 2, 1, 0)
+    assert t.ser == pytest.approx(5 / 9)
+    assert t.precision == pytest.approx(2 / 3)
+    assert t.recall == pytest.approx(4 / 9)
+    crit = {(c.criterion, c.classes): (c.tp, c.ref_count, c.pred_count) for c in rep.criteria}
+    assert crit[("exact", "exact")] == (1, 3, 2)
+    assert crit[("partial", "exact")] == (2, 3, 2)
+    assert crit[("partial", "ignore")] == (2, 3, 2)
+
+    out = tmp_path / "out"
+    write_report([rep], out)
+    lines = (out / "CL_results.tsv").read_text().splitlines()
+    assert lines[0] == RESULTS_HEADER
+    assert [line.split("\t")[0] for line in lines[1:]] == ["111", "222", "TOTAL"]
+    assert lines[-1].split("\t")[1:] == ["0.6667", "0", "1", "1.3333", "3", "2", "0.5556", "0.6667", "0.4444",
+                                         "0.5333"]
+    assert (out / "CL_criteria.tsv").read_text().startswith("#criterion\t")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["sets"]["CL"]["total"]["deletions"] == 1
+
+
+def test_predicted_document_without_gold_is_an_error(dirs):
+    gold_dir, pred_dir = dirs
+    write(pred_dir, "cl", "999", ["T1\tCL:1 0 4\tabcd"])
+    with pytest.raises(ConfigError, match="999"):
+        evaluate_sets(load_directory(gold_dir), load_directory(pred_dir), identity)
+
+
+def test_predicted_set_without_gold_is_an_error(dirs):
+    gold_dir, pred_dir = dirs
+    write(pred_dir, "UBERON", "111", [])
+    with pytest.raises(ConfigError, match="UBERON"):
+        evaluate_sets(load_directory(gold_dir), load_directory(pred_dir), identity)
+
+
+def test_parse_criteria():
+    assert parse_criteria("all")[0] == "exact" and "fragment" in parse_criteria("ALL")
+    assert parse_criteria("left-or-right,partial") == ("left_or_right", "partial")
+    with pytest.raises(ConfigError, match="middle"):
+        parse_criteria("exact,middle")
+
+
+@pytest.mark.corpus
+def test_gold_uberon_against_itself(corpus_store, tmp_path):
+    from craftrdf.store import AnnotationStore
+
+    with AnnotationStore.open(corpus_store, mode="read") as store, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (rep,) = evaluate_store(store, "UBERON", "UBERON", criteria=["exact", "partial"])
+    assert rep.key == "UBERON"
+    assert len(rep.documents) > 60
+    assert rep.total.ref_count > 1000
+    assert rep.total.ser == 0.0
+    assert rep.total.f1 == pytest.approx(1.0)
+    for _, s in rep.documents:
+        assert s.ser == 0.0 and s.f1 == pytest.approx(1.0)
+    for c in rep.criteria:
+        assert c.tp == c.ref_count == c.pred_count
+
+
+def test_cli_on_the_sample_with_a_class_moved_to_its_parent(tmp_path, capsys):
+    from craftrdf.annotations import fetch_annotations
+    from craftrdf.cli import main
+    from craftrdf.demo import sample_dir
+    from craftrdf.similarity import similarity_index
+    from craftrdf.store import AnnotationStore
+
+    store_path = tmp_path / "s.store"
+    assert main(["-q", "build", "--craft", str(sample_dir()), "--store", str(store_path), "--sets", "UBERON"]) == 0
+    with AnnotationStore.open(store_path, mode="read") as store:
+        gold = [a for a in fetch_annotations(store, "UBERON") if a.document == "11597317"]
+        index = similarity_index(store, method="bossy", cache=None)
+        first = gold[0]
+        # the is_a parent: the ancestor with S-value 0.65 (bossy weight)
+        parent = next(t for t, s in index.semantic_values(first.class_id).items() if s == pytest.approx(0.65))
+        sim = index.similarity(first.class_id, parent)
+    assert len(gold) == 8 and 0 < sim < 1
+    lines = []
+    for k, a in enumerate(gold):
+        cls = parent if a is first else a.class_id
+        spans = ";".join(f"{s.start} {s.end}" for s in a.spans)
+        lines.append(f"T{k + 1}\t{cls} {spans}\t{a.text}")
+    write(tmp_path / "pred", "uberon", "11597317", lines)
+    out = tmp_path / "out"
+    assert main(["evaluate", "--gold", "UBERON", "--pred", str(tmp_path / "pred"), "--store", str(store_path),
+                 "--craft", str(sample_dir()), "--out", str(out)]) == 0
+    assert "UBERON" in capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    t = summary["sets"]["UBERON"]["total"]
+    # M = 7 + sim, S = 8 - 0 - M = 1 - sim, SER = S / 8; precision = recall = M / 8
+    assert (t["ref_count"], t["pred_count"], t["insertions"], t["deletions"]) == (8, 8, 0, 0)
+    assert t["SER"] == pytest.approx((1 - sim) / 8)
+    assert t["precision"] == pytest.approx((7 + sim) / 8)
+    crit = {(c["criterion"], c["classes"]): c["tp"] for c in summary["sets"]["UBERON"]["criteria"]}
+    assert crit[("exact", "exact")] == 7
+    assert crit[("exact", "ignore")] == 8
+    assert crit[("exact", "hierarchy")] == 8
+    assert ("fragment", "exact") in crit
+    assert (out / "UBERON_results.tsv").read_text().splitlines()[1].startswith("11597317\t")
