@@ -70,3 +70,26 @@ def corpus_store(craft_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
         with AnnotationStore.open(path) as store:
             build_store(craft_dir, store, registry=load_registry())
     return path
+
+
+def sample_store_factory():
+    """A new in-memory store holding the bundled sample (each test module gets its own)."""
+    import warnings
+
+    from craftrdf.build import build_store
+    from craftrdf.demo import sample_dir
+    from craftrdf.errors import DataWarning
+    from craftrdf.registry import load_registry
+    from craftrdf.store import AnnotationStore
+
+    store = AnnotationStore.memory()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        build_store(sample_dir(), store, registry=load_registry())
+    return store
+
+
+@pytest.fixture(scope="module")
+def sample_store():
+    """The bundled sample in memory, built once per test module (modules may add sets to it)."""
+    return sample_store_factory()

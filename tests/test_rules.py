@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import pytest
 
 from craftrdf.annotations import fetch_annotations
-from craftrdf.build import build_store
 from craftrdf.demo import sample_dir
-from craftrdf.errors import ConfigError, DataWarning
+from craftrdf.errors import ConfigError
 from craftrdf.model import Annotation, Span
-from craftrdf.registry import load_registry
 from craftrdf.rules import Mappings, apply_rules, drop_unused, postprocess_set, replace_related, set_mappings, \
     substitute_unused
 from craftrdf.store import AnnotationStore
@@ -67,15 +64,6 @@ def test_rules_apply_in_order():
     assert [a.class_id for a in out] == ["CL:0000000"] and [r.rule for r in reports] == ["substitute", "related"]
     with pytest.raises(ConfigError, match="unknown rule"):
         apply_rules(anns, ["nope"], m)
-
-
-@pytest.fixture(scope="module")
-def sample_store() -> AnnotationStore:
-    store = AnnotationStore.memory()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DataWarning)
-        build_store(sample_dir(), store, registry=load_registry())
-    return store
 
 
 def test_mappings_come_from_the_raw_files(sample_store):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import warnings
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
@@ -12,13 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.build import build_store
 from craftrdf.demo import sample_dir
-from craftrdf.errors import ConfigError, DataWarning
+from craftrdf.errors import ConfigError
 from craftrdf.ingest.webanno import annotation_nquads, set_nquads
 from craftrdf.iris import set_iri
 from craftrdf.model import Annotation, Span
-from craftrdf.registry import load_registry
 from craftrdf.curie import CurieMap
 from craftrdf.store import AnnotationStore
 from craftrdf.views import ViewSpec, containment_pairs, materialize_view, nested_pairs, resolve_sets, run_view
@@ -68,15 +65,6 @@ def test_matches_brute_force_character_sets(annotations):
     chars = {f"a{i}": frozenset(c for s, e in spans for c in range(s, e)) for i, spans in enumerate(annotations)}
     expected = {(a, b) for a in chars for b in chars if chars[a] and chars[a] < chars[b]}
     assert _pairs(rows) == expected
-
-
-@pytest.fixture(scope="module")
-def sample_store() -> AnnotationStore:
-    store = AnnotationStore.memory()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DataWarning)
-        build_store(sample_dir(), store, registry=load_registry())
-    return store
 
 
 def test_filters_partition_the_set(sample_store):

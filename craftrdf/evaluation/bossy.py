@@ -61,6 +61,22 @@ Similarity = Callable[[str, str], float]
 _PARALLEL = re.compile(r"^([A-Za-z]+)_EXT:(\d+)$")
 
 
+def rates(hits: float, ref_count: int, pred_count: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 of ``hits`` (matches, or true positives) with the Shared Task's edge cases.
+
+    N = P = 0 gives 1, 1, 1; exactly one of them 0 gives 0, 0, 0.
+
+    >>> rates(3, 4, 6)
+    (0.5, 0.75, 0.6)
+    """
+    if ref_count == 0 or pred_count == 0:
+        v = 1.0 if ref_count == pred_count else 0.0
+        return v, v, v
+    precision, recall = hits / pred_count, hits / ref_count
+    f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+    return precision, recall, f1
+
+
 @dataclass(frozen=True, slots=True)
 class Scores:
     """The Shared Task counts of one document (or a corpus total) and the rates from them.
@@ -96,27 +112,17 @@ class Scores:
     @property
     def precision(self) -> float:
         """M / P; 1 when N = P = 0, 0 when exactly one of them is 0."""
-        return self._rate(self.pred_count)
+        return rates(self.matches, self.ref_count, self.pred_count)[0]
 
     @property
     def recall(self) -> float:
         """M / N; 1 when N = P = 0, 0 when exactly one of them is 0."""
-        return self._rate(self.ref_count)
+        return rates(self.matches, self.ref_count, self.pred_count)[1]
 
     @property
     def f1(self) -> float:
         """2PR / (P + R); 0 when P + R is 0; the edge cases as for precision."""
-        n, p = self.ref_count, self.pred_count
-        if n == 0 or p == 0:
-            return 1.0 if n == p else 0.0
-        pr, rc = self.precision, self.recall
-        return 0.0 if pr + rc == 0 else 2 * pr * rc / (pr + rc)
-
-    def _rate(self, denominator: int) -> float:
-        n, p = self.ref_count, self.pred_count
-        if n == 0 or p == 0:
-            return 1.0 if n == p else 0.0
-        return self.matches / denominator
+        return rates(self.matches, self.ref_count, self.pred_count)[2]
 
     def __add__(self, other: Scores) -> Scores:
         if not isinstance(other, Scores):

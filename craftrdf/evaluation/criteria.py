@@ -50,7 +50,7 @@ from functools import cache
 from typing import Literal
 
 from ..model import Annotation, Span
-from .bossy import _common, _merged
+from .bossy import _common, _merged, rates
 
 __all__ = [
     "CRITERIA",
@@ -84,25 +84,15 @@ class CriterionScores:
 
     @property
     def precision(self) -> float:
-        return self._rate(self.pred_count)
+        return rates(self.tp, self.ref_count, self.pred_count)[0]
 
     @property
     def recall(self) -> float:
-        return self._rate(self.ref_count)
+        return rates(self.tp, self.ref_count, self.pred_count)[1]
 
     @property
     def f1(self) -> float:
-        n, p = self.ref_count, self.pred_count
-        if n == 0 or p == 0:
-            return 1.0 if n == p else 0.0
-        pr, rc = self.precision, self.recall
-        return 0.0 if pr + rc == 0 else 2 * pr * rc / (pr + rc)
-
-    def _rate(self, d: int) -> float:
-        n, p = self.ref_count, self.pred_count
-        if n == 0 or p == 0:
-            return 1.0 if n == p else 0.0
-        return self.tp / d
+        return rates(self.tp, self.ref_count, self.pred_count)[2]
 
 
 def tokens(text: str) -> list[Span]:
