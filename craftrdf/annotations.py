@@ -11,9 +11,11 @@ from .curie import CurieMap
 from .ingest.webanno import parse_spans_text
 from .model import Annotation
 from .query import resolve_query, run_query
+from .iris import DOCUMENTS_GRAPH
 from .store import AnnotationStore
+from .vocab import CRAFT, FABIO
 
-__all__ = ["fetch_annotations", "rows_to_annotations"]
+__all__ = ["document_texts", "fetch_annotations", "rows_to_annotations"]
 
 
 def fetch_annotations(
@@ -49,3 +51,12 @@ def rows_to_annotations(
             text=text.value if isinstance(text, ox.Literal) else None,
         ))
     return out
+
+
+def document_texts(store: AnnotationStore, pmids: Iterable[str] | None = None) -> dict[str, str]:
+    """PMID -> article text for the documents the store holds (all, or those among ``pmids``)."""
+    rows = store.query(
+        "SELECT ?g ?id ?text WHERE { GRAPH ?g { ?d <%s> ?id ; <%s> ?text } }" % (FABIO.hasPubMedId, CRAFT.text),
+        substitutions={"g": ox.NamedNode(DOCUMENTS_GRAPH)})
+    wanted = set(pmids) if pmids is not None else None
+    return {r["id"].value: r["text"].value for r in rows if wanted is None or r["id"].value in wanted}

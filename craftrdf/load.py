@@ -13,8 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyoxigraph as ox
-
+from .annotations import document_texts
 from .curie import CurieMap
 from .errors import ConfigError, InputError
 from .ingest.bionlp import read_bionlp
@@ -22,11 +21,10 @@ from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.rdfsource import rdf_format_of
 from .ingest.validate import validate_annotations
 from .ingest.webanno import annotation_nquads, set_nquads
-from .iris import DOCUMENTS_GRAPH, check_set_key, ontology_graph, set_iri
+from .iris import check_set_key, ontology_graph, set_iri
 from .model import Annotation
 from .registry import ontology_name
 from .store import AnnotationStore
-from .vocab import CRAFT, FABIO
 
 __all__ = ["LoadReport", "load_files", "read_annotation_path"]
 
@@ -67,14 +65,6 @@ def read_annotation_path(path: Path, *, curies: CurieMap) -> list[Annotation]:
     return out
 
 
-def _document_texts(store: AnnotationStore) -> dict[str, str]:
-    rows = store.raw.query(
-        "SELECT ?g ?id ?text WHERE { GRAPH ?g { ?d <%s> ?id ; <%s> ?text } }" % (FABIO.hasPubMedId, CRAFT.text),
-        substitutions={ox.Variable("g"): ox.NamedNode(DOCUMENTS_GRAPH)},
-    )
-    return {r["id"].value: r["text"].value for r in rows}
-
-
 def load_files(
     store: AnnotationStore,
     paths: Sequence[Path],
@@ -94,20 +84,20 @@ def load_files(
     curies = curies or CurieMap()
     ontologies: list[tuple[Path, list[str]]] = []
     annotations: list[Annotation] = []
-    sources: list[Path] = []
+    groups: list[tuple[Path, list[Annotation]]] = []
     for p in paths:
         if not p.exists():
             raise InputError("no such file or directory", source=str(p))
         if p.is_file() and _is_ontology(p):
             ontologies.append((p, list(ontology_lines(p, graph=ontology_graph(ontology_name(p)), curies=curies))))
         else:
-            annotations.extend(read_annotation_path(p, curies=curies))
-            sources.append(p)
+            groups.append((p, read_annotation_path(p, curies=curies)))
+            annotations.extend(groups[-1][1])
     if annotations:
         if set_key is None:
             raise ConfigError("annotation inputs need --set KEY: the name of the set they form")
         check_set_key(set_key)
-        texts = _document_texts(store)
+        texts = document_texts(store)
         by_doc: dict[str, list[Annotation]] = {}
         for a in annotations:
             by_doc.setdefault(a.document, []).append(a)
@@ -119,7 +109,8 @@ def load_files(
             logger.warning("%d document(s) have no text in the store, spans not checked: %s",
                            len(unchecked), ", ".join(unchecked[:10]))
         ann_lines = list(set_nquads(set_key, module=module, variant=None, ontology=None, mappings=None))
-        ann_lines.extend(annotation_nquads(annotations, set_key=set_key, curies=curies))
+        for path, anns in groups:  # per input, so a bad class id names its file
+            ann_lines.extend(annotation_nquads(anns, set_key=set_key, curies=curies, source=str(path)))
     loaded: dict[str, int] = {}
     for path, lines in ontologies:
         graph = ontology_graph(ontology_name(path))

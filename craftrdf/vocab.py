@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["BASE", "CRAFT", "DCTERMS", "FABIO", "OA", "OBO", "OBOINOWL", "OWL", "RDF", "RDFS", "XSD", "prefixes"]
+__all__ = ["BASE", "CM", "CRAFT", "DCTERMS", "FABIO", "OA", "OBO", "OBOINOWL", "OWL", "RDF", "RDFS", "XSD", "prefixes"]
 
 #: Namespace of the resources craftrdf mints (documents, annotations, sets, graphs).
 BASE: Final = "https://w3id.org/craftrdf/"
@@ -146,6 +146,24 @@ class CRAFT:
     viewNesting: Final = NS + "viewNesting"
     viewSplit: Final = NS + "viewSplit"
     appliedRule: Final = NS + "appliedRule"
+
+
+class CM:
+    """Vocabulary of a matcher run's set description (docs/matcher.md); properties named as the parameters."""
+
+    NS: Final = BASE + "vocab/conceptmapper#"
+    MatcherRun: Final = NS + "MatcherRun"
+    dictionarySet: Final = NS + "dictionarySet"
+    configuration: Final = NS + "configuration"
+    effectiveConfiguration: Final = NS + "effectiveConfiguration"
+    matcherVersion: Final = NS + "matcherVersion"
+    caseMatch: Final = NS + "caseMatch"
+    findAllMatches: Final = NS + "findAllMatches"
+    orderIndependentLookup: Final = NS + "orderIndependentLookup"
+    searchStrategy: Final = NS + "searchStrategy"
+    stemmer: Final = NS + "stemmer"
+    stopWords: Final = NS + "stopWords"
+    synonyms: Final = NS + "synonyms"
 
 
 def prefixes() -> dict[str, str]:

@@ -25,8 +25,10 @@ def setup_logging(verbose: int) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
-    logging.captureWarnings(True)
+    # a data warning is one line naming the file and the place, not Python's source excerpt
     warnings.simplefilter("default")
+    warnings.showwarning = lambda message, category, *_args, **_kw: logging.getLogger("craftrdf").warning(
+        "%s", message)
 
 
 def progress_bar(disable: bool) -> Callable[[int, int, str], None]:

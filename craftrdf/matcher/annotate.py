@@ -39,7 +39,7 @@ from ..model import Annotation, Span
 from ..rdf import iri, literal, quad
 from ..registry import Registry
 from ..store import AnnotationStore
-from ..vocab import BASE, CRAFT, DCTERMS, RDF
+from ..vocab import CM, CRAFT, DCTERMS, RDF
 from .config import (
     MatcherConfig,
     OrderIndependentLookup,
@@ -81,22 +81,6 @@ ANNOTATOR = "craftrdf matcher"
 MATCHER_VERSION = "craftrdf-matcher-1"
 
 
-class CM:
-    """Vocabulary of a matcher run's set description (docs/matcher.md); properties named as the parameters."""
-
-    NS = BASE + "vocab/conceptmapper#"
-    MatcherRun = NS + "MatcherRun"
-    dictionarySet = NS + "dictionarySet"
-    configuration = NS + "configuration"
-    effectiveConfiguration = NS + "effectiveConfiguration"
-    matcherVersion = NS + "matcherVersion"
-    caseMatch = NS + "caseMatch"
-    findAllMatches = NS + "findAllMatches"
-    orderIndependentLookup = NS + "orderIndependentLookup"
-    searchStrategy = NS + "searchStrategy"
-    stemmer = NS + "stemmer"
-    stopWords = NS + "stopWords"
-    synonyms = NS + "synonyms"
 
 
 DictionarySource = Callable[[TextNormalization, Synonyms, Normalizer], Dictionary]

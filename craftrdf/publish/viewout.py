@@ -9,27 +9,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-import pyoxigraph as ox
-
 from ..errors import ConfigError
+from ..annotations import document_texts
 from ..ingest.bionlp import write_bionlp
-from ..iris import DOCUMENTS_GRAPH
 from ..store import AnnotationStore
 from ..views import ViewRow
-from ..vocab import CRAFT, FABIO
 
-__all__ = ["ViewFormat", "count_rows", "document_texts", "write_view_rows"]
+__all__ = ["ViewFormat", "count_rows", "write_view_rows"]
 
 ViewFormat = Literal["bionlp", "csv", "count"]
-
-
-def document_texts(store: AnnotationStore, pmids: Sequence[str]) -> dict[str, str]:
-    """PMID -> article text for the documents the store holds (others are absent from the result)."""
-    wanted = set(pmids)
-    rows = store.query(
-        "SELECT ?g ?id ?text WHERE { GRAPH ?g { ?d <%s> ?id ; <%s> ?text } }" % (FABIO.hasPubMedId, CRAFT.text),
-        substitutions={"g": ox.NamedNode(DOCUMENTS_GRAPH)})
-    return {r["id"].value: r["text"].value for r in rows if r["id"].value in wanted}
 
 
 def count_rows(rows: Sequence[ViewRow]) -> dict[str, int]:

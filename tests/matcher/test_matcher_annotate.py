@@ -16,7 +16,7 @@ from craftrdf.errors import ConfigError, InputError
 from craftrdf.ingest.bionlp import read_bionlp
 from craftrdf.iris import set_iri
 from craftrdf.matcher import Matcher, MatcherConfig, MatchingSession, read_inputs
-from craftrdf.matcher.annotate import CM
+from craftrdf.vocab import CM
 from craftrdf.query import resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
