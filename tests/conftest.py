@@ -56,7 +56,14 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def corpus_store(craft_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A store built once per test session from the full corpus; open it with mode="read"."""
+    """A store built once per test session from the full corpus; open it with mode="read".
+
+    For development only, CRAFTRDF_CORPUS_STORE names an already built store to reuse
+    (CI leaves it unset, so the suite always builds from the raw files there).
+    """
+    prebuilt = os.environ.get("CRAFTRDF_CORPUS_STORE")
+    if prebuilt and Path(prebuilt).is_dir():
+        return Path(prebuilt)
     import warnings
 
     from craftrdf.build import build_store
