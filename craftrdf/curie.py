@@ -66,6 +66,7 @@ class CurieMap:
     def __init__(self, prefixes: Iterable[str] = CRAFT_PREFIXES) -> None:
         self._converter = curies.Converter.from_prefix_map({p: OBO.NS + p + "_" for p in prefixes})
         self._cache: dict[str, str] = {}
+        self._compressed: dict[str, str] = {}
 
     def is_curie(self, value: str) -> bool:
         """True when ``value`` has the shape of an OBO CURIE (known prefix or not)."""
@@ -99,9 +100,13 @@ class CurieMap:
         ``_EXT`` for extension classes, else up to the first ``_``) and registered, so
         the converter's longest-prefix match then agrees with it.
         """
+        known = self._compressed.get(iri)
+        if known is not None:
+            return known
         if iri.startswith(OBO.NS):
             m = _OBO_LOCAL.match(iri[len(OBO.NS):])
             if m is not None and not self._converter.has_prefix(m.group(1)):
                 self._converter.add_prefix(m.group(1), OBO.NS + m.group(1) + "_")
         curie = self._converter.compress(iri)
-        return iri if curie is None else curie
+        out = self._compressed[iri] = iri if curie is None else curie
+        return out

@@ -1,8 +1,9 @@
 """The ``evaluate`` command: score predicted annotations against gold as the CRAFT Shared Task does.
 
-``craftrdf evaluate --gold G --pred P --store S --out DIR`` where G and P are set keys of
-the store or Shared Task directories (one subdirectory per set key of ``<PMID>.bionlp``
-files). Writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and ``summary.json`` in DIR
+``craftrdf evaluate --gold G --pred P (--store S | --craft DIR) --out DIR`` where G and P are
+set keys or Shared Task directories (one subdirectory per set key of ``<PMID>.bionlp``
+files); set keys and ontologies come from the store, or, with ``--craft`` alone, from the
+CRAFT directory read into memory. Writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and ``summary.json`` in DIR
 and prints a short table. See ``docs/evaluation.md``.
 """
 
@@ -11,9 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..errors import ConfigError
+
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     from ..evaluation.run import (
+        evaluate_craft,
         evaluate_store,
         format_table,
         parse_criteria,
@@ -22,9 +26,15 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     from ..store import AnnotationStore
 
     criteria = parse_criteria(args.criteria)
-    with AnnotationStore.open(args.store, mode="read") as store:
-        reports = evaluate_store(store, args.gold, args.pred, boundary=args.boundary, criteria=criteria,
-                                 craft=args.craft)
+    if args.store is None:
+        if args.craft is None:
+            raise ConfigError("give --store S (a built store) or --craft DIR (a CRAFT directory)")
+        reports = evaluate_craft(args.craft, args.gold, args.pred, boundary=args.boundary, criteria=criteria,
+                                 apply_craft_rules=args.apply_craft_rules)
+    else:
+        with AnnotationStore.open(args.store, mode="read") as store:
+            reports = evaluate_store(store, args.gold, args.pred, boundary=args.boundary, criteria=criteria,
+                                     craft=args.craft, apply_craft_rules=args.apply_craft_rules)
     write_report(reports, args.out, boundary=args.boundary)
     sys.stdout.write(format_table(reports))
     return 0
@@ -35,8 +45,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p = sub.add_parser("evaluate", help="score predictions against gold (CRAFT Shared Task SER, NER criteria)")
     p.add_argument("--gold", required=True, help="gold: set key(s) in the store, or a Shared Task directory")
     p.add_argument("--pred", required=True, help="predictions: set key(s) in the store, or a Shared Task directory")
-    p.add_argument("--store", required=True, help="the store holding the ontologies (and any set keys named)")
-    p.add_argument("--craft", help="CRAFT directory: document texts for the fragment criterion")
+    p.add_argument("--store", help="the store holding the ontologies (and any set keys named)")
+    p.add_argument("--craft", help="CRAFT directory: without --store, the sets and ontologies are read from it; "
+                   "with --store, it supplies the texts for the fragment criterion")
+    p.add_argument("--apply-craft-rules", action="store_true",
+                   help="run CRAFT's post-processing rules on the prediction first (unused classes dropped, "
+                        "or substituted in +extensions sets)")
     p.add_argument("--boundary", choices=["jaccard", "exact"], default="jaccard")
     p.add_argument("--criteria", default="all", help="all, or a comma-separated list: exact,left,right,"
                    "left_or_right,approximate,partial,fragment")

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Container, Iterable, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -225,6 +226,29 @@ def _common(x: list[tuple[int, int]], y: list[tuple[int, int]]) -> int:
     return n
 
 
+def overlapping(xs: Sequence[list[tuple[int, int]]],
+                ys: Sequence[list[tuple[int, int]]]) -> Iterator[tuple[int, int, int]]:
+    """(i, j, shared characters) for every pair of merged span lists that share a character.
+
+    A sweep over start offsets: each ``x`` looks only at the ``y`` starting within the
+    longest extent of ``ys`` before it, so a document costs about n log n, not n².
+    """
+    order = sorted((j for j in range(len(ys)) if ys[j]), key=lambda j: ys[j][0][0])
+    starts = [ys[j][0][0] for j in order]
+    reach = max((ys[j][-1][1] - ys[j][0][0] for j in order), default=0)
+    for i, x in enumerate(xs):
+        if not x:
+            continue
+        first, last = x[0][0], x[-1][1]
+        for k in range(bisect_left(starts, first - reach), bisect_left(starts, last)):
+            y = ys[order[k]]
+            if y[-1][1] <= first:
+                continue
+            common = _common(x, y)
+            if common:
+                yield i, order[k], common
+
+
 def jaccard(a: Sequence[Span], b: Sequence[Span]) -> float:
     """|chars(a) ∩ chars(b)| / |chars(a) ∪ chars(b)| over all spans' characters (0 if both empty).
 
@@ -259,18 +283,16 @@ def pair_annotations(refs: Sequence[Annotation], preds: Sequence[Annotation], si
         raise ValueError(f"unknown boundary {boundary!r}: expected 'exact' or 'jaccard'")
     rm = [_merged(a.spans) for a in refs]
     pm = [_merged(p.spans) for p in preds]
+    rs, ps = [_size(x) for x in rm], [_size(y) for y in pm]
     candidates: list[tuple[float, int, int]] = []
-    for i, (r, x) in enumerate(zip(refs, rm)):
-        for j, (p, y) in enumerate(zip(preds, pm)):
-            common = _common(x, y)
-            if common == 0:
-                continue
-            if boundary == "exact":
-                b = 1.0 if tuple(r.spans) == tuple(p.spans) else 0.0
-            else:
-                b = common / (_size(x) + _size(y) - common)
-            score = b * float(similarity(r.class_id, p.class_id)) if b else 0.0
-            candidates.append((score, i, j))
+    for i, j, common in overlapping(rm, pm):
+        r, p = refs[i], preds[j]
+        if boundary == "exact":
+            b = 1.0 if tuple(r.spans) == tuple(p.spans) else 0.0
+        else:
+            b = common / (rs[i] + ps[j] - common)
+        score = b * float(similarity(r.class_id, p.class_id)) if b else 0.0
+        candidates.append((score, i, j))
     candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
     used_r: set[int] = set()
     used_p: set[int] = set()

@@ -50,7 +50,7 @@ from functools import cache
 from typing import Literal
 
 from ..model import Annotation, Span
-from .bossy import _common, _merged, rates
+from .bossy import _merged, overlapping, rates
 
 __all__ = [
     "CRITERIA",
@@ -210,20 +210,8 @@ def criteria_scores(refs: Sequence[Annotation], preds: Sequence[Annotation], *,
     rm = [_merged(a.spans) for a in refs]
     pm = [_merged(p.spans) for p in preds]
     # candidate pairs: those sharing a character (every criterion but fragment implies it)
-    order = sorted(range(len(preds)), key=lambda j: pm[j][0][0] if pm[j] else -1)
-    starts = [pm[j][0][0] if pm[j] else -1 for j in order]
-    cand: list[tuple[int, int, int]] = []
-    for i, x in enumerate(rm):
-        if not x:
-            continue
-        hi = bisect_left(starts, x[-1][1])
-        for k in range(hi):
-            j = order[k]
-            if not pm[j]:
-                continue
-            common = _common(x, pm[j])
-            if common and same_class(refs[i].class_id, preds[j].class_id):
-                cand.append((i, j, common))
+    cand = [(i, j, common) for i, j, common in overlapping(rm, pm)
+            if same_class(refs[i].class_id, preds[j].class_id)]
     out = []
     for crit in wanted:
         if crit == "fragment":

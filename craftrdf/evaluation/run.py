@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, InputError
 from ..model import Annotation
+from ..rules import Mappings, RuleReport, apply_rules
 from .bossy import (
     Boundary,
     Scores,
@@ -39,6 +40,8 @@ from .criteria import (
 __all__ = [
     "RESULTS_HEADER",
     "SetReport",
+    "craft_rules",
+    "evaluate_craft",
     "evaluate_sets",
     "evaluate_store",
     "format_table",
@@ -58,12 +61,17 @@ Side = dict[str, dict[str, list[Annotation]]]  # set key -> document -> annotati
 
 @dataclass(frozen=True, slots=True)
 class SetReport:
-    """The scores of one set: per document (sorted by id), the total, the criteria totals."""
+    """The scores of one set: per document (sorted by id), the total, the criteria totals.
+
+    ``rules`` holds what CRAFT's post-processing rules changed in the prediction before
+    scoring (empty when they were not applied).
+    """
 
     key: str
     documents: tuple[tuple[str, Scores], ...]
     total: Scores
     criteria: tuple[CriterionScores, ...]
+    rules: tuple[RuleReport, ...] = ()
 
 
 def parse_criteria(spec: str) -> tuple[str, ...]:
@@ -100,17 +108,22 @@ def load_directory(root: str | Path) -> Side:
 
 
 def load_side(spec: str, store: object | None) -> Side:
-    """Annotations of a directory, or of set keys (comma-separated, wildcards) in the store."""
+    """Annotations of a directory, or of set keys (comma-separated, wildcards) in the store.
+
+    A store set lists every document of the store, those without annotations as empty.
+    """
     if Path(spec).is_dir():
         return load_directory(spec)
     if store is None:
         raise ConfigError(f"{spec!r} is not a directory, and no store is given to look it up as a set key")
-    from ..annotations import fetch_annotations
+    from ..annotations import document_texts, fetch_annotations
     from ..views import resolve_sets
 
+    # a set covers every document of the store: one without annotations is an empty gold document
+    corpus = sorted(document_texts(store))  # type: ignore[arg-type]
     out: Side = {}
     for key in resolve_sets(store, spec.split(",")):  # type: ignore[arg-type]
-        docs: dict[str, list[Annotation]] = {}
+        docs: dict[str, list[Annotation]] = {d: [] for d in corpus}
         for a in fetch_annotations(store, key):  # type: ignore[arg-type]
             docs.setdefault(a.document, []).append(a)
         out[key] = docs
@@ -141,8 +154,12 @@ def evaluate_sets(
     criteria: Sequence[str] = CRITERIA,
     related: Callable[[str, str], bool] | None = None,
     texts: Mapping[str, str] | None = None,
+    rules: Callable[[str], Mappings] | None = None,
 ) -> list[SetReport]:
     """Score every prediction set against its gold set, only on the documents of the prediction.
+
+    ``rules``, when given, maps a gold set key to its mapping data, and CRAFT's
+    post-processing rules (:func:`craft_rules`) run on the prediction before scoring.
 
     A predicted document with no gold document raises ConfigError naming it. Criteria are
     computed for class modes ``exact`` and ``ignore``, and ``hierarchy`` when ``related``
@@ -157,6 +174,9 @@ def evaluate_sets(
     reports = []
     for key, gk, pk in _pair_sets(gold, pred):
         gdocs, pdocs = gold[gk], pred[pk]
+        applied: tuple[RuleReport, ...] = ()
+        if rules is not None:
+            pdocs, applied = _postprocess(pdocs, gk, rules(gk))
         missing = sorted(d for d in pdocs if d not in gdocs)
         if missing:
             raise ConfigError(f"set {pk}: predicted document(s) with no gold document: {', '.join(missing)}")
@@ -171,8 +191,35 @@ def evaluate_sets(
             for mode in modes:
                 crit.extend(criteria_scores(r, p, criteria=criteria, classes=mode,
                                             related=related if mode == "hierarchy" else None, text=text))
-        reports.append(SetReport(key, tuple(per_doc), total(s for _, s in per_doc), tuple(total_criteria(crit))))
+        reports.append(SetReport(key, tuple(per_doc), total(s for _, s in per_doc), tuple(total_criteria(crit)),
+                                 applied))
     return reports
+
+
+def craft_rules(set_key: str) -> tuple[str, ...]:
+    """The post-processing rules the corpus README asks system builders to apply to a set's output.
+
+    Proper-OBO sets drop unused classes; ``+extensions`` sets substitute them by their
+    extension class. The third rule (related OBO classes) is "not recommended" there, so
+    it is never applied here.
+
+    >>> craft_rules("UBERON"), craft_rules("uberon_ext")
+    (('unused',), ('substitute',))
+    """
+    return ("substitute",) if set_key.upper().endswith("_EXT") else ("unused",)
+
+
+def _postprocess(docs: Mapping[str, list[Annotation]], key: str,
+                 mappings: Mappings) -> tuple[dict[str, list[Annotation]], tuple[RuleReport, ...]]:
+    flat = [a for d in sorted(docs) for a in docs[d]]
+    result, reports = apply_rules(flat, craft_rules(key), mappings)
+    out: dict[str, list[Annotation]] = {d: [] for d in docs}  # a document emptied by the rules is still scored
+    for a in result:
+        out[a.document].append(a)
+    for r in reports:
+        logger.info("set %s: rule %s: %d -> %d annotations (%d dropped, %d replaced, %d duplicates removed)",
+                    key, r.rule, r.before, r.after, r.dropped, r.replaced, r.duplicates)
+    return out, tuple(reports)
 
 
 def _for_criteria(anns: Sequence[Annotation], key: str, test: Callable[[str], bool] | None) -> list[Annotation]:
@@ -225,6 +272,8 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
             "criteria": [{"criterion": c.criterion, "classes": c.classes, "tp": c.tp, "ref_count": c.ref_count,
                           "pred_count": c.pred_count, "precision": c.precision, "recall": c.recall, "F1": c.f1}
                          for c in r.criteria],
+            "craft_rules": [{"rule": x.rule, "before": x.before, "after": x.after, "dropped": x.dropped,
+                             "replaced": x.replaced, "duplicates": x.duplicates} for x in r.rules],
         }
     p = out / "summary.json"
     p.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -256,15 +305,21 @@ def _texts(craft: str | Path | None, documents: Iterable[str]) -> dict[str, str]
 
 
 def evaluate_store(store: object, gold: str, pred: str, *, boundary: Boundary = "jaccard",
-                   criteria: Sequence[str] = CRITERIA, craft: str | Path | None = None) -> list[SetReport]:
+                   criteria: Sequence[str] = CRITERIA, craft: str | Path | None = None,
+                   apply_craft_rules: bool = False) -> list[SetReport]:
     """:func:`evaluate_sets` with the store's ``bossy`` Wang index for similarity, ontology
     membership (a class is in the ontology when the index knows it) and the hierarchy;
     ``craft`` (a CRAFT directory) supplies document texts for the fragment criterion.
+
+    With ``apply_craft_rules`` the prediction goes through :func:`craft_rules` first, with
+    the mapping files the store holds for the gold set key.
     """
+    from ..rules import set_mappings
     from ..similarity import similarity_index
 
     index = similarity_index(store, method="bossy")  # type: ignore[arg-type]
-    g, p = load_side(gold, store), load_side(pred, store)
+    g = load_side(gold, store)
+    p = g if pred == gold else load_side(pred, store)
     cache: dict[tuple[str, str], float] = {}
 
     def sim(a: str, b: str) -> float:
@@ -274,5 +329,48 @@ def evaluate_store(store: object, gold: str, pred: str, *, boundary: Boundary = 
         return v
 
     docs = {d for side in p.values() for d in side}
+    def mappings(key: str) -> Mappings:
+        found = set_mappings(store, key)  # type: ignore[arg-type]
+        if not (found.unused or found.substitutes):
+            logger.warning("set %s: the store holds no mapping files for it; the CRAFT rules change nothing", key)
+        return found
+
     return evaluate_sets(g, p, sim, known=index.__contains__, boundary=boundary, criteria=criteria,
-                         related=related_by_ancestors(index.semantic_values), texts=_texts(craft, docs))
+                         related=related_by_ancestors(index.semantic_values), texts=_texts(craft, docs),
+                         rules=mappings if apply_craft_rules else None)
+
+
+def _set_keys(spec: str, known: Iterable[str]) -> list[str]:
+    """The set keys a side names: a Shared Task directory's subdirectories, or keys/wildcards."""
+    import fnmatch
+
+    if Path(spec).is_dir():
+        return [p.name for p in sorted(Path(spec).iterdir()) if p.is_dir() and any(p.glob("*.bionlp"))]
+    keys = []
+    for pattern in (x.strip() for x in spec.split(",") if x.strip()):
+        hits = [k for k in known if fnmatch.fnmatchcase(k.lower(), pattern.lower())]
+        if not hits:
+            raise ConfigError(f"{pattern!r} is neither a directory nor a CRAFT annotation set key")
+        keys.extend(hits)
+    return keys
+
+
+def evaluate_craft(craft: str | Path, gold: str, pred: str, *, boundary: Boundary = "jaccard",
+                   criteria: Sequence[str] = CRITERIA, apply_craft_rules: bool = False) -> list[SetReport]:
+    """:func:`evaluate_store` without a store: the sets named are read from a CRAFT directory.
+
+    Builds an in-memory store of the sets the two sides name (their annotations,
+    ontologies and mapping files; a few seconds a set), then scores as
+    :func:`evaluate_store` does. Sets whose ontology file is absent score nothing: every
+    class is then outside the ontology, which is logged.
+    """
+    from ..build import build_store
+    from ..registry import load_registry
+    from ..store import AnnotationStore
+
+    registry = load_registry()
+    keys = {registry.set(k).key for side in (gold, pred) for k in _set_keys(side, registry.sets)}
+    store = AnnotationStore.memory()
+    build_store(Path(craft), store, registry=registry, sets=sorted(keys))
+    return evaluate_store(store, gold, pred, boundary=boundary, criteria=criteria, craft=craft,
+                          apply_craft_rules=apply_craft_rules)

@@ -96,24 +96,6 @@ def test_parse_criteria():
         parse_criteria("exact,middle")
 
 
-@pytest.mark.corpus
-def test_gold_uberon_against_itself(corpus_store, tmp_path):
-    from craftrdf.store import AnnotationStore
-
-    with AnnotationStore.open(corpus_store, mode="read") as store, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        (rep,) = evaluate_store(store, "UBERON", "UBERON", criteria=["exact", "partial"])
-    assert rep.key == "UBERON"
-    assert len(rep.documents) > 60
-    assert rep.total.ref_count > 1000
-    assert rep.total.ser == 0.0
-    assert rep.total.f1 == pytest.approx(1.0)
-    for _, s in rep.documents:
-        assert s.ser == 0.0 and s.f1 == pytest.approx(1.0)
-    for c in rep.criteria:
-        assert c.tp == c.ref_count == c.pred_count
-
-
 def test_cli_on_the_sample_with_a_class_moved_to_its_parent(tmp_path, capsys):
     from craftrdf.annotations import fetch_annotations
     from craftrdf.cli import main
@@ -153,3 +135,79 @@ def test_cli_on_the_sample_with_a_class_moved_to_its_parent(tmp_path, capsys):
     assert crit[("exact", "hierarchy")] == 8
     assert ("fragment", "exact") in crit
     assert (out / "UBERON_results.tsv").read_text().splitlines()[1].startswith("11597317\t")
+
+
+def _ann(doc, cls, start, end, ident):
+    from craftrdf.model import Annotation, Span
+
+    return Annotation(ident, doc, cls, (Span(start, end),))
+
+
+def test_craft_rules_run_on_the_prediction_before_scoring():
+    from craftrdf.evaluation.run import craft_rules
+    from craftrdf.rules import Mappings
+
+    gold = {"CL": {"1": [_ann("1", "CL:1", 0, 10, "g1")]},
+            "CL_EXT": {"1": [_ann("1", "CL_EXT:x", 20, 30, "g2")]}}
+    pred = {"CL": {"1": [_ann("1", "CL:1", 0, 10, "p1"), _ann("1", "CL:9", 20, 30, "p2")]},
+            "CL_EXT": {"1": [_ann("1", "CL:7", 20, 30, "p3"), _ann("1", "CL:8", 0, 5, "p4")]}}
+    maps = {"CL": Mappings(unused=frozenset({"CL:9"})),
+            "CL_EXT": Mappings(substitutes={"CL:7": ("CL_EXT:x",), "CL:8": ()})}
+    plain = {r.key: r for r in evaluate_sets(gold, pred, identity, criteria=["exact"])}
+    # without the rules: CL has one insertion; in CL_EXT the overlapping CL:7 pairs with the reference at
+    # score 0 (a substitution) and CL:8 is an insertion
+    assert (plain["CL"].total.insertions, plain["CL"].total.ser) == (1, 1.0)
+    assert (plain["CL_EXT"].total.insertions, plain["CL_EXT"].total.deletions) == (1, 0)
+    ruled = {r.key: r for r in evaluate_sets(gold, pred, identity, criteria=["exact"], rules=maps.__getitem__)}
+    assert craft_rules("CL") == ("unused",) and craft_rules("CL_EXT") == ("substitute",)
+    assert (ruled["CL"].total.pred_count, ruled["CL"].total.ser) == (1, 0.0)
+    assert (ruled["CL_EXT"].total.pred_count, ruled["CL_EXT"].total.ser) == (1, 0.0)
+    (cl_rule,) = ruled["CL"].rules
+    assert (cl_rule.rule, cl_rule.dropped) == ("unused", 1)
+    (ext_rule,) = ruled["CL_EXT"].rules
+    assert (ext_rule.rule, ext_rule.replaced, ext_rule.dropped) == ("substitute", 1, 1)
+
+
+def test_cli_with_the_craft_directory_instead_of_a_store(tmp_path, capsys):
+    """--craft alone reads the sample into memory; with --apply-craft-rules an unused class that
+    substitutes to an extension class already on the same spans is removed (CRAFT's rule 2)."""
+    from craftrdf.cli import main
+    from craftrdf.demo import sample_dir
+    from craftrdf.ingest.knowtator import read_knowtator
+
+    craft = sample_dir()
+    doc, ext = "11319941", "UBERON_EXT:cell_clump_or_cluster_or_group_or_mass_or_population"
+    folder = craft / "concept-annotation" / "UBERON" / "UBERON+extensions"
+    raw = read_knowtator(folder / "knowtator" / f"{doc}.txt.knowtator.xml")
+    # the mapping file says: UBERON:0014778 -> that extension class (and nothing else)
+    mapping = (folder / "unused_classes_and_substitute_extension_classes_for_UBERON+extensions_annotations.txt")
+    assert [line.split("\t")[1] for line in mapping.read_text().splitlines() if line.startswith("UBERON:0014778\t")] \
+        == [ext]
+    target = next(a for a in raw if a.class_id == ext)
+
+    def line(i, cls, a):
+        return f"T{i}\t{cls} " + ";".join(f"{s.start} {s.end}" for s in a.spans) + f"\t{a.text}"
+
+    lines = [line(i, a.class_id, a) for i, a in enumerate(raw, 1)] + [line(len(raw) + 1, "UBERON:0014778", target)]
+    write(tmp_path / "pred", "UBERON_EXT", doc, lines)
+    out = tmp_path / "out"
+    common = ["evaluate", "--gold", "UBERON_EXT", "--pred", str(tmp_path / "pred"), "--craft", str(craft),
+              "--criteria", "exact"]
+    assert main([*common, "--out", str(out / "plain")]) == 0
+    assert main([*common, "--apply-craft-rules", "--out", str(out / "ruled")]) == 0
+    plain = json.loads((out / "plain" / "summary.json").read_text())["sets"]["UBERON_EXT"]
+    ruled = json.loads((out / "ruled" / "summary.json").read_text())["sets"]["UBERON_EXT"]
+    n = len(raw)
+    assert n == 233
+    assert (plain["total"]["ref_count"], plain["total"]["pred_count"], plain["total"]["insertions"]) == (n, n + 1, 1)
+    assert plain["craft_rules"] == []
+    assert (ruled["total"]["pred_count"], ruled["total"]["insertions"], ruled["total"]["SER"]) == (n, 0, 0.0)
+    assert ruled["craft_rules"] == [{"rule": "substitute", "before": n + 1, "after": n, "dropped": 0, "replaced": 0,
+                                     "duplicates": 1}]
+
+
+def test_cli_needs_a_store_or_a_craft_directory(tmp_path, capsys):
+    from craftrdf.cli import main
+
+    assert main(["evaluate", "--gold", "UBERON", "--pred", str(tmp_path), "--out", str(tmp_path / "o")]) == 1
+    assert "--store" in capsys.readouterr().err
