@@ -149,7 +149,7 @@ def _ontology_classes(store: AnnotationStore, graph: str | None) -> tuple[set[st
         return set(), {}
     defined: set[str] = set()
     labels: dict[str, str] = {}
-    for row in store.raw.query(_CLASSES, substitutions={ox.Variable("g"): ox.NamedNode(graph)}):
+    for row in store.query(_CLASSES, substitutions={"g": ox.NamedNode(graph)}):
         c = row["c"].value
         defined.add(c)
         if row["label"] is not None:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from _sample import sample_store_factory  # noqa: F401  (re-exported for fixtures below)
+
 DATA = Path(__file__).parent / "data"
 _REPO = Path(__file__).resolve().parent.parent
 
@@ -77,23 +79,6 @@ def corpus_store(craft_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
         with AnnotationStore.open(path) as store:
             build_store(craft_dir, store, registry=load_registry())
     return path
-
-
-def sample_store_factory():
-    """A new in-memory store holding the bundled sample (each test module gets its own)."""
-    import warnings
-
-    from craftrdf.build import build_store
-    from craftrdf.demo import sample_dir
-    from craftrdf.errors import DataWarning
-    from craftrdf.registry import load_registry
-    from craftrdf.store import AnnotationStore
-
-    store = AnnotationStore.memory()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DataWarning)
-        build_store(sample_dir(), store, registry=load_registry())
-    return store
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-import sys
+"""``python -m craftrdf.cli``: the same as the ``craftrdf`` command."""
 
 from . import main
 
-sys.exit(main())
+raise SystemExit(main())

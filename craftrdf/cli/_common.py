@@ -1,13 +1,21 @@
-"""Pieces every command group shares: logging through tqdm, progress bars, --param parsing."""
+"""Pieces every command group shares: logging through tqdm, progress bars, --param parsing,
+the store options (``--store DIR | --endpoint URL``) and opening the store they name."""
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from ..remote import RemoteStore
+    from ..store import AnnotationStore
 
 class _TqdmHandler(logging.Handler):
     """Log lines written through tqdm so they do not tear the progress bar."""
@@ -60,3 +68,61 @@ def parse_params(values: Sequence[str]) -> dict[str, str]:
     return out
 
 
+
+
+def add_store_options(parser: argparse.ArgumentParser, *, write: bool = False, required: bool = True) -> None:
+    """Add ``--store DIR | --endpoint URL`` (one of them), ``--graph-store URL`` and ``--timeout S``.
+
+    ``write``: the command writes (the help says so, and ``--graph-store`` is offered for
+    remote writes); read commands get ``--graph-store`` too, for the derived data some of them
+    store (a view's nesting links). Pair with :func:`open_store`.
+    """
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument("--store", metavar="DIR",
+                       help="store directory" + (" (created if absent)" if write else ""))
+    group.add_argument("--endpoint", metavar="URL",
+                       help="a remote store's SPARQL 1.1 query endpoint instead of --store, "
+                            "e.g. http://127.0.0.1:7878/query (docs/remote.md)")
+    parser.add_argument("--graph-store", metavar="URL",
+                        help="with --endpoint: its SPARQL 1.1 Graph Store Protocol URL, for writing "
+                             "(default for an Oxigraph server's .../query: .../store" +
+                             ("" if write else "; without it the remote store is read-only") + ")")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                        help="with --endpoint: seconds to wait for each request (default 60)")
+
+
+@contextmanager
+def open_store(args: argparse.Namespace, *, mode: Literal["read", "write"] = "read"
+               ) -> Iterator[AnnotationStore | RemoteStore]:
+    """The store the options of :func:`add_store_options` name, opened for ``mode``, closed afterwards.
+
+    ``--store``: an :class:`~craftrdf.store.AnnotationStore` (``mode`` as in
+    ``AnnotationStore.open``). ``--endpoint``: a :class:`~craftrdf.remote.RemoteStore`; in
+    ``write`` mode it needs a Graph Store URL (``--graph-store``, or the one beside an Oxigraph
+    ``/query`` endpoint), ConfigError otherwise; in ``read`` mode it writes only through an
+    explicit ``--graph-store``.
+    """
+    endpoint = getattr(args, "endpoint", None)
+    if endpoint:
+        from ..remote import RemoteStore, default_graph_store
+
+        graph_store = getattr(args, "graph_store", None)
+        if mode == "write" and graph_store is None:
+            graph_store = default_graph_store(endpoint)
+            if graph_store is None:
+                raise ConfigError(f"writing to {endpoint} needs its Graph Store Protocol URL: "
+                                  "give --graph-store URL")
+        with RemoteStore(endpoint, graph_store=graph_store, timeout=getattr(args, "timeout", 60.0)) as remote:
+            yield remote
+        return
+    if getattr(args, "graph_store", None):
+        raise ConfigError("--graph-store goes with --endpoint, not --store")
+    from ..store import AnnotationStore
+
+    with AnnotationStore.open(args.store, mode=mode) as store:
+        yield store
+
+
+def store_name(args: argparse.Namespace) -> str:
+    """The store the options name, for messages: its directory or its endpoint URL."""
+    return str(getattr(args, "endpoint", None) or args.store)

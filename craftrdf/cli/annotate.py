@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Literal
 
-from ._common import parse_params
+from ._common import add_store_options, open_store, parse_params
 
 
 def _cmd_annotate(args: argparse.Namespace) -> int:
@@ -18,7 +18,6 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     from ..matcher.config import MatcherConfig
     from ..matcher.dictionary import default_cache_dir
     from ..registry import load_registry
-    from ..store import AnnotationStore
 
     config = MatcherConfig.from_params(parse_params(args.param))
     texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
@@ -32,8 +31,9 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["craftrdf.matcher.tokenize"])
             executor = stack.enter_context(ProcessPoolExecutor(max_workers=workers, mp_context=context))
-        store = stack.enter_context(AnnotationStore.open(args.store, mode=mode))
-        r = run_annotation(store, args.set, config, texts, registry=load_registry(), out_dir=Path(args.out),
+        store = stack.enter_context(open_store(args, mode=mode))
+        r = run_annotation(store,  # type: ignore[arg-type]
+                            args.set, config, texts, registry=load_registry(), out_dir=Path(args.out),
                            into_store=args.into_store, cache_dir=cache_dir, executor=executor)
     total = sum(r.seconds.values())
     print(f"annotated {r.documents} documents with {args.set} ({r.dictionary_entries:,} dictionary entries): "
@@ -52,7 +52,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                     "Parameters (ConceptMapper's): caseMatch, findAllMatches, orderIndependentLookup, "
                     "searchStrategy, stemmer, stopWords, synonyms.")
     a.add_argument("inputs", nargs="+", metavar="INPUT", help="text files, folders of *.txt, or a CRAFT directory")
-    a.add_argument("--store", required=True, help="store directory")
+    add_store_options(a)
     a.add_argument("--set", required=True, help="set whose ontology gives the dictionary, e.g. UBERON_EXT")
     a.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a matcher parameter, e.g. caseMatch=CASE_IGNORE; repeatable")

@@ -2,8 +2,8 @@
 
 ``craftrdf evaluate --gold G --pred P (--store S | --craft DIR) --out DIR`` where G and P are
 set keys or Shared Task directories (one subdirectory per set key of ``<PMID>.bionlp``
-files); set keys and ontologies come from the store, or, with ``--craft`` alone, from the
-CRAFT directory read into memory. Writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and ``summary.json`` in DIR
+files); set keys and ontologies come from the store (or a remote one, ``--endpoint``), or,
+with ``--craft`` alone, from the CRAFT directory read into memory. Writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and ``summary.json`` in DIR
 and prints a short table. See ``docs/evaluation.md``.
 """
 
@@ -23,16 +23,16 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         parse_criteria,
         write_report,
     )
-    from ..store import AnnotationStore
+    from ._common import open_store
 
     criteria = parse_criteria(args.criteria)
-    if args.store is None:
+    if args.store is None and args.endpoint is None:
         if args.craft is None:
-            raise ConfigError("give --store S (a built store) or --craft DIR (a CRAFT directory)")
+            raise ConfigError("give --store S (a built store), --endpoint URL, or --craft DIR (a CRAFT directory)")
         reports = evaluate_craft(args.craft, args.gold, args.pred, boundary=args.boundary, criteria=criteria,
                                  apply_craft_rules=args.apply_craft_rules)
     else:
-        with AnnotationStore.open(args.store, mode="read") as store:
+        with open_store(args, mode="read") as store:
             reports = evaluate_store(store, args.gold, args.pred, boundary=args.boundary, criteria=criteria,
                                      craft=args.craft, apply_craft_rules=args.apply_craft_rules)
     write_report(reports, args.out, boundary=args.boundary)
@@ -42,10 +42,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add evaluate to the ``craftrdf`` parser."""
+    from ._common import add_store_options
+
     p = sub.add_parser("evaluate", help="score predictions against gold (CRAFT Shared Task SER, NER criteria)")
     p.add_argument("--gold", required=True, help="gold: set key(s) in the store, or a Shared Task directory")
     p.add_argument("--pred", required=True, help="predictions: set key(s) in the store, or a Shared Task directory")
-    p.add_argument("--store", help="the store holding the ontologies (and any set keys named)")
+    add_store_options(p, required=False)  # the store (or endpoint) holding the ontologies and set keys
     p.add_argument("--craft", help="CRAFT directory: without --store, the sets and ontologies are read from it; "
                    "with --store, it supplies the texts for the fragment criterion")
     p.add_argument("--apply-craft-rules", action="store_true",

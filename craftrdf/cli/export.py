@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import add_store_options, open_store
+
 _FORMATS = ("turtle", "trig", "nquads", "jsonld", "bionlp", "pubannotation")
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from ..publish import export_set
-    from ..store import AnnotationStore
 
-    with AnnotationStore.open(args.store, mode="read") as store:
-        r = export_set(store, args.set, args.out, format=args.format, document=args.document)
+    with open_store(args, mode="read") as store:
+        r = export_set(store,  # type: ignore[arg-type]
+                        args.set, args.out, format=args.format, document=args.document)
     what = f"{r.annotations:,} annotations of {r.documents} document(s)"
     if r.quads:
         what += f", {r.quads:,} {'triples' if r.format.value == 'turtle' else 'quads'}"
@@ -31,7 +33,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                     "turtle: the set graph; trig, nquads: the set graph with its documents and the classes "
                     "it uses; jsonld: a W3C Web Annotation collection; bionlp, pubannotation: one file per "
                     "document in the --out folder.")
-    e.add_argument("--store", required=True, help="store directory")
+    add_store_options(e)
     e.add_argument("--set", required=True, help="set key, matched case-insensitively, e.g. UBERON_EXT")
     e.add_argument("--format", required=True, choices=_FORMATS)
     e.add_argument("--out", required=True,

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from typing import IO
 
 from ..errors import ConfigError, InputError
+from ._common import add_store_options, open_store
 
 logger = logging.getLogger(__name__)
 
@@ -108,8 +109,6 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
         place_extensions,
         similarity_index,
     )
-    from ..store import AnnotationStore
-
     modes = [m for m in ("pairs", "matrix", "top_k") if getattr(args, m) is not None]
     terms: Sequence[str] = args.terms
     if not modes and len(terms) != 2:
@@ -128,8 +127,9 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
         raise ConfigError(f"--digits must be between 0 and 17, got {args.digits}")
     weights = parse_weights(args.weights) if args.weights else None
     missing = "nan" if args.unknown == "nan" else "raise"
-    with AnnotationStore.open(args.store, mode="read") as store:
-        index = similarity_index(store, method=args.method, weights=weights, ontology=args.ontology,
+    with open_store(args, mode="read") as store:
+        index = similarity_index(store,  # type: ignore[arg-type]
+                                  method=args.method, weights=weights, ontology=args.ontology,
                                  classify_extensions=args.classify_extensions)
         if args.classify_extensions:
             _report_extensions(place_extensions(load_term_graph(store, ontology=args.ontology)),
@@ -172,7 +172,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                     "Terms are CURIEs (UBERON:0000955) or IRIs.",
     )
     s.add_argument("terms", nargs="*", metavar="TERM", help="two terms (or one, with --top-k)")
-    s.add_argument("--store", required=True, help="store directory")
+    add_store_options(s)
     s.add_argument("--method", choices=["wang", "bossy"], default="wang",
                    help="wang: the paper's weights (is_a 0.8, part_of 0.6) or --weights; "
                         "bossy: CRAFT Shared Task variant, is_a only at 0.65")

@@ -6,7 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ._common import parse_params, progress_bar
+from ._common import (
+    add_store_options,
+    open_store,
+    parse_params,
+    progress_bar,
+    store_name,
+)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -33,14 +39,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_build(args: argparse.Namespace) -> int:
     from ..build import build_store
     from ..registry import load_registry
-    from ..store import AnnotationStore
 
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
-    with AnnotationStore.open(args.store) as store:
-        r = build_store(Path(args.craft), store, registry=load_registry(), sets=sets,
+    with open_store(args, mode="write") as store:
+        r = build_store(Path(args.craft), store, registry=load_registry(), sets=sets,  # type: ignore[arg-type]
                         progress=progress_bar(args.quiet))
         total = len(store)
-    print(f"built {args.store}: {len(r.loaded)} batches loaded ({r.quads:,} quads), "
+    print(f"built {store_name(args)}: {len(r.loaded)} batches loaded ({r.quads:,} quads), "
           f"{len(r.unchanged)} already present, {total:,} quads in store, {r.seconds:.1f} s")
     for k, why in r.skipped.items():
         print(f"skipped {k}: {why}")
@@ -49,21 +54,20 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 def _cmd_query(args: argparse.Namespace) -> int:
     from ..query import format_result, resolve_query, run_query
-    from ..store import AnnotationStore
 
     q = resolve_query(args.query)
-    with AnnotationStore.open(args.store, mode="read") as store:
-        result = run_query(store, q, parse_params(args.param))
+    with open_store(args, mode="read") as store:
+        result = run_query(store, q, parse_params(args.param))  # type: ignore[arg-type]
     sys.stdout.write(format_result(result, args.format))
     return 0
 
 
 def _cmd_load(args: argparse.Namespace) -> int:
     from ..load import load_files
-    from ..store import AnnotationStore
 
-    with AnnotationStore.open(args.store) as store:
-        r = load_files(store, [Path(p) for p in args.inputs], set_key=args.set, module=args.module)
+    with open_store(args, mode="write") as store:
+        paths = [Path(p) for p in args.inputs]
+        r = load_files(store, paths, set_key=args.set, module=args.module)  # type: ignore[arg-type]
     for graph, n in r.loaded.items():
         print(f"{graph}: {n:,} quads" if n else f"{graph}: unchanged")
     return 0
@@ -77,13 +81,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
     b = sub.add_parser("build", help="build a store from a CRAFT directory")
     b.add_argument("--craft", required=True, help="CRAFT distribution directory")
-    b.add_argument("--store", required=True, help="store directory (created if absent)")
+    add_store_options(b, write=True)
     b.add_argument("--sets", help="comma-separated set keys (default: all)")
     b.set_defaults(func=_cmd_build)
 
     q = sub.add_parser("query", help="run a library query (by name) or a .rq file")
     q.add_argument("query", help="query name (e.g. annotation-counts) or path to a .rq file")
-    q.add_argument("--store", required=True)
+    add_store_options(q)
     q.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="bind a query variable (CURIE/IRI -> IRI, else literal); repeatable")
     q.add_argument("--format", choices=["table", "csv", "tsv", "json"], default="table")
@@ -91,7 +95,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
     ld = sub.add_parser("load", help="add ontology files and annotation files or folders")
     ld.add_argument("inputs", nargs="+")
-    ld.add_argument("--store", required=True)
+    add_store_options(ld, write=True)
     ld.add_argument("--module", help="module the inputs belong to (recorded on the set)")
     ld.add_argument("--set", help="set key for annotation inputs")
     ld.set_defaults(func=_cmd_load)

@@ -6,13 +6,16 @@ import argparse
 import sys
 from pathlib import Path
 
+from ._common import add_store_options, open_store
+
 
 def _cmd_view(args: argparse.Namespace) -> int:
     from ..publish.viewout import write_view_rows
-    from ..store import AnnotationStore
     from ..views import ViewSpec, materialize_view, resolve_sets, run_view
 
-    with AnnotationStore.open(args.store) as store:
+    # a local store opens for writing (nesting links are computed on first use); a remote one
+    # writes only when asked to materialise, or through an explicit --graph-store
+    with open_store(args, mode="write" if args.store or args.materialize else "read") as store:  # type: ignore[assignment]
         spec = ViewSpec(resolve_sets(store, args.sets.split(",")), args.classes, args.nesting, args.split)
         if args.materialize:
             n = materialize_view(store, spec, args.materialize)
@@ -25,11 +28,10 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
 def _cmd_postprocess(args: argparse.Namespace) -> int:
     from ..rules import postprocess_set
-    from ..store import AnnotationStore
     from ..views import resolve_sets
 
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
-    with AnnotationStore.open(args.store) as store:
+    with open_store(args, mode="write") as store:  # type: ignore[assignment]
         (key,) = resolve_sets(store, [args.set])
         (mkey,) = resolve_sets(store, [args.mappings or args.set])
         n, reports = postprocess_set(store, key, rules, into=args.into, mappings=mkey, pick=args.pick)
@@ -43,7 +45,7 @@ def _cmd_postprocess(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add view and postprocess to the ``craftrdf`` parser."""
     v = sub.add_parser("view", help="a view of annotation sets: class and nesting filters, as SPARQL")
-    v.add_argument("--store", required=True)
+    add_store_options(v)
     v.add_argument("--sets", required=True, help="comma-separated set keys; * wildcards allowed (e.g. '*_EXT')")
     v.add_argument("--classes", choices=["all", "proper", "extension"], default="all")
     v.add_argument("--nesting", choices=["all", "outermost", "nested"], default="all")
@@ -54,7 +56,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     v.set_defaults(func=_cmd_view)
 
     p = sub.add_parser("postprocess", help="apply CRAFT's post-processing rules to a set, into a new set")
-    p.add_argument("--store", required=True)
+    add_store_options(p, write=True)
     p.add_argument("--set", required=True, help="the set to process (e.g. a system's output)")
     p.add_argument("--rules", required=True, help="comma list, applied in order: unused, substitute, related")
     p.add_argument("--mappings", help="the set whose mapping files to use (default: --set itself)")

@@ -78,7 +78,7 @@ logger = logging.getLogger(__name__)
 #: ``dcterms:creator`` of the annotations the matcher makes.
 ANNOTATOR = "craftrdf matcher"
 #: Bumped when the matcher's output for a given input changes (part of the store batch digest).
-MATCHER_VERSION = "craftrdf-matcher-1"
+MATCHER_VERSION = "craftrdf-matcher-2"
 
 
 
@@ -218,6 +218,15 @@ class MatchingSession:
                 _write_json(path, {"splitter": _SPLITTER, "spans": spans})
         self._sentences[document] = spans
         return spans
+
+    def use_sentences(self, spans: Mapping[str, Sequence[tuple[int, int]]]) -> None:
+        """Take sentence spans computed elsewhere (by :func:`split_sentences`) for the documents given.
+
+        A sweep splits once in the parent and ships the spans to its workers.
+        """
+        for d, s in spans.items():
+            if d in self.texts:
+                self._sentences[d] = [(a, b) for a, b in s]
 
     def split_in(self, executor: Executor, documents: Iterable[str] | None = None) -> int:
         """Start splitting the sentences of documents not split yet (nor cached) on ``executor``.

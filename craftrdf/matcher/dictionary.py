@@ -72,7 +72,7 @@ SCOPES: Mapping[Synonyms, frozenset[str]] = {
 }
 
 #: Bumped when what the cache holds, or how it is computed, changes.
-CACHE_VERSION = "craftrdf-matcher-dictionary-1"
+CACHE_VERSION = "craftrdf-matcher-dictionary-2"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -116,8 +116,14 @@ class Dictionary:
 
     @classmethod
     def build(cls, terms: Iterable[DictionaryTerm], normalization: TextNormalization,
-              synonyms: Synonyms | str = Synonyms.EXACT_ONLY, *, normalizer: Normalizer | None = None) -> Dictionary:
+              synonyms: Synonyms | str = Synonyms.EXACT_ONLY, *, normalizer: Normalizer | None = None,
+              prefer_labels: bool = False) -> Dictionary:
         """Normalize the names the synonym policy keeps; names left empty (all stop words) are dropped.
+
+        ``prefer_labels`` (not ConceptMapper's behaviour, off by default): when an entry is the
+        label of some of its classes and only a synonym of others, keep the classes it labels
+        ("lung", UBERON:0002048's label, and "lungs", an exact synonym of UBERON:0000170
+        *pair of lungs*, stem alike: the entry keeps UBERON:0002048 only).
 
         >>> from craftrdf.matcher.config import TextNormalization
         >>> d = Dictionary.build(terms_from_names({"X:1": "Brain", "X:2": "brains"}),
@@ -129,12 +135,17 @@ class Dictionary:
         normalizer = normalizer or Normalizer(normalization)
         keep = SCOPES[synonyms]
         entries: dict[tuple[str, ...], set[str]] = {}
+        labels: dict[tuple[str, ...], set[str]] = {}
         for t in terms:
             if t.scope not in keep:
                 continue
             key = normalizer.phrase(t.name)
             if key:
                 entries.setdefault(key, set()).add(t.class_id)
+                if prefer_labels and t.scope == "LABEL":
+                    labels.setdefault(key, set()).add(t.class_id)
+        for key, labelled in labels.items():
+            entries[key] = labelled
         return cls({k: frozenset(v) for k, v in entries.items()}, normalizer.normalization, synonyms)
 
 

@@ -18,7 +18,10 @@ and an entry token match when their normalized forms are equal.
   package. Without a part-of-speech tagger the lemma is chosen in the order noun,
   verb, adjective, adverb ("mice" -> "mouse", "nuclei" -> "nucleus", "stained" ->
   "stain"); an alphabetic word it does not know goes through its noun rules
-  ("fibroblasts" -> "fibroblast").
+  ("fibroblasts" -> "fibroblast"). Left as written: a token of two or more capitals and
+  no lower-case letter (an abbreviation), and a form of an auxiliary verb ("am", "is",
+  "was", "has", "does"): lemmatized, UBERON's synonym "am" (anterior macula) would
+  match every "is", "was" and "were" of a text.
 - ``PUBMED`` stop words (PubMed's list of 133, shipped as ``pubmed_stopwords.txt``)
   are dropped from entries and texts; a token is a stop word when its lower-cased
   surface form is on the list. (ConceptMapper tests the normalized form, so that with
@@ -82,7 +85,7 @@ _FOLD: dict[CaseMatch, Callable[[str], str]] = {
     CaseMatch.CASE_FOLD_DIGITS: _fold_digits,
 }
 
-_LEMMA_POS = ("NOUN", "VERB", "ADJ", "ADV", "PROPN", "AUX")
+_LEMMA_POS = ("NOUN", "VERB", "ADJ", "ADV", "PROPN")
 
 
 def _porter() -> Callable[[str], str]:
@@ -99,7 +102,15 @@ def _lemmatizer() -> Callable[[str], str]:
     oov = lemminflect.getAllLemmasOOV
 
     def lemma(token: str) -> str:
+        if len(token) > 1 and token.isupper():
+            # an abbreviation ("BE", "AER"), not an inflected word: lemminflect would turn "BE" into "be",
+            # which every "is", "was" and "were" also becomes
+            return token
         found = lemmas(token)
+        if "AUX" in found:
+            # a form of an auxiliary ("am", "is", "was", "has", "does"): kept as written, or UBERON's
+            # abbreviation "am" (anterior macula) would match every "is", "was" and "were"
+            return token
         for pos in _LEMMA_POS:
             if pos in found:
                 return str(found[pos][0])

@@ -48,6 +48,7 @@ from .wang import (
     BOSSY_WEIGHTS,
     DEFAULT_RELATION_WEIGHT,
     DEFAULT_WEIGHTS,
+    Engine,
     WangIndex,
     weighted_dag,
 )
@@ -269,6 +270,7 @@ def similarity_index(
     classify_extensions: bool = False,
     curies: CurieMap | None = None,
     cache: SimilarityCache | None = DEFAULT_CACHE,
+    engine: Engine = "auto",
 ) -> WangIndex:
     """A :class:`WangIndex` over the store's ontology graph, for ``method`` and ``weights``.
 
@@ -278,8 +280,9 @@ def similarity_index(
     are placed by their logical definitions first
     (:func:`craftrdf.similarity.extensions.place_extensions`). Terms are CURIEs;
     parallel extension classes are aliases of their base. Deprecated classes are in the
-    index but not offered by ``top_k``. Cached per store and
-    ``(ontology, weights, classify_extensions)``.
+    index but not offered by ``top_k``. ``engine`` is :class:`WangIndex`'s (compiled
+    kernels when numba works, by default). Cached per store and
+    ``(ontology, weights, classify_extensions, engine)``.
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
@@ -288,7 +291,7 @@ def similarity_index(
 
     w = method_weights(method, weights)
     entries = cache.entries(store) if cache is not None else {}
-    key = ("index", ontology, tuple(sorted(w.items())), classify_extensions)
+    key = ("index", ontology, tuple(sorted(w.items())), classify_extensions, engine)
     hit = entries.get(key)
     if isinstance(hit, WangIndex):
         return hit
@@ -301,6 +304,6 @@ def similarity_index(
         edges.extend((child, RDFS.subClassOf, parent) for child, parent in report.edges())
     dag = weighted_dag(edges, by_iri, nodes=graph.classes)
     aliases = {p: b for p, b in graph.parallel.items() if b in dag}
-    index = WangIndex(dag, aliases=aliases, labels=graph.labels, excluded=graph.deprecated)
+    index = WangIndex(dag, aliases=aliases, labels=graph.labels, excluded=graph.deprecated, engine=engine)
     entries[key] = index
     return index

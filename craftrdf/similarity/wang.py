@@ -15,9 +15,10 @@ value of A is ``SV(A) = sum of S_A(t)`` and the similarity of A and B is::
 :func:`semantic_values` and :func:`wang_similarity` follow that text literally for one
 term or pair. :class:`WangIndex` precomputes every term's S-values once (by a different
 recursion, ``S_A = max over parents p of w(A -> p) * S_p``) as rows of a sparse matrix,
-so that many pairs, a matrix, or the k most similar terms come out of a few vectorised
-operations. The two agree; the tests check both against hand-computed values and a
-brute-force path enumeration.
+so that many pairs come out of one compiled loop (numba, :mod:`._kernels`; a numpy/scipy
+path when numba is unavailable) and a matrix or the k most similar terms out of a few
+sparse products. They agree; the tests check them against hand-computed values, a
+brute-force path enumeration and the definition as written.
 
 Behaviour at the edges, chosen and tested:
 
@@ -31,29 +32,35 @@ Behaviour at the edges, chosen and tested:
 
 from __future__ import annotations
 
+import importlib
 import logging
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import repeat
+from functools import cached_property
+from itertools import chain, repeat
+from operator import itemgetter
+from types import ModuleType
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from ..errors import CraftrdfError, DataWarning, InputError
+from ..errors import ConfigError, CraftrdfError, DataWarning, InputError
 
 __all__ = [
     "BOSSY_WEIGHTS",
     "DEFAULT_RELATION_WEIGHT",
     "DEFAULT_WEIGHTS",
     "CycleError",
+    "Engine",
     "SimilarityWarning",
     "UnknownTermError",
     "WangIndex",
     "WeightedDag",
     "combine_scores",
+    "load_kernels",
     "semantic_value",
     "semantic_values",
     "wang_similarity",
@@ -76,6 +83,8 @@ BOSSY_WEIGHTS: Mapping[str, float] = {"is_a": 0.65}
 
 Combine = Literal["max", "avg", "rcmax", "bma"]
 Missing = Literal["raise", "nan"]
+#: How :meth:`WangIndex.pairs` computes: compiled kernels if possible, always, or never.
+Engine = Literal["auto", "numba", "numpy"]
 
 
 class UnknownTermError(CraftrdfError, LookupError):
@@ -230,7 +239,7 @@ def _ragged(starts: npt.NDArray[np.int64], lens: npt.NDArray[np.int64]) -> npt.N
     return np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
 
 
-def _s_value_rows(dag: WeightedDag) -> tuple[
+def _s_value_rows(dag: WeightedDag, kernels: ModuleType | None = None) -> tuple[
         list[str], npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64]]:
     """Every term's S-values as CSR rows (columns sorted), terms ordered by level.
 
@@ -241,26 +250,27 @@ def _s_value_rows(dag: WeightedDag) -> tuple[
     rows come out of a few array operations (gather the parents' rows, scale by the
     edge weights, keep the maximum per ancestor). Rows are numbered by level, which
     is also a topological order. InputError for a weight outside (0, 1].
+
+    With ``kernels`` (:mod:`craftrdf.similarity._kernels`) the rows come from a compiled
+    loop over the terms instead of the per-level array operations: the same products,
+    the same maxima, so the same floats.
     """
     pos: dict[str, int] = {t: i for i, t in enumerate(dag)}
     names = list(pos)
-    child_l: list[int] = []
-    parent_l: list[int] = []
-    weight_l: list[float] = []
-    for c, parents in dag.items():
-        ci = pos[c]
-        for p, w in parents.items():
-            pi = pos.get(p)
-            if pi is None:
-                pi = pos[p] = len(names)
-                names.append(p)
-            child_l.append(ci)
-            parent_l.append(pi)
-            weight_l.append(w)
+    groups = list(dag.values())
+    # the edges as three arrays, built by C-level iteration (a per-edge Python loop
+    # was a third of the index build); parents that are not keys get rows after the keys
+    parent_names = [p for parents in groups for p in parents]
+    for p in dict.fromkeys(parent_names):
+        if p not in pos:
+            pos[p] = len(names)
+            names.append(p)
     n = len(names)
-    child = np.array(child_l, dtype=np.int64)
-    parent = np.array(parent_l, dtype=np.int64)
-    weight = np.array(weight_l, dtype=np.float64)
+    child = np.repeat(np.arange(len(groups), dtype=np.int64),
+                      np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)))
+    parent = np.fromiter(map(pos.__getitem__, parent_names), dtype=np.int64, count=len(parent_names))
+    weight = np.fromiter(chain.from_iterable(parents.values() for parents in groups),
+                         dtype=np.float64, count=len(parent_names))
     bad = np.flatnonzero(~((weight > 0.0) & (weight <= 1.0)))
     if bad.size:
         i = int(bad[0])
@@ -292,6 +302,10 @@ def _s_value_rows(dag: WeightedDag) -> tuple[
     child, parent = new[child], new[parent]
     by_child = np.argsort(child, kind="stable")
     child, parent, weight = child[by_child], parent[by_child], weight[by_child]
+    if kernels is not None:
+        eptr = np.searchsorted(child, np.arange(n + 1))
+        indptr, cols, vals = kernels.s_value_rows(eptr, parent, weight)
+        return [names[i] for i in order], indptr, cols, vals
     start = np.zeros(n, dtype=np.int64)   # where each row begins in all_cols/all_vals
     length = np.zeros(n, dtype=np.int64)
     all_cols = np.empty(0, dtype=np.int64)
@@ -321,8 +335,63 @@ def _s_value_rows(dag: WeightedDag) -> tuple[
     return [names[i] for i in order], indptr, all_cols.astype(np.int32), all_vals
 
 
+def _compact_rows(dag: WeightedDag, kernels: ModuleType | None) -> tuple[
+        list[str], npt.NDArray[np.int64], npt.NDArray[np.integer], npt.NDArray[np.integer],
+        npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """:func:`_s_value_rows` made compact: ``(terms, indptr, cols, vid, table, sv)``.
+
+    Columns narrowed to uint16 when there are at most 65,536 terms, and each S-value
+    replaced by its position ``vid`` in ``table``, the distinct S-values (few: products
+    of a few weights), so that ``table[vid]`` gives back every float as computed; ``sv``
+    is each row's sum. With ``kernels``, the compiled kernels compute, and are compiled
+    (or loaded from numba's cache) for these arrays' types before this returns, so a
+    compilation error shows here.
+    """
+    order, indptr, cols, vals = _s_value_rows(dag, kernels)
+    if kernels is not None:
+        table, inverse = kernels.value_ids(vals)
+    else:
+        table, inverse = np.unique(vals, return_inverse=True)
+    vid = inverse.astype(np.uint16 if len(table) <= 1 << 16 else np.int32)
+    narrow = cols.astype(np.uint16 if len(order) <= 1 << 16 else np.int32)
+    sv = np.add.reduceat(vals, indptr[:-1]) if len(order) else np.zeros(0, dtype=np.float64)
+    if kernels is not None:
+        kernels.warm_up(indptr, narrow, vid, table, sv)
+    return order, indptr, narrow, vid, table, sv
+
+
+def load_kernels(engine: Engine = "auto", *, warn: bool = True) -> ModuleType | None:
+    """The compiled kernels module for ``engine``, or None for the numpy path.
+
+    ``"numpy"`` gives None; ``"auto"`` imports :mod:`craftrdf.similarity._kernels` (and
+    so numba) and gives None, with one logged warning, when numba is not installed or
+    cannot load; ``"numba"`` raises ConfigError instead. Python's import system keeps
+    the module, so only the first call pays numba's import (about 0.4 s).
+    """
+    if engine == "numpy":
+        return None
+    if engine not in ("auto", "numba"):
+        raise ConfigError(f"unknown similarity engine {engine!r}: use auto, numba or numpy")
+    try:
+        return importlib.import_module(f"{__package__}._kernels")
+    except Exception as exc:  # noqa: BLE001 - an ImportError, or whatever numba raises as it loads
+        _kernels_failed(engine, exc, warn=warn)
+        return None
+
+
+def _kernels_failed(engine: Engine, exc: Exception, *, warn: bool = True) -> None:
+    """Say that the compiled path failed: ConfigError for engine numba, else one log line (if ``warn``)."""
+    reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+    if engine == "numba":
+        raise ConfigError(f"similarity engine numba is unavailable ({reason}); "
+                          "install numba (pip install numba) or use engine auto or numpy") from exc
+    if warn:
+        logger.warning("Wang similarity: compiled kernels unavailable (%s); using the numpy path "
+                       "(same values, several times slower on many pairs)", reason)
+
+
 class WangIndex:
-    """Every term's S-values, precomputed, for fast vectorised Wang similarity.
+    """Every term's S-values, precomputed, for fast Wang similarity of many pairs.
 
     Build it once from a :data:`WeightedDag` (weights in (0, 1]); it holds, for each
     term, its S-values as one row of a sparse matrix (columns: the ancestors, itself
@@ -332,6 +401,14 @@ class WangIndex:
     by :meth:`top_k` unless asked; ``labels`` is kept for display only. Raises
     InputError for a weight outside (0, 1], CycleError when the edges form a cycle.
 
+    ``engine`` chooses how :meth:`pairs` computes: ``"auto"`` (default) uses compiled
+    numba kernels when numba is installed and works, and otherwise the numpy/scipy
+    path with one logged warning; ``"numba"`` insists (ConfigError without it);
+    ``"numpy"`` never imports numba. Both give the same values (to the last bit or
+    two of a float). The first index built with numba in a process pays numba's
+    import, and the very first on a machine its compilation (a few seconds, then
+    cached on disk); :attr:`engine` says which path is in use.
+
     >>> idx = WangIndex({"b": {"a": 0.8}, "c": {"a": 0.8}, "a": {}})
     >>> round(idx.similarity("b", "c"), 6)
     0.444444
@@ -340,8 +417,20 @@ class WangIndex:
     """
 
     def __init__(self, dag: WeightedDag, *, aliases: Mapping[str, str] | None = None,
-                 labels: Mapping[str, str] | None = None, excluded: Iterable[str] = ()) -> None:
-        order, indptr, cols, vals = _s_value_rows(dag)
+                 labels: Mapping[str, str] | None = None, excluded: Iterable[str] = (),
+                 engine: Engine = "auto") -> None:
+        kernels = load_kernels(engine)
+        rows = None
+        if kernels is not None:
+            try:
+                rows = _compact_rows(dag, kernels)
+            except CraftrdfError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - numba failed to compile or run: numpy path, or refuse
+                _kernels_failed(engine, exc)
+                kernels = None
+        order, self._indptr, self._cols, self._vid, self._table, self.sv = (
+            rows if rows is not None else _compact_rows(dag, None))
         self.terms: tuple[str, ...] = tuple(order)
         self.index: dict[str, int] = {t: i for i, t in enumerate(order)}
         for alias, target in (aliases or {}).items():
@@ -354,15 +443,27 @@ class WangIndex:
         for t in excluded:
             if t in self.index:
                 self._excluded[self.index[t]] = True
-        n = len(order)
-        self._s = sp.csr_matrix((vals, cols, indptr), shape=(n, n))
-        # Each S-value s is stored as the complex number s + 1i. For two rows, the product
-        # (s_a + 1i)(s_b + 1i) = (s_a s_b - 1) + (s_a + s_b)i exists exactly where both rows
-        # have an entry, so the imaginary part of a row-by-row product sums S_A(t) + S_B(t)
-        # over the common ancestors: the numerator of Sim, in one sparse operation, exactly
-        # (the imaginary part is one rounded float addition).
-        self._z = sp.csr_matrix((vals + 1j, cols, indptr), shape=(n, n))
-        self.sv: npt.NDArray[np.float64] = np.asarray(self._s.sum(axis=1)).ravel()
+        self._kernels = kernels
+        #: which path :meth:`pairs` takes: "numba" or "numpy"
+        self.engine: Literal["numba", "numpy"] = "numpy" if self._kernels is None else "numba"
+
+    @cached_property
+    def _s(self) -> sp.csr_matrix:
+        """The S-values as a scipy CSR matrix (rows: terms, columns: their ancestors)."""
+        n = len(self.terms)
+        return sp.csr_matrix((self._table[self._vid], self._cols.astype(np.int32), self._indptr), shape=(n, n))
+
+    @cached_property
+    def _z(self) -> sp.csr_matrix:
+        """Each S-value s as the complex number s + 1i, for the numerators of many pairs at once.
+
+        For two rows, the product (s_a + 1i)(s_b + 1i) = (s_a s_b - 1) + (s_a + s_b)i exists
+        exactly where both rows have an entry, so the imaginary part of a row-by-row product
+        sums S_A(t) + S_B(t) over the common ancestors: the numerator of Sim, in one sparse
+        operation, exactly (the imaginary part is one rounded float addition).
+        """
+        s = self._s
+        return sp.csr_matrix((s.data + 1j, s.indices, s.indptr), shape=s.shape)
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -370,11 +471,23 @@ class WangIndex:
     def __contains__(self, term: object) -> bool:
         return term in self.index
 
+    @property
+    def nnz(self) -> int:
+        """How many S-values the index holds (the sum of every term's DAG size)."""
+        return int(self._indptr[-1])
+
     # -- lookups --------------------------------------------------------------------
 
     def rows(self, terms: Iterable[str], *, missing: Missing = "raise") -> npt.NDArray[np.int64]:
         """Row numbers of ``terms`` (aliases resolved); -1 for unknown ones when ``missing="nan"``."""
         seq = terms if isinstance(terms, Sequence) else list(terms)
+        if len(seq) > 1:
+            # itemgetter looks every term up in one C loop (about twice as fast as a
+            # map over dict.get); a KeyError sends the batch through the loop below.
+            try:
+                return np.fromiter(itemgetter(*seq)(self.index), dtype=np.int64, count=len(seq))
+            except KeyError:
+                pass
         out = np.fromiter(map(self.index.get, seq, repeat(-1)), dtype=np.int64, count=len(seq))
         if missing == "raise" and (out < 0).any():
             raise UnknownTermError(str(seq[int(np.flatnonzero(out < 0)[0])]))
@@ -383,8 +496,8 @@ class WangIndex:
     def semantic_values(self, term: str) -> dict[str, float]:
         """S-values of DAG(term), by term (from the index; equal to :func:`semantic_values`)."""
         r = self.rows([term])[0]
-        lo, hi = self._s.indptr[r], self._s.indptr[r + 1]
-        return {self.terms[c]: float(v) for c, v in zip(self._s.indices[lo:hi], self._s.data[lo:hi])}
+        lo, hi = self._indptr[r], self._indptr[r + 1]
+        return {self.terms[c]: float(self._table[v]) for c, v in zip(self._cols[lo:hi], self._vid[lo:hi])}
 
     def semantic_value(self, term: str) -> float:
         """SV(term)."""
@@ -402,15 +515,41 @@ class WangIndex:
 
         Unknown terms raise UnknownTermError, or give NaN with ``missing="nan"``. One
         SimilarityWarning counts the pairs that share no ancestor (similarity 0).
+        ``chunk`` bounds the pairs per sparse operation on the numpy path.
         """
         if len(a) != len(b):
             raise ValueError(f"pairs need two sequences of one length, got {len(a)} and {len(b)}")
         ra, rb = self.rows(a, missing=missing), self.rows(b, missing=missing)
         return self.pairs_by_row(ra, rb, chunk=chunk)
 
-    def pairs_by_row(self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64], *,
+    def pairs_by_row(self, ra: npt.ArrayLike, rb: npt.ArrayLike, *,
                      chunk: int = 32_768) -> npt.NDArray[np.float64]:
-        """:meth:`pairs` on row numbers (-1 gives NaN); for callers that reuse rows."""
+        """:meth:`pairs` on row numbers (``index[term]``; -1 gives NaN); for callers that reuse rows.
+
+        Saves the name lookups, about a third of the time of :meth:`pairs` with the
+        compiled kernels. IndexError for a row number past the index.
+        """
+        xa = np.ascontiguousarray(ra, dtype=np.int64)
+        xb = np.ascontiguousarray(rb, dtype=np.int64)
+        if xa.shape != xb.shape or xa.ndim != 1:
+            raise ValueError(f"pairs need two 1-D row arrays of one length, got shapes {xa.shape} and {xb.shape}")
+        n = len(self.terms)
+        if xa.size and (max(int(xa.max()), int(xb.max())) >= n):
+            raise IndexError(f"row number past the index ({n} terms)")
+        if self._kernels is not None:
+            out = np.empty(len(xa), dtype=np.float64)
+            disjoint = int(self._kernels.pair_similarities(
+                self._indptr, self._cols, self._vid, self._table, self.sv, xa, xb, out))
+        else:
+            out, disjoint = self._pairs_numpy(xa, xb, chunk)
+        if disjoint:
+            warnings.warn(f"{disjoint} pair(s) share no ancestor (terms of different ontologies?); "
+                          "their similarity is 0", SimilarityWarning, stacklevel=3)
+        return out
+
+    def _pairs_numpy(self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64],
+                     chunk: int) -> tuple[npt.NDArray[np.float64], int]:
+        """The pairs by sparse gather-and-multiply (see :attr:`_z`), and how many share nothing."""
         out = np.full(len(ra), np.nan)
         ok = np.flatnonzero((ra >= 0) & (rb >= 0))
         disjoint = 0
@@ -419,13 +558,11 @@ class WangIndex:
             xa, xb = ra[sel], rb[sel]
             num = np.asarray(self._z[xa].multiply(self._z[xb]).sum(axis=1)).ravel().imag
             sim = num / (self.sv[xa] + self.sv[xb])
-            sim[xa == xb] = 1.0
-            disjoint += int(np.count_nonzero(num == 0))
+            same = xa == xb
+            sim[same] = 1.0
+            disjoint += int(np.count_nonzero((num == 0) & ~same))
             out[sel] = sim
-        if disjoint:
-            warnings.warn(f"{disjoint} pair(s) share no ancestor (terms of different ontologies?); "
-                          "their similarity is 0", SimilarityWarning, stacklevel=3)
-        return out
+        return out, disjoint
 
     def matrix(self, rows: Sequence[str], cols: Sequence[str] | None = None, *,
                missing: Missing = "raise") -> npt.NDArray[np.float64]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import warnings
 
 import pytest
 
@@ -11,7 +10,6 @@ from craftrdf.errors import ConfigError
 from craftrdf.evaluation.run import (
     RESULTS_HEADER,
     evaluate_sets,
-    evaluate_store,
     load_directory,
     parse_criteria,
     write_report,

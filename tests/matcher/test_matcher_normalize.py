@@ -48,6 +48,14 @@ def test_lemmatizer_gives_dictionary_lemmas():
     assert n.normalize("E14") == "E14"               # not a word: unchanged
 
 
+
+def test_lemmatizer_leaves_abbreviations_and_auxiliaries_alone():
+    """Regression: UBERON's synonym "am" became "be", the lemma of every "is", "was" and "were" in CRAFT."""
+    n = norm("CASE_INSENSITIVE", "BIOLEMMATIZER", "NONE")
+    assert n.normalize("am") == "am" and n.normalize("was") == "was" and n.normalize("has") == "has"
+    assert n.normalize("BE") == "BE" and n.normalize("AER") == "AER"
+    assert n.normalize("Mice") == "mouse"  # an initial capital is folded first, then lemmatized
+
 def test_pubmed_stop_words_are_the_133_and_drop_from_texts_and_names():
     words = pubmed_stop_words()
     assert len(words) == 133

@@ -1,19 +1,14 @@
-"""Fixtures of the export tests: the bundled sample in a store, and an independent reader of its raw files."""
+"""Fixtures of the publish tests: an independent reader of the sample's raw files (the sample store is tests/conftest.py's, one per module)."""
 
 from __future__ import annotations
 
-import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from craftrdf.build import build_store
 from craftrdf.demo import sample_dir
-from craftrdf.errors import DataWarning
-from craftrdf.registry import load_registry
-from craftrdf.store import AnnotationStore
 
 
 @dataclass(frozen=True)
@@ -61,11 +56,3 @@ def raw() -> object:
     return Raw()
 
 
-@pytest.fixture(scope="session")
-def sample_store() -> AnnotationStore:
-    """The bundled sample, built once into an in-memory store. Tests that add sets use their own keys."""
-    store = AnnotationStore.memory()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DataWarning)
-        build_store(sample_dir(), store, registry=load_registry())
-    return store

@@ -1,0 +1,202 @@
+"""Benchmark: the SPARQL endpoint under load, against the same queries run in-process (the floor).
+
+    python bench/bench_server.py --store ./craft.store [--seconds 30] [--clients 8] [--workers 2]
+    python bench/bench_server.py --sample [--seconds 10]        # the bundled sample, built into a temp dir
+
+Starts ``craftrdf serve`` on a free loopback port (read-only, a subprocess), then drives it with
+--clients threads (httpx, one connection each) for --seconds in two halves:
+
+1. *simple*: only the cheap queries (an ASK, a small SELECT, the set list);
+2. *mixed*: the same, plus one heavy library query in twenty (sets with counts, top classes,
+   annotation counts).
+
+It prints, per phase and per query kind, the count, throughput, p50/p99 latency and errors
+(any status other than 200), then the floor: each query's median time run directly on the
+embedded store in this process (result serialized as SPARQL JSON, as the server does), and the
+ratio of the HTTP p50 to it. Goal: zero errors, at least 200 queries/s in the simple phase.
+Loopback only; bounded in time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import httpx
+import pyoxigraph as ox
+
+from craftrdf.query import library
+from craftrdf.store import AnnotationStore
+
+DOCS = "https://w3id.org/craftrdf/documents"
+SIMPLE = {
+    "ask": "ASK { GRAPH <%s> { ?d a <http://purl.org/spar/fabio/ResearchPaper> } }" % DOCS,
+    "small-select": "SELECT ?d ?pmid WHERE { GRAPH <%s> { ?d <http://purl.org/spar/fabio/hasPubMedId> ?pmid } } "
+                    "ORDER BY ?pmid LIMIT 10" % DOCS,
+    "set-list": library()["viewer-sets"].text,
+}
+HEAVY = {name: library()[name].text for name in ("sets", "top-classes", "annotation-counts")}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(store: Path, port: int, workers: int, timeout: float) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "craftrdf.cli", "serve", "--store", str(store), "--port", str(port),
+           "--workers", str(workers), "--timeout", str(timeout), "--max-results", "1000000"]
+    proc = subprocess.Popen(cmd)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/sparql", params={"query": "ASK {}"}, timeout=2).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None:
+            raise SystemExit(f"the server exited with status {proc.returncode}")
+        time.sleep(0.2)
+    proc.terminate()
+    raise SystemExit("the server did not answer within 120 s")
+
+
+def drive(url: str, clients: int, seconds: float, heavy_share: float, seed: int) -> dict[str, list[tuple[float, int]]]:
+    """Run the clients for ``seconds``; (latency, status) per query kind."""
+    results: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def client(i: int) -> None:
+        rng = random.Random(seed + i)
+        local: list[tuple[str, float, int]] = []
+        with httpx.Client(base_url=url, timeout=120) as http:
+            while time.monotonic() < stop:
+                pool = HEAVY if rng.random() < heavy_share else SIMPLE
+                kind = rng.choice(sorted(pool))
+                t = time.perf_counter()
+                try:
+                    status = http.post("sparql", data={"query": pool[kind]},
+                                       headers={"Accept": "application/sparql-results+json"}).status_code
+                except httpx.HTTPError:
+                    status = 0
+                local.append((kind, time.perf_counter() - t, status))
+        with lock:
+            for kind, dt, status in local:
+                results[kind].append((dt, status))
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
+
+
+def report(phase: str, results: dict[str, list[tuple[float, int]]], seconds: float) -> dict[str, float]:
+    total = sum(len(v) for v in results.values())
+    errors = sum(1 for v in results.values() for _, s in v if s != 200)
+    simple = sum(len(results[k]) for k in SIMPLE)
+    print(f"\n{phase}: {total} queries in {seconds:.0f} s = {total / seconds:.0f}/s "
+          f"(simple ones {simple / seconds:.0f}/s), errors {errors}")
+    print(f"  {'kind':<18}{'count':>7}{'per s':>8}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}")
+    p50s = {}
+    for kind in [*SIMPLE, *HEAVY]:
+        v = results.get(kind, [])
+        if not v:
+            continue
+        lat = [dt for dt, _ in v]
+        p50s[kind] = pct(lat, 0.5)
+        print(f"  {kind:<18}{len(v):>7}{len(v) / seconds:>8.1f}{pct(lat, 0.5) * 1e3:>9.1f}{pct(lat, 0.99) * 1e3:>9.1f}"
+              f"{sum(1 for _, s in v if s != 200):>8}")
+    return p50s
+
+
+def floor(store_path: Path, repeat: int) -> dict[str, float]:
+    """Median in-process time of each query (engine plus SPARQL JSON serialization)."""
+    out = {}
+    with AnnotationStore.open(store_path, mode="read") as store:
+        for kind, text in [*SIMPLE.items(), *HEAVY.items()]:
+            times = []
+            for _ in range(repeat if kind in SIMPLE else max(1, repeat // 10)):
+                t = time.perf_counter()
+                store.raw.query(text).serialize(format=ox.QueryResultsFormat.JSON)
+                times.append(time.perf_counter() - t)
+            out[kind] = statistics.median(times)
+    return out
+
+
+def build_sample(tmp: Path) -> Path:
+    import warnings
+
+    from craftrdf.build import build_store
+    from craftrdf.demo import sample_dir
+    from craftrdf.errors import DataWarning
+    from craftrdf.registry import load_registry
+
+    path = tmp / "sample.store"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        with AnnotationStore.open(path) as store:
+            build_store(sample_dir(), store, registry=load_registry())
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--store", type=Path, help="a built store (opened read-only)")
+    src.add_argument("--sample", action="store_true", help="build the bundled sample into a temporary store")
+    ap.add_argument("--seconds", type=float, default=30.0, help="total driving time, split over two phases")
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--workers", type=int, default=2, help="server query workers")
+    ap.add_argument("--timeout", type=float, default=60.0, help="server time limit per query")
+    ap.add_argument("--heavy-share", type=float, default=0.05, help="share of heavy queries in the mixed phase")
+    ap.add_argument("--repeat", type=int, default=50, help="in-process runs per simple query for the floor")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = build_sample(Path(tmp)) if args.sample else args.store
+        port = free_port()
+        print(f"store {store}; {args.clients} clients, {args.workers} workers, {args.seconds:.0f} s, "
+              f"heavy share {args.heavy_share:.0%} in the mixed phase")
+        server = start_server(store, port, args.workers, args.timeout)
+        try:
+            url = f"http://127.0.0.1:{port}/"
+            drive(url, args.clients, 1.0, 0.0, 99)  # warm-up, not counted
+            half = args.seconds / 2
+            simple = drive(url, args.clients, half, 0.0, 1)
+            p50 = report("simple phase", simple, half)
+            mixed = drive(url, args.clients, half, args.heavy_share, 2)
+            p50_mixed = report("mixed phase", mixed, half)
+        finally:
+            server.terminate()
+            server.wait(30)
+        fl = floor(store, args.repeat)
+    print("\nfloor (same query in-process, median) and HTTP p50 / floor:")
+    for kind, t in fl.items():
+        http = p50.get(kind) or p50_mixed.get(kind)
+        ratio = f"{http / t:8.1f}x" if http else "       -"
+        print(f"  {kind:<18}{t * 1e3:9.2f} ms   http p50 {http * 1e3 if http else float('nan'):9.2f} ms {ratio}")
+    simple_floor = len(SIMPLE) / sum(fl[k] for k in SIMPLE)
+    print(f"\nin-process floor, one thread, simple mix: {simple_floor:.0f} queries/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""The ``reproduce`` command: the corpus papers' tables rebuilt from a store, in one report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from ..reproduce import reproduce
+    from ._common import progress_bar
+
+    def progress(stage: str):  # type: ignore[no-untyped-def]
+        return progress_bar(args.quiet)
+
+    pool = None
+    if args.workers and args.workers > 1:
+        from ..sweep import LocalPool
+
+        pool = LocalPool(args.workers)
+    try:
+        result = reproduce(Path(args.craft), Path(args.out), store_path=Path(args.store) if args.store else None,
+                           quick=args.quick, executor=pool, progress=progress)
+    finally:
+        if pool is not None:
+            pool.close()
+    sys.stdout.write(f"wrote {result.report} and {len(result.files) - 1} more files in {result.seconds:.0f} s\n")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add reproduce to the ``craftrdf`` parser."""
+    p = sub.add_parser("reproduce", help="rebuild the corpus papers' tables and figures (report.md)")
+    p.add_argument("--craft", required=True, help="the CRAFT directory")
+    p.add_argument("--out", required=True, help="directory for report.md, the figures and the sweeps")
+    p.add_argument("--store", help="store to build or reuse (default: OUT/craft.store)")
+    p.add_argument("--quick", action="store_true", help="a reduced grid: minutes instead of the full sweeps")
+    p.add_argument("--workers", type=int, help="processes for the sweeps (default: one)")
+    p.set_defaults(func=_cmd_reproduce)

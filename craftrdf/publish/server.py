@@ -1,0 +1,364 @@
+"""The SPARQL 1.1 endpoint and linked-data server: a Starlette app over a pool of query workers.
+
+:func:`create_app` builds the app from its dependencies (a
+:class:`~craftrdf.publish.workers.WorkerPool`, a :class:`ServerConfig`, a dump folder);
+:func:`serve` opens the pool on a store and runs the app under uvicorn. docs/server.md
+describes the routes, the limits and the security model. In short:
+
+- ``/sparql``: the SPARQL 1.1 Protocol (GET, POST form, POST direct); updates only when the
+  server was started with updates enabled *and* the request carries the bearer token, never
+  from another origin; every request passes :func:`craftrdf.publish.guard.check_request`
+  (length, nesting, no LOAD/SERVICE) before a worker parses it.
+- ``/doc/…``, ``/ann/…``, ``/set/…``, ``/ontology/…``, ``/mappings/…``, ``/class/CURIE``: the
+  store's resources, by content negotiation; HTML for documents and classes comes from the
+  article viewer (``craftrdf.publish.viewer``) when it is installed.
+- ``/.well-known/void``: the VoID description; ``/dump/KEY.ext``: a set's dump.
+
+Everything that touches the store runs in a worker process, under the time limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+import os
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pyoxigraph as ox
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route, Router
+from starlette.types import Receive, Scope, Send
+
+from ..curie import CurieMap
+from ..errors import ConfigError
+from ..vocab import BASE, OBO
+from .guard import Limits, RequestRefused, check_request, with_using
+from .linked import (
+    DUMP_FORMATS,
+    describe,
+    dump_set,
+    graph_sizes,
+    rdf_prefixes,
+    render_html,
+    resource_iri,
+    void_triples,
+)
+from .protocol import GRAPH_TYPES, HTML, RESULT_TYPES, negotiate, parse_sparql_request
+from .workers import (
+    PooledStore,
+    QueryJob,
+    StoreOpener,
+    WorkerPool,
+    run_sparql,
+    run_update,
+)
+
+__all__ = ["ServerConfig", "create_app", "read_token", "serve"]
+
+logger = logging.getLogger(__name__)
+
+_KINDS = ("doc", "ann", "set", "ontology", "mappings", "class")
+_FORMAT_PARAM = {"ttl": "text/turtle", "nt": "application/n-triples", "jsonld": "application/ld+json",
+                 "rdf": "application/rdf+xml", "html": HTML}
+_DUMP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]*\.(?:" + "|".join(DUMP_FORMATS) + ")$")
+#: What a resource is offered as, in order of preference when the client does not mind.
+_OFFERED = ["text/turtle", "application/ld+json", "application/n-triples", "application/rdf+xml", HTML]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """What the server allows and where it is reached.
+
+    ``base_iri`` is the public URL of the server's root (ends with ``/``): a request for
+    ``base_iri + "doc/123"`` describes the store resource ``https://w3id.org/craftrdf/doc/123``.
+    ``timeout`` (s) bounds each query, ``max_results`` the rows or triples of an answer;
+    ``token`` is the bearer token updates need (``allow_update`` must be on too).
+    """
+
+    base_iri: str = "http://127.0.0.1:8080/"
+    timeout: float = 30.0
+    max_results: int = 100_000
+    limits: Limits = field(default_factory=Limits)
+    allow_update: bool = False
+    token: str | None = field(default=None, repr=False)
+    dump_timeout: float = 600.0
+    max_body: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        if not self.base_iri.endswith("/"):
+            object.__setattr__(self, "base_iri", self.base_iri + "/")
+        if self.allow_update and not self.token:
+            raise ConfigError("updates need a bearer token: give --token-file with --allow-update")
+
+
+def read_token(path: str | os.PathLike[str]) -> str:
+    """The bearer token in a file (surrounding whitespace dropped); ConfigError if missing or too short."""
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the token file {path}: {exc.strerror}") from None
+    if len(token) < 16:
+        raise ConfigError(f"the token in {path} is shorter than 16 characters; use e.g. `openssl rand -hex 32`")
+    return token
+
+
+class _State:
+    """The app's caches: graph sizes for VoID (recomputed after an update)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.sizes: Any = None
+
+
+def _refuse(exc: RequestRefused) -> Response:
+    headers = {"WWW-Authenticate": 'Bearer realm="craftrdf"'} if exc.status == 401 else None
+    return PlainTextResponse(exc.message + "\n", status_code=exc.status, headers=headers)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.PathLike[str],
+               viewer: bool = True, on_shutdown: Callable[[], None] | None = None) -> Starlette:
+    """The Starlette app serving the store behind ``pool`` (which the caller opens and closes).
+
+    ``dump_dir`` caches the set dumps (emptied after each update). With ``viewer`` the
+    article viewer's routes are mounted when ``craftrdf.publish.viewer`` imports; if it does
+    not, a warning is logged and documents and classes get the plain HTML page.
+    ``on_shutdown`` runs when the ASGI server shuts the app down (lifespan), e.g. to close the pool.
+    """
+    state = _State()
+    curies = CurieMap()
+    base = config.base_iri
+    endpoint = base + "sparql"
+    allowed_origins = {_origin(base)}
+    dumps = Path(dump_dir)
+    dumps.mkdir(parents=True, exist_ok=True)
+
+    async def call(fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
+        return await run_in_threadpool(pool.call, fn, *args, timeout=timeout or config.timeout)
+
+    # -- SPARQL ------------------------------------------------------------------------
+
+    def authorise_update(request: Request) -> None:
+        if not config.allow_update or config.token is None:
+            raise RequestRefused(403, "this server is read-only: SPARQL Update is disabled")
+        origin = request.headers.get("origin")
+        own = _origin(f"{request.url.scheme}://{request.headers.get('host', '')}")
+        if origin is not None and origin.lower() not in allowed_origins | {own}:
+            raise RequestRefused(403, f"updates from another origin ({origin}) are refused")
+        scheme, _, credential = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(credential.strip().encode(), config.token.encode()):
+            raise RequestRefused(401, "updates need the server's token: send 'Authorization: Bearer <token>'")
+
+    async def sparql(request: Request) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > config.max_body:
+            raise RequestRefused(413, f"the request body is larger than {config.max_body:,} bytes")
+        body = await request.body() if request.method == "POST" else b""
+        if len(body) > config.max_body:
+            raise RequestRefused(413, f"the request body is larger than {config.max_body:,} bytes")
+        req = parse_sparql_request(request.method, request.url.query, request.headers.get("content-type"), body)
+        if req.kind == "update":
+            authorise_update(request)
+        check_request(req.text, config.limits)
+        if req.kind == "update":
+            text = with_using(req.text, req.default_graphs, req.named_graphs)
+            answer = await call(run_update, text, endpoint)
+            with state.lock:
+                state.sizes = None
+            shutil.rmtree(dumps, ignore_errors=True)
+            dumps.mkdir(parents=True, exist_ok=True)
+            return PlainTextResponse(answer.body.decode(), status_code=200)
+        accept = request.headers.get("accept")
+        results = negotiate(accept, list(RESULT_TYPES))
+        graph = negotiate(accept, list(GRAPH_TYPES))
+        if results is None and graph is None:
+            raise RequestRefused(406, "no acceptable result format; offered: "
+                                      + ", ".join(dict.fromkeys([*RESULT_TYPES, *GRAPH_TYPES])))
+        job = QueryJob(req.text, req.default_graphs, req.named_graphs,
+                       RESULT_TYPES[results] if results else None, GRAPH_TYPES[graph] if graph else None,
+                       config.max_results, endpoint)
+        answer = await call(run_sparql, job)
+        return Response(answer.body, media_type=answer.media_type, headers={"Vary": "Accept"})
+
+    # -- linked data -------------------------------------------------------------------
+
+    def local_url(iri: str) -> str | None:
+        if iri.startswith(BASE):
+            return base + iri[len(BASE):]
+        if iri.startswith(OBO.NS):
+            curie = curies.compress(iri)
+            return base + "class/" + curie if curie != iri else None
+        return None
+
+    def rdf_response(triples: Sequence[ox.Triple], mtype: str) -> Response:
+        fmt = getattr(ox.RdfFormat, GRAPH_TYPES[mtype])
+        body = ox.serialize(triples, format=fmt,
+                            prefixes=rdf_prefixes() if fmt in (ox.RdfFormat.TURTLE, ox.RdfFormat.RDF_XML) else None)
+        return Response(body, media_type=fmt.media_type, headers={"Vary": "Accept"})
+
+    def choose(request: Request) -> str:
+        forced = request.query_params.get("format")
+        if forced is not None:
+            if forced not in _FORMAT_PARAM:
+                raise RequestRefused(406, f"unknown format {forced!r}: use {', '.join(_FORMAT_PARAM)}")
+            return _FORMAT_PARAM[forced]
+        mtype = negotiate(request.headers.get("accept"), _OFFERED)
+        if mtype is None:
+            raise RequestRefused(406, "no acceptable format; offered: " + ", ".join(_OFFERED))
+        return mtype
+
+    async def resource(request: Request) -> Response:
+        kind, rest = request.path_params["kind"], request.path_params["rest"]
+        mtype = choose(request)
+        iri = resource_iri(kind, rest, curies)
+        triples = list(ox.parse(await call(describe, iri), ox.RdfFormat.N_TRIPLES))
+        if not triples:
+            raise RequestRefused(404, f"the store has nothing about {iri}")
+        if mtype == HTML:
+            return HTMLResponse(render_html(iri, triples, local_url=local_url, curies=curies),
+                                headers={"Vary": "Accept"})
+        return rdf_response(triples, mtype)
+
+    async def void(request: Request) -> Response:
+        mtype = choose(request)
+        with state.lock:
+            sizes = state.sizes
+        if sizes is None:
+            sizes = await call(graph_sizes, timeout=max(config.timeout, 120.0))
+            with state.lock:
+                state.sizes = sizes
+        set_prefix = BASE + "set/"
+        keys = [s.graph[len(set_prefix):] for s in sizes if s.graph.startswith(set_prefix)]
+        triples = void_triples(sizes, base_url=base, dump_keys=keys)
+        if mtype == HTML:
+            return HTMLResponse(render_html(base + ".well-known/void#dataset", triples, local_url=local_url,
+                                            curies=curies))
+        return rdf_response(triples, mtype)
+
+    async def dump(request: Request) -> Response:
+        name = request.path_params["name"]
+        key, _, ext = name.rpartition(".")
+        if not _DUMP_NAME.match(name):  # checked here too so a traversal attempt never reaches a worker
+            raise RequestRefused(404, f"no dump named {name!r}: use /dump/KEY.ext with ext one of "
+                                      + ", ".join(DUMP_FORMATS))
+        path = await call(dump_set, key, ext, os.fspath(dumps), timeout=config.dump_timeout)
+        return FileResponse(path, media_type=DUMP_FORMATS[ext][1], filename=name)
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(
+            "<!DOCTYPE html><html><head><meta charset=utf-8><title>craftrdf</title></head><body>"
+            "<h1>craftrdf</h1><ul><li><a href=sparql>SPARQL endpoint</a> (SPARQL 1.1 Protocol)</li>"
+            "<li><a href=.well-known/void>VoID description</a> (sets, ontologies, dumps)</li></ul></body></html>")
+
+    routes: list[BaseRoute] = [
+        Route("/", index),
+        Route("/sparql", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        Route("/sparql/", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        Route("/.well-known/void", void),
+        Route("/dump/{name}", dump),
+    ]
+    viewer_app = _viewer_router(PooledStore(pool, timeout=config.timeout), base) if viewer else None
+    # the store's resources first: their HTML for documents and classes is handed to the viewer
+    routes += [Route(f"/{kind}/{{rest:path}}", _Negotiated(kind, resource, viewer_app)) for kind in _KINDS]
+    if viewer_app is not None:
+        routes.extend(viewer_app.routes)
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestRefused)
+        return _refuse(exc)
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        logger.exception("unexpected error serving %s", request.url.path)
+        return PlainTextResponse("internal error; the server log has the details\n", status_code=500)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        if on_shutdown is not None:
+            on_shutdown()
+
+    return Starlette(routes=routes, exception_handlers={RequestRefused: refused, Exception: failed},
+                     lifespan=lifespan)
+
+
+class _Negotiated:
+    """The dereferencing endpoint of one kind: HTML for documents and classes goes to the viewer."""
+
+    def __init__(self, kind: str, endpoint: Callable[[Request], Any], viewer: Router | None) -> None:
+        self.kind = kind
+        self.endpoint = endpoint
+        self.viewer = viewer
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["path_params"] = {**scope.get("path_params", {}), "kind": self.kind}
+        request = Request(scope, receive)
+        forced = request.query_params.get("format")
+        wants_html = forced == "html" or (forced is None and negotiate(
+            request.headers.get("accept"), _OFFERED) == HTML)
+        if wants_html and self.viewer is not None and self.kind in ("doc", "class") \
+                and "/" not in request.path_params["rest"]:
+            await self.viewer(scope, receive, send)
+            return
+        try:
+            response = await self.endpoint(request)
+        except RequestRefused as exc:
+            response = _refuse(exc)
+        await response(scope, receive, send)
+
+
+def _viewer_router(store: PooledStore, base_iri: str) -> Router | None:
+    """The article viewer's routes as a router, or None (with a warning) when it is unavailable."""
+    try:
+        from .viewer import viewer_routes
+        return Router(routes=list(viewer_routes(store, base_iri=base_iri)))
+    except Exception as exc:  # any failure of an optional part must not stop the endpoint
+        logger.warning("article viewer unavailable (%s: %s); serving plain HTML pages instead",
+                       type(exc).__name__, exc)
+        return None
+
+
+def serve(store: str | os.PathLike[str], config: ServerConfig, *, host: str = "127.0.0.1", port: int = 8080,
+          workers: int = 2) -> None:
+    """Run the server on ``store`` until interrupted: a worker pool, the app, uvicorn.
+
+    Read-only: ``workers`` processes open the store read-only (shared lock). With updates
+    enabled, one writer process owns the store and runs every query and update in turn (a
+    reader may not open the store beside a live writer). StoreError if the store cannot be
+    opened (missing, or locked by another writer).
+    """
+    import uvicorn
+
+    opener = StoreOpener(os.fspath(store), "write" if config.allow_update else "read")
+    size = 1 if config.allow_update else workers
+    dump_dir = tempfile.mkdtemp(prefix="craftrdf-dumps-")
+    pool = WorkerPool(opener, size=size)
+
+    def close() -> None:
+        # also reached through the lifespan: uvicorn re-raises SIGTERM after shutting down,
+        # which ends the process before a `finally` here would run
+        pool.close()
+        shutil.rmtree(dump_dir, ignore_errors=True)
+
+    try:
+        app = create_app(pool, config=config, dump_dir=dump_dir, on_shutdown=close)
+        logger.warning("serving %s at %s (%s, %d worker(s)) on http://%s:%d/", store, config.base_iri,
+                       "updates enabled" if config.allow_update else "read-only", size, host, port)
+        uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=True)
+    finally:
+        close()

@@ -1,0 +1,13 @@
+"""``craftrdf reproduce``: the corpus papers' tables rebuilt from the store, beside the published values.
+
+:mod:`.published` holds the published figures (``published.toml``), :mod:`.sections`
+computes craftrdf's (counts, Uberon statistics, sweeps, similarity), :mod:`.report` and
+:mod:`.figures` write them, :mod:`.run` ties them together.
+"""
+
+from __future__ import annotations
+
+from .published import ConceptMapperBest, Published, load_published
+from .run import SWEEP_SETS, ReproduceResult, reproduce
+
+__all__ = ["SWEEP_SETS", "ConceptMapperBest", "Published", "ReproduceResult", "load_published", "reproduce"]

@@ -1,0 +1,45 @@
+"""The published figures that ``craftrdf reproduce`` sets craftrdf's own beside (``published.toml``)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+__all__ = ["ConceptMapperBest", "Published", "load_published"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptMapperBest:
+    """The Uberon paper's best ConceptMapper results for one set (67 articles, exact spans)."""
+
+    precision: float
+    recall: float
+    f1: float
+    tp: int
+    fp: int
+    fn: int
+    best_precision: float
+    best_recall: float
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """Every published table the report uses, each with its source."""
+
+    counts: dict[str, tuple[int, int, int, int]]
+    counts_source: str
+    ser: dict[str, float]
+    ser_source: str
+    conceptmapper: dict[str, ConceptMapperBest]
+    conceptmapper_source: str
+
+
+def load_published() -> Published:
+    """The figures shipped in ``craftrdf/reproduce/published.toml``."""
+    data = tomllib.loads(resources.files(__package__).joinpath("published.toml").read_text(encoding="utf-8"))
+    t4, ser, cm = data["st2019_table4"], data["st2019_ser"], data["conceptmapper"]
+    best = {k: ConceptMapperBest(*v["best_f1"][:3], *v["best_f1"][3:], v["best_precision"], v["best_recall"])
+            for k, v in cm.items() if isinstance(v, dict)}
+    return Published({k: tuple(v) for k, v in t4["counts"].items()}, t4["source"],  # type: ignore[misc]
+                     dict(ser["ser"]), ser["source"], best, cm["source"])

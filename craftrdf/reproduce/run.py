@@ -1,0 +1,97 @@
+"""``craftrdf reproduce``: build or reuse a store, compute every section, write report.md and figures."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..build import build_store
+from ..errors import ConfigError
+from ..matcher import MatcherConfig
+from ..registry import load_registry
+from ..store import AnnotationStore
+from ..sweep import Progress, SweepExecutor, SweepReport, load_grid
+from .figures import ser_figure, similarity_figure
+from .published import load_published
+from .report import render_report
+from .sections import count_rows, documents_of, run_sweeps, similarity_distribution, uberon_stats
+
+__all__ = ["SWEEP_SETS", "ReproduceResult", "reproduce"]
+
+logger = logging.getLogger(__name__)
+
+#: The sets whose ontology CRAFT ships in a size that fits (those of the Shared Task comparison).
+SWEEP_SETS = ("CL", "CL_EXT", "GO_MF", "GO_MF_EXT", "MOP", "MOP_EXT", "SO", "SO_EXT", "UBERON", "UBERON_EXT")
+PAPER_SETS = ("UBERON", "UBERON_EXT")
+
+
+@dataclass(frozen=True, slots=True)
+class ReproduceResult:
+    """What a run wrote and how long it took."""
+
+    report: Path
+    files: tuple[Path, ...]
+    seconds: float
+    quick: bool
+    skipped: tuple[str, ...]
+
+
+def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None, quick: bool = False,
+              executor: SweepExecutor | None = None, progress: Callable[[str], Progress | None] | None = None,
+              clock: Callable[[], float] = time.perf_counter) -> ReproduceResult:
+    """Rebuild the corpus papers' tables in ``out_dir/report.md`` (with PNG figures beside it).
+
+    The store is ``store_path`` (default ``out_dir/craft.store``), built from ``craft_dir``
+    or brought up to date (unchanged batches are skipped). ``quick`` sweeps the reduced
+    ``quick`` grid on UBERON and UBERON_EXT and only the default configuration on the
+    other sets; otherwise all 576 configurations on every set. ``progress(stage)`` gives a
+    progress callback per stage (or None). Sets whose ontology is absent are skipped and
+    listed in the report. Sentence splits and dictionaries are cached in ``out_dir/cache``.
+    """
+    t0 = clock()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    registry = load_registry()
+    published = load_published()
+    files: list[Path] = []
+    with AnnotationStore.open(store_path or out_dir / "craft.store") as store:
+        build_store(craft_dir, store, registry=registry, progress=progress("build store") if progress else None)
+        counts = count_rows(store, published.counts)
+        public = documents_of(store, ("train", "dev"))
+        test = documents_of(store, ("test",))
+        stats = uberon_stats(store, PAPER_SETS, public)
+        grid = load_grid("quick" if quick else "all")
+        grid_name = f"the quick grid, {len(grid)} configurations" if quick else f"all {len(grid)} configurations"
+        sweeps_dir = out_dir / "sweeps"
+        sweeps: dict[str, SweepReport] = {}
+        skipped: list[str] = []
+        for key in SWEEP_SETS:
+            configs = grid if key in PAPER_SETS or not quick else (MatcherConfig(),)
+            try:
+                sweeps |= run_sweeps(store, [key], configs, registry=registry, out_dir=sweeps_dir, executor=executor,
+                                     cache_dir=out_dir / "cache", progress=progress)
+            except ConfigError as exc:  # no ontology for this set in the corpus copy
+                logger.warning("reproduce: skipped %s: %s", key, exc)
+                skipped.append(key)
+        similarity = (similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
+                      if test else None)
+    paper = {k: v for k, v in sweeps.items() if k in PAPER_SETS}
+    ours = {k: v.report["ser"].ser for k, v in sweeps.items() if v.report is not None}
+    files.append(ser_figure(ours, published.ser, out_dir / "ser.png"))
+    if similarity is not None:
+        files.append(similarity_figure(similarity, out_dir / "similarity.png"))
+    seconds = clock() - t0
+    header = (f"Made by `craftrdf reproduce{' --quick' if quick else ''}` from {craft_dir} in {seconds:.0f} s. "
+              f"Sweeps: {grid_name} on UBERON and UBERON_EXT"
+              + ("; the default configuration on the other sets." if quick else " and on every other set.")
+              + (f" Skipped (no ontology file): {', '.join(skipped)}." if skipped else ""))
+    text = render_report(counts=counts, stats=stats, stats_documents=len(public), test_documents=len(test), sweeps=paper, ser_sweeps=sweeps,
+                         similarity=similarity, published=published, grid=grid_name, header=header)
+    report = out_dir / "report.md"
+    report.write_text(text, encoding="utf-8")
+    files.insert(0, report)
+    for rep in sweeps.values():
+        files.extend(rep.files)
+    return ReproduceResult(report, tuple(files), seconds, quick, tuple(skipped))

@@ -1,0 +1,94 @@
+"""Reading a sweep's inputs from the store, once, in the parent process.
+
+Store-bound objects do not pickle, so everything a worker needs is read here into a
+:class:`~craftrdf.sweep.run.SweepInputs`: the documents of the chosen splits (texts and
+sentence spans), the dictionary's names (:func:`~craftrdf.matcher.dictionary.load_terms`,
+cached on disk), the set's gold annotations, the ``bossy`` Wang index (as
+``craftrdf evaluate`` uses it) and, for ``apply_craft_rules``, the set's mapping data.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from ..annotations import document_texts, fetch_annotations
+from ..curie import CurieMap
+from ..errors import ConfigError
+from ..ingest.corpus import SPLITS
+from ..iris import DOCUMENTS_GRAPH
+from ..matcher.annotate import MatchingSession, parse_splits
+from ..matcher.dictionary import load_terms
+from ..model import Annotation
+from ..registry import Registry
+from ..rules import set_mappings
+from ..store import AnnotationStore
+from ..vocab import CRAFT, FABIO
+from .run import SweepInputs
+from .score import ShippedIndex
+
+__all__ = ["craft_rules_for", "document_splits", "prepare_inputs"]
+
+logger = logging.getLogger(__name__)
+
+
+def document_splits(store: AnnotationStore) -> dict[str, str]:
+    """PMID -> split (``train``, ``dev``, ``test``; ``none`` when the store records none)."""
+    g = ox.NamedNode(DOCUMENTS_GRAPH)
+    ids = {q.subject: q.object.value for q in store.raw.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, g)
+           if isinstance(q.object, ox.Literal)}
+    splits = {q.subject: q.object.value for q in store.raw.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
+              if isinstance(q.object, ox.Literal)}
+    return {pmid: splits.get(doc, "none") for doc, pmid in ids.items()}
+
+
+def craft_rules_for(registry: Registry, set_key: str) -> tuple[str, ...]:
+    """CRAFT's post-processing rules for a set's predictions: ``unused`` (proper), ``substitute`` (+extensions)."""
+    try:
+        variant = registry.set(set_key).variant
+    except ConfigError:
+        variant = "extensions" if set_key.upper().endswith("_EXT") else "proper"
+    return ("substitute",) if variant == "extensions" else ("unused",)
+
+
+def prepare_inputs(store: AnnotationStore, set_key: str, *, split: str | Sequence[str] | None, registry: Registry,
+                   apply_craft_rules: bool = False, prefer_labels: bool = False, cache_dir: Path | None = None,
+                   curies: CurieMap | None = None) -> SweepInputs:
+    """The inputs of a sweep of set ``set_key`` over the documents of ``split``.
+
+    ``split``: ``train``, ``dev``, ``test``, a comma list or sequence of them, or
+    ``all``/None. ``prefer_labels``: see :class:`SweepInputs`. ``cache_dir`` keeps dictionary names and sentence spans (the matcher's
+    cache). Raises ConfigError for an unknown set, a set without ontology, or a split
+    with no documents in the store.
+    """
+    from ..similarity import similarity_index
+
+    curies = curies or CurieMap()
+    try:
+        key = registry.set(set_key).key
+    except ConfigError:
+        key = set_key
+    names = parse_splits(split if isinstance(split, str) or split is None else ",".join(split))
+    splits = document_splits(store)
+    pmids = sorted(d for d, s in splits.items() if names is None or s in names)
+    if not pmids:
+        raise ConfigError(f"the store has no documents of split {split!r} (splits: {', '.join(SPLITS)})")
+    terms, _ = load_terms(store, key, registry=registry, cache_dir=cache_dir, curies=curies)
+    texts = document_texts(store, pmids)
+    gold: dict[str, list[Annotation]] = {d: [] for d in texts}
+    for a in fetch_annotations(store, key, curies=curies):
+        if a.document in gold:
+            gold[a.document].append(a)
+    session = MatchingSession(texts, {}, cache_dir=cache_dir)
+    sentences = {d: tuple(session.sentences(d)) for d in sorted(texts)}
+    index = ShippedIndex(similarity_index(store, method="bossy"))
+    rules = craft_rules_for(registry, key) if apply_craft_rules else ()
+    mappings = set_mappings(store, key, curies=curies) if rules else None
+    label = f"{'all' if names is None else ','.join(names)} ({len(texts)} documents)"
+    logger.info("sweep inputs for %s: %s, %d names, %d gold annotations", key, label, len(terms),
+                sum(len(v) for v in gold.values()))
+    return SweepInputs(key, texts, sentences, tuple(terms), {d: tuple(v) for d, v in gold.items()}, index,
+                       rules, mappings, label, prefer_labels)

@@ -1,0 +1,83 @@
+"""A sweep from the store to its report files: select on some documents, report on others.
+
+:func:`sweep_store` is what ``craftrdf sweep`` calls: read the inputs for the selection
+documents, run the grid (resumable ``results.csv``), pick the configurations with the
+best P, R, F1 and the lowest SER, optionally run exactly those on the report documents
+(``report.csv``), then write ``best.md`` and ``pr.png``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..matcher.config import MatcherConfig
+from ..registry import Registry
+from ..store import AnnotationStore
+from .inputs import prepare_inputs
+from .plot import plot_pr
+from .report import best_markdown
+from .results import COLUMNS, SweepRow, best_rows, csv_line
+from .run import Progress, SweepExecutor, SweepResult, run_sweep
+
+__all__ = ["SweepReport", "sweep_store"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    """A finished sweep: the selection result, the best rows, their rows on the report documents, the files."""
+
+    set_key: str
+    result: SweepResult
+    best: dict[str, SweepRow]
+    report: dict[str, SweepRow] | None
+    documents: str
+    report_documents: str | None
+    files: tuple[Path, ...]
+
+
+def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherConfig], *, registry: Registry,
+                out_dir: Path, split: str | None = "train,dev", report_on: str | None = None,
+                executor: SweepExecutor | None = None, apply_craft_rules: bool = False, prefer_labels: bool = False,
+                cache_dir: Path | None = None, progress: Progress | None = None, plot: bool = True) -> SweepReport:
+    """Sweep ``configs`` for set ``set_key`` on the documents of ``split``; write the files in ``out_dir``.
+
+    Writes ``results.csv`` (resumable: rerunning with the same ``out_dir`` skips
+    finished configurations), ``best.md``, ``pr.png`` (unless ``plot`` is False) and,
+    with ``report_on`` (a split), ``report.csv``: the best configurations run on those
+    documents. ConfigError for an unknown set or split, or an ``out_dir`` holding a
+    sweep of other inputs.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    inputs = prepare_inputs(store, set_key, split=split, registry=registry, apply_craft_rules=apply_craft_rules,
+                            prefer_labels=prefer_labels, cache_dir=cache_dir)
+    result = run_sweep(inputs, configs, executor=executor, out_dir=out_dir, progress=progress)
+    best = best_rows(result.rows, list(configs))
+    files = [out_dir / "results.csv"]
+    report = None
+    report_label = None
+    report_ids: list[str] = []
+    if report_on is not None:
+        other = prepare_inputs(store, set_key, split=report_on, registry=registry,
+                               apply_craft_rules=apply_craft_rules, prefer_labels=prefer_labels,
+                               cache_dir=cache_dir)
+        chosen = list(dict.fromkeys(r.config for r in best.values()))
+        rows = {r.config: r for r in run_sweep(other, chosen, executor=executor).rows}
+        report = {k: rows[r.config] for k, r in best.items()}
+        report_label = other.documents
+        report_ids = sorted(other.texts)
+        path = out_dir / "report.csv"
+        path.write_text(csv_line(COLUMNS) + "".join(csv_line(r.values()) for r in rows.values()), encoding="utf-8")
+        files.append(path)
+    md = best_markdown(inputs.set_key, best, documents=inputs.documents, document_ids=sorted(inputs.texts),
+                       configurations=len(result.rows), report=report, report_documents=report_label or "",
+                       report_ids=report_ids, rules=inputs.rules, prefer_labels=inputs.prefer_labels)
+    (out_dir / "best.md").write_text(md, encoding="utf-8")
+    files.append(out_dir / "best.md")
+    if plot:
+        files.append(plot_pr(result.rows, out_dir / "pr.png", set_key=inputs.set_key, documents=inputs.documents))
+    return SweepReport(inputs.set_key, result, best, report, inputs.documents, report_label, tuple(files))

@@ -1,0 +1,69 @@
+"""Shared pieces of the server tests (no tests here): an on-disk sample store, a real uvicorn on loopback.
+
+The query workers are separate processes, so the tests serve an on-disk store (the bundled
+sample, built once per session), not the in-memory ``sample_store``. Functions a worker runs
+(``load_graphs``) live here so the worker can import them by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from craftrdf.store import AnnotationStore
+
+
+def build_sample_store(path: Path) -> Path:
+    """Build the bundled sample into an on-disk store at ``path`` and close it (no writer left)."""
+    from craftrdf.build import build_store
+    from craftrdf.demo import sample_dir
+    from craftrdf.errors import DataWarning
+    from craftrdf.registry import load_registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        with AnnotationStore.open(path) as store:
+            build_store(sample_dir(), store, registry=load_registry())
+    return path
+
+
+def load_graphs(store: AnnotationStore, graphs: Sequence[tuple[str, str]]) -> int:
+    """(In a worker) empty the store, then load each N-Triples file into the named graph given; quads loaded."""
+    store.raw.clear()
+    for file, graph in graphs:
+        store.raw.load(path=file, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(graph))
+    return len(store.raw)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running(app: object) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free loopback port in a thread; yields the base URL."""
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(10)

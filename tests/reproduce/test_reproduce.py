@@ -1,0 +1,95 @@
+"""``craftrdf reproduce --quick`` on the bundled sample, checked against the sample's raw Knowtator files."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from craftrdf.cli import main
+from craftrdf.demo import sample_dir
+from craftrdf.reproduce import load_published
+
+
+def _splits(craft: Path) -> dict[str, str]:
+    out = {}
+    for split in ("train", "dev", "test"):
+        for pmid in (craft / "articles" / "ids" / f"craft-ids-{split}.txt").read_text().split():
+            out[pmid] = split
+    return out
+
+
+def _raw(craft: Path, module: str, folder: str) -> list[tuple[str, str, int]]:
+    """(document, class, number of spans) of every annotation in a set's Knowtator files."""
+    out = []
+    for f in sorted((craft / "concept-annotation" / module / folder / "knowtator").glob("*.knowtator.xml")):
+        root = ET.parse(f).getroot()
+        classes = {m.get("id"): m.find("mentionClass").get("id") for m in root.iter("classMention")}
+        for a in root.iter("annotation"):
+            mention = a.find("mention").get("id")
+            out.append((f.name.split(".")[0], classes[mention], len(a.findall("span"))))
+    return out
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reproduce")
+    assert main(["-q", "reproduce", "--craft", str(sample_dir()), "--out", str(out), "--quick"]) == 0
+    return out
+
+
+def test_writes_the_report_and_its_figures(report):
+    for name in ("report.md", "ser.png", "similarity.png", "sweeps/UBERON/pr.png", "sweeps/UBERON_EXT/pr.png",
+                 "sweeps/UBERON/results.csv", "sweeps/CL/best.md"):
+        p = report / name
+        assert p.is_file() and p.stat().st_size > 0, name
+        if name.endswith(".png"):
+            assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    text = (report / "report.md").read_text()
+    for heading in ("## 1.", "## 2.", "## 3.", "## 4.", "## 5."):
+        assert heading in text
+
+
+def test_counts_match_the_raw_files_beside_the_published_table(report):
+    craft = sample_dir()
+    split = _splits(craft)
+    text = (report / "report.md").read_text()
+    published = load_published().counts
+    for key, module, folder in (("CL", "CL", "CL"), ("UBERON_EXT", "UBERON", "UBERON+extensions")):
+        raw = _raw(craft, module, folder)
+        td = sum(1 for d, _, _ in raw if split[d] != "test")
+        te = sum(1 for d, _, _ in raw if split[d] == "test")
+        te_disc = sum(1 for d, _, n in raw if split[d] == "test" and n > 1)
+        pub = published[key]
+        row = next(line for line in text.splitlines() if line.startswith(f"| {key} |"))
+        cells = [c.strip() for c in row.strip("|").split("|")][1:]
+        assert cells[0] == f"{pub[0]:,} / {td:,} / {td - pub[0]:+,}"
+        assert cells[2] == f"{pub[2]:,} / {te:,} / {te - pub[2]:+,}"
+        assert cells[3] == f"{pub[3]:,} / {te_disc:,} / {te_disc - pub[3]:+,}"
+
+
+def test_uberon_statistics_with_nesting_kept_are_the_raw_counts(report):
+    craft = sample_dir()
+    split = _splits(craft)
+    raw = [(d, c) for d, c, _ in _raw(craft, "UBERON", "UBERON") if split[d] != "test"]
+    per_doc = {d: sum(1 for x, _ in raw if x == d) for d in split if split[d] != "test"}
+    text = (report / "report.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| UBERON | core+nested |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert int(cells[2].replace(",", "")) == len(raw)
+    assert int(cells[5].replace(",", "")) == max(per_doc.values())
+    assert int(cells[6].replace(",", "")) == len({c for _, c in raw})
+
+
+def test_sweep_counts_add_up_to_the_gold_annotations(report):
+    craft = sample_dir()
+    split = _splits(craft)
+    gold = {(d, c) for d, c, _ in _raw(craft, "UBERON", "UBERON") if split[d] != "test"}
+    text = (report / "report.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| UBERON | best-F1 TP / FP / FN |"))
+    ours = [c.strip() for c in row.strip("|").split("|")][3]
+    tp, fp, fn = (int(x) for x in re.findall(r"\d+", ours.replace(",", "")))
+    raw_count = sum(1 for d, _, _ in _raw(craft, "UBERON", "UBERON") if split[d] != "test")
+    assert tp + fn == raw_count and len(gold) <= raw_count

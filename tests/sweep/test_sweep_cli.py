@@ -1,0 +1,116 @@
+"""``craftrdf sweep`` on the bundled sample: files written, select/report, and a SIGKILL mid-sweep then resume."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from craftrdf.build import build_store
+from craftrdf.demo import sample_dir
+from craftrdf.registry import load_registry
+from craftrdf.store import AnnotationStore
+from craftrdf.sweep import COLUMNS, read_results
+
+GRID = """[grid]
+caseMatch = ["CASE_SENSITIVE", "CASE_INSENSITIVE", "CASE_IGNORE", "CASE_FOLD_DIGITS"]
+stopWords = ["NONE", "PUBMED"]
+synonyms = ["EXACT_ONLY", "ALL"]
+searchStrategy = ["CONTIGUOUS_MATCH", "SKIP_ANY_MATCH", "SKIP_ANY_MATCH_ALLOW_OVERLAP"]
+"""
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("store") / "sample.store"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with AnnotationStore.open(path) as store:
+            build_store(sample_dir(), store, registry=load_registry(), sets=["UBERON", "UBERON_EXT"])
+    return path
+
+
+def sweep_args(store: Path, out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "craftrdf.cli", "-q", "sweep", "--store", str(store), "--set", "UBERON",
+            "--workers", "1", "--no-cache", "--out", str(out), *extra]
+
+
+def fields(path: Path) -> set[tuple[str, ...]]:
+    """The rows of a results file as CSV fields without the seconds."""
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert tuple(rows[0]) == COLUMNS
+    return {tuple(r[:-1]) for r in rows[1:]}
+
+
+def test_quick_sweep_writes_results_best_and_plot(store_path, tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run(sweep_args(store_path, out, "--grid", "quick", "--select-on", "train,dev", "--report-on",
+                                  "test"), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "best F1" in r.stdout and "on test (1 documents)" in r.stdout
+    assert len(read_results(out / "results.csv")) == 16
+    best = (out / "best.md").read_text()
+    # which documents each table's numbers came from: the sample's train and dev articles, then its test article
+    assert "Selected on train,dev (2 documents)" in best and "11597317, 17244351" in best
+    assert "reported on test (1 documents)" in best and "11319941." in best
+    assert best.count("| caseMatch |") == 2 and "| **TP** |" in best
+    assert (out / "pr.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    report = list(csv.DictReader(open(out / "report.csv", newline="")))
+    assert 1 <= len(report) <= 4
+
+
+def test_bad_options_are_one_line_errors(store_path, tmp_path):
+    r = subprocess.run(sweep_args(store_path, tmp_path / "o", "--select-on", "train"), capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 1 and "go together" in r.stderr and r.stderr.count("\n") == 1
+    r = subprocess.run(sweep_args(store_path, tmp_path / "o", "--grid", str(tmp_path / "nope.toml")),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "no such file" in r.stderr
+    r = subprocess.run(sweep_args(store_path, tmp_path / "o", "--set", "NOPE"), capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 1 and r.stderr.startswith("craftrdf: error:")
+
+
+@pytest.mark.slow
+def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(store_path, tmp_path):
+    grid = tmp_path / "GRID.toml"
+    grid.write_text(GRID)  # 48 configurations in 16 dictionaries
+    whole = tmp_path / "whole"
+    r = subprocess.run(sweep_args(store_path, whole, "--grid", str(grid)), capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    expected = fields(whole / "results.csv")
+    assert len(expected) == 48
+
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(sweep_args(store_path, out, "--grid", str(grid)), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    results = out / "results.csv"
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline:
+            if results.exists() and results.read_bytes().count(b"\n") >= 4:  # header and one dictionary's rows
+                break
+            time.sleep(0.005)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    partial = read_results(results)  # parses: complete lines only
+    assert 3 <= len(partial) < 48, "the sweep was not killed mid-way"
+    assert {tuple(r.values()[:-1]) for r in partial.values()} <= expected
+
+    r = subprocess.run(sweep_args(store_path, out, "--grid", str(grid)), capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert f"{len(partial)} resumed" in r.stdout
+    assert fields(results) == expected
+    assert results.read_bytes().count(b"\n") == 49  # no row twice
