@@ -238,7 +238,7 @@ def _view_result(store: AnnotationStore, spec: ViewSpec, curies: CurieMap) -> Qu
 # batch, rewritten whenever that batch changes; a store opened for reading whose rows are stale
 # is answered by queries/view.rq instead.
 
-_ROW = CRAFT.NS + "viewRow"
+_ROW = CRAFT.viewRow
 _ROWS_VERSION = b"view-rows-1"
 
 

@@ -141,6 +141,8 @@ class CRAFT:
     substituteClass: Final = NS + "substituteClass"
     # views and derived data
     within: Final = NS + "within"
+    #: one JSON literal per annotation in a derived view-rows graph (craftrdf.views.ensure_view_rows)
+    viewRow: Final = NS + "viewRow"
     derivedFrom: Final = NS + "derivedFrom"
     viewClasses: Final = NS + "viewClasses"
     viewNesting: Final = NS + "viewNesting"

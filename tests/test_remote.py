@@ -185,10 +185,20 @@ def test_cli_commands_same_output(built: tuple[Path, str, str], tmp_path: Path,
         o["pair"] = _run(["-q", "similarity", *where, "UBERON:0000955", "UBERON:0002435"], capsys)
         _run(["-q", "annotate", *where, "--set", "UBERON_EXT", str(sample_dir()), "--out", str(d / "annotate"),
               "--no-cache", "--jobs", "1"], capsys)
+        shutil.copytree(d / "annotate", d / "pred" / "UBERON_EXT")  # a Shared Task directory: one folder per set
+        _run(["-q", "evaluate", *where, "--gold", "UBERON_EXT", "--pred", str(d / "pred"),
+              "--criteria", "exact", "--out", str(d / "evaluate")], capsys)
+        o["evaluate"] = (d / "evaluate" / "UBERON_EXT_results.tsv").read_text()
+        _run(["-q", "sweep", *where, "--set", "UBERON", "--split", "train,dev", "--grid", "quick", "--workers", "1",
+              "--no-cache", "--out", str(d / "sweep")], capsys)
+        # the rows without their seconds (the last column)
+        o["sweep"] = "\n".join(sorted(r.rsplit(",", 1)[0] for r in (d / "sweep" / "results.csv").read_text().splitlines()))
     assert out["store"].keys() == out["endpoint"].keys()
     for k in out["store"]:
         assert out["store"][k] == out["endpoint"][k], k
     assert len(out["store"]["view"].splitlines()) > 10
+    assert len(out["store"]["sweep"].splitlines()) == 17  # the header and the 16 configurations of the quick grid
+    assert out["store"]["evaluate"].splitlines()[-1].startswith("TOTAL\t")
     for folder in ("bionlp", "annotate"):
         a, b = tmp_path / "store" / folder, tmp_path / "endpoint" / folder
         names = sorted(p.name for p in a.iterdir())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -15,13 +16,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         return progress_bar(args.quiet)
 
     pool = None
-    if args.workers and args.workers > 1:
+    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
+    if workers > 1:
         from ..sweep import LocalPool
 
-        pool = LocalPool(args.workers)
+        pool = LocalPool(workers)
     try:
         result = reproduce(Path(args.craft), Path(args.out), store_path=Path(args.store) if args.store else None,
-                           quick=args.quick, executor=pool, progress=progress)
+                           quick=args.quick, conceptmapper_faithful=args.conceptmapper_faithful, executor=pool,
+                           progress=progress)
     finally:
         if pool is not None:
             pool.close()
@@ -36,5 +39,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--out", required=True, help="directory for report.md, the figures and the sweeps")
     p.add_argument("--store", help="store to build or reuse (default: OUT/craft.store)")
     p.add_argument("--quick", action="store_true", help="a reduced grid: minutes instead of the full sweeps")
-    p.add_argument("--workers", type=int, help="processes for the sweeps (default: one)")
+    p.add_argument("--workers", type=int, help="processes for the sweeps (default: the cores; 1 runs in-process)")
+    p.add_argument("--conceptmapper-faithful", action="store_true",
+                   help="sweep as ConceptMapper behaves: no CRAFT post-processing rules, no label preference")
     p.set_defaults(func=_cmd_reproduce)

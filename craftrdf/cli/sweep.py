@@ -32,7 +32,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from ..errors import ConfigError
     from ..matcher.dictionary import default_cache_dir
     from ..registry import load_registry
-    from ..store import AnnotationStore
+    from ._common import open_store
     from ..sweep import DaskExecutor, InlineExecutor, LocalPool, load_grid, sweep_store
 
     if (args.select_on is None) != (args.report_on is None):
@@ -49,7 +49,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         else:
             workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
             executor = stack.enter_context(LocalPool(workers)) if workers > 1 else InlineExecutor()
-        store = stack.enter_context(AnnotationStore.open(args.store, mode="read"))
+        store = stack.enter_context(open_store(args, mode="read"))
         report = sweep_store(store, args.set, configs, registry=load_registry(), out_dir=Path(args.out),
                              split=args.select_on or args.split, report_on=args.report_on,
                              executor=executor,  # type: ignore[arg-type]
@@ -81,7 +81,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         description="Run the matcher's configurations (default: all 576 of ConceptMapper's parameters) over "
                     "documents of the store and score each against the set's gold: exact-span P/R/F1 and the "
                     "CRAFT Shared Task slot error rate. Writes results.csv (resumable), best.md and pr.png.")
-    p.add_argument("--store", required=True, help="store directory (opened read-only)")
+    from ._common import add_store_options
+
+    add_store_options(p)  # --store DIR (opened read-only) or --endpoint URL: the gold, texts and ontology
     p.add_argument("--set", required=True, help="annotation set whose ontology gives the dictionary, e.g. UBERON")
     p.add_argument("--split", default="train,dev", help="documents: train, dev, test, a comma list, or all "
                    "(default train,dev: the 67 public documents)")

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..build import build_store
-from ..errors import ConfigError
 from ..matcher import MatcherConfig
 from ..registry import load_registry
 from ..store import AnnotationStore
@@ -17,7 +16,8 @@ from ..sweep import Progress, SweepExecutor, SweepReport, load_grid
 from .figures import ser_figure, similarity_figure
 from .published import load_published
 from .report import render_report
-from .sections import count_rows, documents_of, run_sweeps, similarity_distribution, uberon_stats
+from .sections import (count_rows, documents_of, run_sweeps, sets_with_ontology, similarity_distribution,
+                       uberon_stats)
 
 __all__ = ["SWEEP_SETS", "ReproduceResult", "reproduce"]
 
@@ -40,7 +40,7 @@ class ReproduceResult:
 
 
 def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None, quick: bool = False,
-              executor: SweepExecutor | None = None, progress: Callable[[str], Progress | None] | None = None,
+              conceptmapper_faithful: bool = False, executor: SweepExecutor | None = None, progress: Callable[[str], Progress | None] | None = None,
               clock: Callable[[], float] = time.perf_counter) -> ReproduceResult:
     """Rebuild the corpus papers' tables in ``out_dir/report.md`` (with PNG figures beside it).
 
@@ -50,6 +50,8 @@ def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None,
     other sets; otherwise all 576 configurations on every set. ``progress(stage)`` gives a
     progress callback per stage (or None). Sets whose ontology is absent are skipped and
     listed in the report. Sentence splits and dictionaries are cached in ``out_dir/cache``.
+    The sweeps apply CRAFT's post-processing rules and prefer labels over synonyms
+    (craftrdf's best), unless ``conceptmapper_faithful``.
     """
     t0 = clock()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -66,15 +68,15 @@ def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None,
         grid_name = f"the quick grid, {len(grid)} configurations" if quick else f"all {len(grid)} configurations"
         sweeps_dir = out_dir / "sweeps"
         sweeps: dict[str, SweepReport] = {}
-        skipped: list[str] = []
-        for key in SWEEP_SETS:
+        with_ontology = sets_with_ontology(store)
+        skipped = [k for k in SWEEP_SETS if k not in with_ontology]
+        for key in skipped:
+            logger.warning("reproduce: skipped %s: the store holds no ontology for it", key)
+        for key in (k for k in SWEEP_SETS if k in with_ontology):
             configs = grid if key in PAPER_SETS or not quick else (MatcherConfig(),)
-            try:
-                sweeps |= run_sweeps(store, [key], configs, registry=registry, out_dir=sweeps_dir, executor=executor,
-                                     cache_dir=out_dir / "cache", progress=progress)
-            except ConfigError as exc:  # no ontology for this set in the corpus copy
-                logger.warning("reproduce: skipped %s: %s", key, exc)
-                skipped.append(key)
+            sweeps |= run_sweeps(store, [key], configs, registry=registry, out_dir=sweeps_dir, executor=executor,
+                                 cache_dir=out_dir / "cache", apply_craft_rules=not conceptmapper_faithful,
+                                 prefer_labels=not conceptmapper_faithful, progress=progress)
         similarity = (similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
                       if test else None)
     paper = {k: v for k, v in sweeps.items() if k in PAPER_SETS}
@@ -85,7 +87,10 @@ def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None,
     seconds = clock() - t0
     header = (f"Made by `craftrdf reproduce{' --quick' if quick else ''}` from {craft_dir} in {seconds:.0f} s. "
               f"Sweeps: {grid_name} on UBERON and UBERON_EXT"
-              + ("; the default configuration on the other sets." if quick else " and on every other set.")
+              + ("; the default configuration on the other sets" if quick else " and on every other set")
+              + ("; ConceptMapper's behaviour (no CRAFT rules, no label preference)." if conceptmapper_faithful else
+                 "; CRAFT's post-processing rules applied to the matcher's output and labels preferred over "
+                 "synonyms (`--apply-craft-rules --prefer-labels`; `--conceptmapper-faithful` turns both off).")
               + (f" Skipped (no ontology file): {', '.join(skipped)}." if skipped else ""))
     text = render_report(counts=counts, stats=stats, stats_documents=len(public), test_documents=len(test), sweeps=paper, ser_sweeps=sweeps,
                          similarity=similarity, published=published, grid=grid_name, header=header)

@@ -24,7 +24,7 @@ from ..sweep.inputs import document_splits
 from ..views import ViewSpec, resolve_sets, run_view
 
 __all__ = ["CountRow", "SimilarityDistribution", "StatsRow", "UBERON_VIEWS", "count_rows", "documents_of",
-           "run_sweeps", "similarity_distribution", "uberon_stats"]
+           "run_sweeps", "sets_with_ontology", "similarity_distribution", "uberon_stats"]
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +79,13 @@ def documents_of(store: AnnotationStore, splits: Iterable[str]) -> list[str]:
     return sorted(d for d, s in document_splits(store).items() if s in wanted)
 
 
+def sets_with_ontology(store: AnnotationStore) -> set[str]:
+    """The set keys whose ontology is loaded in the store (``queries/sets.rq``)."""
+    result = run_query(store, resolve_query("sets"), {})
+    i, j = result.columns.index("set"), result.columns.index("ontology")
+    return {row[i].value for row in result.rows if row[j] is not None}  # type: ignore[union-attr]
+
+
 def count_rows(store: AnnotationStore, published: Mapping[str, tuple[int, int, int, int]]) -> list[CountRow]:
     """Annotation counts per set, train+dev and test (``queries/annotation-counts.rq``)."""
     acc: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
@@ -120,16 +127,19 @@ def uberon_stats(store: AnnotationStore, keys: Sequence[str], documents: Sequenc
 
 def run_sweeps(store: AnnotationStore, keys: Sequence[str], configs: Sequence[MatcherConfig], *, registry: Registry,
                out_dir: Path, executor: SweepExecutor | None = None, cache_dir: Path | None = None,
+               apply_craft_rules: bool = True, prefer_labels: bool = True,
                progress: Callable[[str], Progress | None] | None = None) -> dict[str, SweepReport]:
     """Sweep each set on train+dev and report its best configurations on test; ``out_dir/<KEY>/``.
 
     ``cache_dir`` keeps sentence splits and dictionaries between sets (the splitting of
-    each document is most of a sweep's set-up).
+    each document is most of a sweep's set-up). ``apply_craft_rules`` and ``prefer_labels``
+    are :func:`craftrdf.sweep.sweep_store`'s; both off is ConceptMapper's behaviour.
     """
     reports = {}
     for key in keys:
         reports[key] = sweep_store(store, key, configs, registry=registry, out_dir=out_dir / key, split="train,dev",
                                    report_on="test", executor=executor, cache_dir=cache_dir,
+                                   apply_craft_rules=apply_craft_rules, prefer_labels=prefer_labels,
                                    progress=progress(key) if progress is not None else None)
     return reports
 

@@ -447,6 +447,19 @@ class WangIndex:
         #: which path :meth:`pairs` takes: "numba" or "numpy"
         self.engine: Literal["numba", "numpy"] = "numpy" if self._kernels is None else "numba"
 
+    def __getstate__(self) -> dict[str, object]:
+        # a module does not pickle: send the index without its kernels, load them again on arrival
+        state = dict(self.__dict__)
+        state["_kernels"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        if self.engine == "numba":
+            self._kernels = load_kernels("auto", warn=False)
+            if self._kernels is None:  # numba missing where the index arrived: same values, numpy path
+                self.engine = "numpy"
+
     @cached_property
     def _s(self) -> sp.csr_matrix:
         """The S-values as a scipy CSR matrix (rows: terms, columns: their ancestors)."""

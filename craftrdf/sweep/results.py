@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..matcher.config import PARAMETERS, MatcherConfig
+from .score import ExactRates
 
 __all__ = ["COLUMNS", "ResultsFile", "csv_line", "SweepRow", "best_rows", "pareto_front", "read_results"]
 
@@ -32,7 +33,7 @@ COLUMNS: tuple[str, ...] = (*PARAMETERS, "tp", "fp", "fn", "precision", "recall"
 
 
 @dataclass(frozen=True, slots=True)
-class SweepRow:
+class SweepRow(ExactRates):
     """The scores of one configuration: exact-span counts and rates, the Shared Task SER, seconds."""
 
     config: MatcherConfig
@@ -44,22 +45,6 @@ class SweepRow:
     #: processor seconds of the run (not written to the file: with other work on the machine, the wall
     #: clock ``seconds`` overstate the cost; this does not)
     cpu_seconds: float = field(default=0.0, compare=False)
-
-    @property
-    def precision(self) -> float:
-        """TP / (TP + FP), 0 without predictions."""
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
-
-    @property
-    def recall(self) -> float:
-        """TP / (TP + FN), 0 without gold."""
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
-
-    @property
-    def f1(self) -> float:
-        """2PR / (P + R), 0 when both are 0."""
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
 
     def values(self) -> list[str]:
         """The CSV fields, in :data:`COLUMNS` order."""

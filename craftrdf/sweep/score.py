@@ -16,10 +16,9 @@
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..evaluation.bossy import Scores, comparison_class, pair_annotations, uses_parallel_ids
 from ..model import Annotation, Span
@@ -42,12 +41,7 @@ class ClassSimilarity(Protocol):
 
 
 class ShippedIndex:
-    """A similarity index that pickles: sent to sweep workers once.
-
-    A :class:`~craftrdf.similarity.wang.WangIndex` may hold its compiled-kernel module,
-    which does not pickle; this wrapper sends the rest of its state and loads the
-    kernels again on the worker (numpy when they cannot be had).
-    """
+    """A similarity index as sent to sweep workers once (it pickles: see ``WangIndex.__getstate__``)."""
 
     def __init__(self, index: ClassSimilarity) -> None:
         self.index = index
@@ -59,34 +53,11 @@ class ShippedIndex:
     def __contains__(self, term: object) -> bool:
         return term in self.index
 
-    def __reduce__(self) -> tuple[object, ...]:
-        state = dict(getattr(self.index, "__dict__", {}))
-        dropped = [k for k, v in state.items() if isinstance(v, types.ModuleType)]
-        for k in dropped:
-            del state[k]
-        if not dropped:
-            return (ShippedIndex, (self.index,))
-        return (_restore_index, (type(self.index), state, tuple(dropped)))
 
+class ExactRates:
+    """Precision, recall and F1 from ``tp``, ``fp`` and ``fn`` attributes (0 when undefined); a mixin."""
 
-def _restore_index(cls: type[Any], state: dict[str, object], dropped: tuple[str, ...]) -> ShippedIndex:
-    from ..similarity.wang import load_kernels
-
-    index = object.__new__(cls)
-    index.__dict__.update(state)
-    engine = state.get("engine")
-    for k in dropped:
-        kernels = load_kernels("auto", warn=False) if engine == "numba" else None
-        setattr(index, k, kernels)
-        if kernels is None and "engine" in state:
-            index.__dict__["engine"] = "numpy"
-    return ShippedIndex(index)
-
-
-@dataclass(frozen=True, slots=True)
-class ExactCounts:
-    """Exact-span, exact-class counts; precision, recall and F1 (0 when undefined)."""
-
+    __slots__ = ()
     tp: int
     fp: int
     fn: int
@@ -106,6 +77,15 @@ class ExactCounts:
         """2PR / (P + R), 0 when both are 0."""
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ExactCounts(ExactRates):
+    """Exact-span, exact-class counts; precision, recall and F1 (0 when undefined)."""
+
+    tp: int
+    fp: int
+    fn: int
 
 
 def exact_key(a: Annotation, set_key: str | None = None) -> ExactKey:

@@ -203,3 +203,19 @@ def test_wide_index_past_65536_terms_and_distinct_values():
     assert np.allclose(got, expected, rtol=0, atol=1e-12)
     assert idx.similarity("x5", "x9") == pytest.approx((6e-5 + 1e-4) / (2 + 6e-5 + 1e-4), abs=1e-12)  # merge
     assert idx.similarity("x0", "root") == pytest.approx((1e-5 + 1) / (2 + 1e-5), abs=1e-12)
+
+
+def test_an_index_pickles_and_keeps_its_values():
+    """Sweep workers receive the index by pickle: the kernels module stays behind and is loaded again."""
+    import pickle
+
+    from craftrdf.similarity.wang import WangIndex, weighted_dag
+
+    dag = weighted_dag([("b", "is_a", "a"), ("c", "is_a", "a"), ("c", "part_of", "b")], {"is_a": 0.8, "part_of": 0.6})
+    index = WangIndex(dag)
+    copy = pickle.loads(pickle.dumps(index))
+    assert copy.engine == index.engine
+    # by hand: S_c = {c: 1, a: max(0.8, 0.6 * 0.8) = 0.8, b: 0.6}, SV 2.4; S_b = {b: 1, a: 0.8}, SV 1.8
+    # sim(b, c) = ((1 + 0.6) + (0.8 + 0.8)) / (2.4 + 1.8) = 3.2 / 4.2
+    assert copy.similarity("b", "c") == pytest.approx(3.2 / 4.2)
+    assert copy.similarity("b", "c") == index.similarity("b", "c")
