@@ -85,13 +85,16 @@ def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None,
     if similarity is not None:
         files.append(similarity_figure(similarity, out_dir / "similarity.png"))
     seconds = clock() - t0
+    resumed = {k: v.result.resumed for k, v in sweeps.items() if v.result.resumed}
     header = (f"Made by `craftrdf reproduce{' --quick' if quick else ''}` from {craft_dir} in {seconds:.0f} s. "
               f"Sweeps: {grid_name} on UBERON and UBERON_EXT"
               + ("; the default configuration on the other sets" if quick else " and on every other set")
               + ("; ConceptMapper's behaviour (no CRAFT rules, no label preference)." if conceptmapper_faithful else
                  "; CRAFT's post-processing rules applied to the matcher's output and labels preferred over "
                  "synonyms (`--apply-craft-rules --prefer-labels`; `--conceptmapper-faithful` turns both off).")
-              + (f" Skipped (no ontology file): {', '.join(skipped)}." if skipped else ""))
+              + (f" Skipped (no ontology file): {', '.join(skipped)}." if skipped else "")
+              + (" Configurations resumed from an earlier run in the same output directory (their time is not in "
+                 "the total): " + ", ".join(f"{k} {n}" for k, n in resumed.items()) + "." if resumed else ""))
     text = render_report(counts=counts, stats=stats, stats_documents=len(public), test_documents=len(test), sweeps=paper, ser_sweeps=sweeps,
                          similarity=similarity, published=published, grid=grid_name, header=header)
     report = out_dir / "report.md"
