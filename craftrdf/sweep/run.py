@@ -229,27 +229,45 @@ class SweepExecutor(Protocol):
         ...
 
 
+class _Deferred:
+    """A task of :class:`InlineExecutor`: run when its turn comes in ``as_completed``."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self._call = (fn, args)
+        self._future: Future[Any] = Future()
+
+    def run(self) -> None:
+        fn, args = self._call
+        try:
+            self._future.set_result(fn(*args))
+        except Exception as exc:  # a future carries the error to result(), as a pool's does
+            self._future.set_exception(exc)
+
+    def result(self) -> Any:
+        """The task's value (or its exception, raised)."""
+        return self._future.result(timeout=0)
+
+
 class InlineExecutor:
-    """Runs every task in this process, at submission (tests, tiny sweeps, the sample)."""
+    """Runs every task in this process, one at a time as results are asked for (tests, the sample).
+
+    Tasks run inside :meth:`as_completed`, so each group's rows are written before the next
+    group starts: an interrupt loses only the group in flight, as with a pool.
+    """
 
     def share(self, inputs: SweepInputs) -> object:
         """The inputs themselves."""
         return inputs
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
-        """Run now; a finished future."""
-        f: Future[Any] = Future()
-        try:
-            f.set_result(fn(*args))
-        except BaseException as exc:  # a future carries the error to result(), as a pool's does
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            f.set_exception(exc)
-        return f
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Any:
+        """A task to run when :meth:`as_completed` reaches it."""
+        return _Deferred(fn, args)
 
     def as_completed(self, futures: Sequence[Any]) -> Iterable[Any]:
-        """The futures (all finished already)."""
-        return list(futures)
+        """Run the tasks in order, yielding each once it has finished."""
+        for f in futures:
+            f.run()
+            yield f
 
 
 class LocalPool:
