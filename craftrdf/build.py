@@ -33,7 +33,7 @@ from .registry import AnnotationSetSpec, Registry, ontology_name
 from .store import AnnotationStore
 from .vocab import CRAFT, OBOINOWL, OWL, RDF, RDFS
 
-__all__ = ["BuildReport", "Step", "build_store", "plan_build"]
+__all__ = ["BuildReport", "Step", "build_store", "check_craft_dir", "plan_build"]
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +157,13 @@ def _ontology_classes(store: AnnotationStore, graph: str | None) -> tuple[set[st
     return defined, labels
 
 
+def check_craft_dir(craft_dir: Path) -> Path:
+    """``craft_dir`` if it has CRAFT's layout, else ConfigError; check before creating a store for it."""
+    if not (craft_dir / "concept-annotation").is_dir():
+        raise ConfigError(f"{craft_dir} has no concept-annotation/ folder: not a CRAFT directory")
+    return craft_dir
+
+
 def plan_build(
     craft_dir: Path,
     store: AnnotationStore,
@@ -170,9 +177,7 @@ def plan_build(
     ``sets`` limits the plan to these set keys (case-insensitive). Steps read their
     input only when executed, so planning is cheap.
     """
-    ca = craft_dir / "concept-annotation"
-    if not ca.is_dir():
-        raise ConfigError(f"{craft_dir} has no concept-annotation/ folder: not a CRAFT directory")
+    ca = check_craft_dir(craft_dir) / "concept-annotation"
     chosen = [registry.set(k) for k in sets] if sets is not None else list(registry.sets.values())
     documents: list[Document] = read_documents(craft_dir)
     texts = {d.pmid: d.text for d in documents}

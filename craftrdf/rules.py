@@ -27,10 +27,11 @@ from .curie import CurieMap
 from .errors import ConfigError
 from .model import Annotation
 from .query import resolve_query, run_query
+from .registry import Registry
 from .store import AnnotationStore
 
-__all__ = ["Mappings", "Pick", "RuleReport", "apply_rules", "drop_unused", "postprocess_set", "replace_related",
-           "set_mappings", "substitute_unused"]
+__all__ = ["Mappings", "Pick", "RuleReport", "apply_rules", "craft_rules", "drop_unused", "postprocess_set",
+           "replace_related", "set_mappings", "substitute_unused"]
 
 Pick = Literal["first", "all", "drop"]
 RULES = ("unused", "substitute", "related")
@@ -152,6 +153,26 @@ def replace_related(
                 added += 1
     return out, RuleReport("related", len(annotations), len(out), dropped=dropped, replaced=replaced,
                            duplicates=duplicates, added=added)
+
+
+def craft_rules(set_key: str, registry: Registry | None = None) -> tuple[str, ...]:
+    """The rules the corpus README asks system builders to apply to a set's output.
+
+    Proper-OBO sets drop unused classes; ``+extensions`` sets substitute them by their
+    extension class. The third rule (related OBO classes) is "not recommended" there, so
+    it is never chosen here. The variant comes from ``registry`` when it knows the set,
+    else from the key (``_EXT`` at the end).
+
+    >>> craft_rules("UBERON"), craft_rules("uberon_ext")
+    (('unused',), ('substitute',))
+    """
+    variant = "extensions" if set_key.upper().endswith("_EXT") else "proper"
+    if registry is not None:
+        try:
+            variant = registry.set(set_key).variant
+        except ConfigError:
+            pass
+    return ("substitute",) if variant == "extensions" else ("unused",)
 
 
 def apply_rules(

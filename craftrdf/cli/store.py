@@ -37,10 +37,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from ..build import build_store
+    from ..build import build_store, check_craft_dir
     from ..registry import load_registry
 
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
+    check_craft_dir(Path(args.craft))  # before the store is created
     with open_store(args, mode="write") as store:
         r = build_store(Path(args.craft), store, registry=load_registry(), sets=sets,  # type: ignore[arg-type]
                         progress=progress_bar(args.quiet))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, InputError
 from ..model import Annotation
-from ..rules import Mappings, RuleReport, apply_rules
+from ..rules import Mappings, RuleReport, apply_rules, craft_rules
 from .bossy import (
     Boundary,
     Scores,
@@ -194,19 +194,6 @@ def evaluate_sets(
         reports.append(SetReport(key, tuple(per_doc), total(s for _, s in per_doc), tuple(total_criteria(crit)),
                                  applied))
     return reports
-
-
-def craft_rules(set_key: str) -> tuple[str, ...]:
-    """The post-processing rules the corpus README asks system builders to apply to a set's output.
-
-    Proper-OBO sets drop unused classes; ``+extensions`` sets substitute them by their
-    extension class. The third rule (related OBO classes) is "not recommended" there, so
-    it is never applied here.
-
-    >>> craft_rules("UBERON"), craft_rules("uberon_ext")
-    (('unused',), ('substitute',))
-    """
-    return ("substitute",) if set_key.upper().endswith("_EXT") else ("unused",)
 
 
 def _postprocess(docs: Mapping[str, list[Annotation]], key: str,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..build import build_store
+from ..build import build_store, check_craft_dir
 from ..matcher import MatcherConfig
 from ..registry import load_registry
 from ..store import AnnotationStore
@@ -54,6 +54,7 @@ def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None,
     (craftrdf's best), unless ``conceptmapper_faithful``.
     """
     t0 = clock()
+    check_craft_dir(craft_dir)  # before anything is created in out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     registry = load_registry()
     published = load_published()

@@ -24,13 +24,13 @@ from ..matcher.annotate import MatchingSession, parse_splits
 from ..matcher.dictionary import load_terms
 from ..model import Annotation
 from ..registry import Registry
-from ..rules import set_mappings
+from ..rules import craft_rules, set_mappings
 from ..store import AnnotationStore
 from ..vocab import CRAFT, FABIO
 from .run import SweepInputs
 from .score import ShippedIndex
 
-__all__ = ["craft_rules_for", "document_splits", "prepare_inputs"]
+__all__ = ["document_splits", "prepare_inputs"]
 
 logger = logging.getLogger(__name__)
 
@@ -43,15 +43,6 @@ def document_splits(store: AnnotationStore) -> dict[str, str]:
     splits = {q.subject: q.object.value for q in store.raw.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
               if isinstance(q.object, ox.Literal)}
     return {pmid: splits.get(doc, "none") for doc, pmid in ids.items()}
-
-
-def craft_rules_for(registry: Registry, set_key: str) -> tuple[str, ...]:
-    """CRAFT's post-processing rules for a set's predictions: ``unused`` (proper), ``substitute`` (+extensions)."""
-    try:
-        variant = registry.set(set_key).variant
-    except ConfigError:
-        variant = "extensions" if set_key.upper().endswith("_EXT") else "proper"
-    return ("substitute",) if variant == "extensions" else ("unused",)
 
 
 def prepare_inputs(store: AnnotationStore, set_key: str, *, split: str | Sequence[str] | None, registry: Registry,
@@ -85,7 +76,7 @@ def prepare_inputs(store: AnnotationStore, set_key: str, *, split: str | Sequenc
     session = MatchingSession(texts, {}, cache_dir=cache_dir)
     sentences = {d: tuple(session.sentences(d)) for d in sorted(texts)}
     index = ShippedIndex(similarity_index(store, method="bossy"))
-    rules = craft_rules_for(registry, key) if apply_craft_rules else ()
+    rules = craft_rules(key, registry) if apply_craft_rules else ()
     mappings = set_mappings(store, key, curies=curies) if rules else None
     label = f"{'all' if names is None else ','.join(names)} ({len(texts)} documents)"
     logger.info("sweep inputs for %s: %s, %d names, %d gold annotations", key, label, len(terms),

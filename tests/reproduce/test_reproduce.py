@@ -93,3 +93,13 @@ def test_sweep_counts_add_up_to_the_gold_annotations(report):
     tp, fp, fn = (int(x) for x in re.findall(r"\d+", ours.replace(",", "")))
     raw_count = sum(1 for d, _, _ in _raw(craft, "UBERON", "UBERON") if split[d] != "test")
     assert tp + fn == raw_count and len(gold) <= raw_count
+
+
+def test_a_directory_that_is_not_craft_is_refused_before_anything_is_created(tmp_path, capsys):
+    not_craft = tmp_path / "empty"
+    not_craft.mkdir()
+    out, store = tmp_path / "out", tmp_path / "s.store"
+    assert main(["-q", "reproduce", "--craft", str(not_craft), "--out", str(out), "--quick"]) == 1
+    assert main(["-q", "build", "--craft", str(not_craft), "--store", str(store)]) == 1
+    assert capsys.readouterr().err.count("not a CRAFT directory") == 2
+    assert not out.exists() and not store.exists()
