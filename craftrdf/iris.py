@@ -7,13 +7,14 @@ percent-encoded, so no input string can change an IRI's structure.
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 from .errors import ConfigError
 from .rdf import mint
 from .vocab import BASE
 
 __all__ = [
-    "CONTAINMENT_GRAPH", "DOCUMENTS_GRAPH", "annotation_iri", "check_set_key", "document_iri", "mapping_graph",
+    "CONTAINMENT_GRAPH", "DOCUMENTS_GRAPH", "annotation_document", "annotation_iri", "check_set_key", "document_iri", "mapping_graph",
     "ontology_graph", "set_iri",
 ]
 
@@ -46,6 +47,21 @@ def set_iri(key: str) -> str:
 def annotation_iri(key: str, pmid: str, local_id: str) -> str:
     """An annotation: set key, document and the source file's own annotation id."""
     return mint(BASE, "ann", key, pmid, local_id)
+
+
+def annotation_document(iri: str) -> str | None:
+    """The PubMed id inside an IRI minted by :func:`annotation_iri`; None for any other IRI.
+
+    >>> annotation_document(annotation_iri("CL", "11319941", "a/b"))
+    '11319941'
+    >>> annotation_document("http://example.org/ann/1") is None
+    True
+    """
+    prefix = BASE + "ann/"
+    if not iri.startswith(prefix):
+        return None
+    parts = iri[len(prefix):].split("/")
+    return unquote(parts[1]) if len(parts) == 3 and all(parts) else None
 
 
 def ontology_graph(name: str) -> str:

@@ -37,7 +37,7 @@ from .annotations import rows_to_annotations
 from .curie import CurieMap
 from .errors import ConfigError
 from .ingest.webanno import annotation_nquads, parse_spans_text, set_nquads
-from .iris import BASE, CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, check_set_key, set_iri
+from .iris import BASE, CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, annotation_document, check_set_key, set_iri
 from .model import Annotation
 from .query import QueryResult, resolve_query, run_query
 from .rdf import iri, literal, quad
@@ -50,9 +50,11 @@ __all__ = [
     "ViewRow",
     "ViewSpec",
     "containment_pairs",
+    "containment_spans",
     "ensure_containment",
     "ensure_view_rows",
     "materialize_view",
+    "nested_annotations",
     "nested_pairs",
     "resolve_sets",
     "run_view",
@@ -187,6 +189,23 @@ def _containment_digest(store: AnnotationStore, graphs: Iterable[str]) -> str:
     return h.hexdigest()
 
 
+def containment_spans(store: AnnotationStore) -> list[tuple[str, str, int, int]]:
+    """``(annotation, document, start, end)`` per span of every annotation in the store's sets.
+
+    The input of :func:`containment_pairs`. The document is read from the annotation IRI
+    (``queries/containment-spans.rq``, one triple pattern per annotation); when any IRI is
+    not one craftrdf minted, every row is asked for its document instead (``queries/spans.rq``).
+    """
+    rows = run_query(store, resolve_query("containment-spans")).rows
+    docs = [annotation_document(r[0].value) for r in rows]  # type: ignore[union-attr]
+    if any(d is None for d in docs):  # an annotation IRI craftrdf did not mint: ask for the documents
+        full = run_query(store, resolve_query("spans")).rows
+        return [(r[1].value, r[2].value, s.start, s.end) for r in full  # type: ignore[union-attr]
+                for s in parse_spans_text(r[3].value)]  # type: ignore[union-attr]
+    return [(r[0].value, d, s.start, s.end) for r, d in zip(rows, docs)  # type: ignore[union-attr]
+            for s in parse_spans_text(r[1].value)]  # type: ignore[union-attr]
+
+
 def ensure_containment(store: AnnotationStore) -> int:
     """Bring the containment graph up to date with the store's sets; returns links written (0 if current).
 
@@ -199,8 +218,7 @@ def ensure_containment(store: AnnotationStore) -> int:
     if not store.writable:
         raise ConfigError("the nesting links of this store are out of date; run the view once with write access "
                           "(a store opened for reading cannot update them)")
-    rows = run_query(store, resolve_query("spans")).rows
-    spans = ((r[1].value, r[2].value, s.start, s.end) for r in rows for s in parse_spans_text(r[3].value))
+    spans = containment_spans(store)
     g = iri(CONTAINMENT_GRAPH)
     within = iri(CRAFT.within)
     lines = (f"<{inner}> {within} <{outer}> {g} ." for inner, outer in containment_pairs(spans))
@@ -353,6 +371,17 @@ def run_view(store: AnnotationStore, spec: ViewSpec, *, curies: CurieMap | None 
         rows = [ViewRow(r[i].value, a) for r, a in zip(result.rows, anns)]  # type: ignore[union-attr]
     rows.sort(key=lambda v: (v.set, v.annotation.document, v.annotation.id))
     return rows
+
+
+def nested_annotations(store: AnnotationStore) -> set[str]:
+    """The IRIs of the annotations that lie within an annotation of any set in the store.
+
+    The nesting of the ``nested`` view taken over every set, read from the containment
+    links alone (no view rows are needed). Brings the links up to date first, which
+    needs a writable store when the sets changed since they were computed.
+    """
+    ensure_containment(store)
+    return {inner.value for inner, _ in run_query(store, resolve_query("containment-links")).rows}  # type: ignore[union-attr]
 
 
 def nested_pairs(store: AnnotationStore, sets: Sequence[str], *, document: str | None = None) -> QueryResult:

@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 from craftrdf.demo import sample_dir
 from craftrdf.errors import ConfigError
 from craftrdf.ingest.webanno import annotation_nquads, set_nquads
-from craftrdf.iris import set_iri
+from craftrdf.iris import annotation_iri, set_iri
 from craftrdf.model import Annotation, Span
 from craftrdf.curie import CurieMap
 from craftrdf.store import AnnotationStore
-from craftrdf.views import ViewSpec, containment_pairs, materialize_view, nested_pairs, resolve_sets, run_view
+from craftrdf.views import (ViewSpec, containment_pairs, materialize_view, nested_annotations, nested_pairs,
+                            resolve_sets, run_view)
 
 EXT_SETS = ["CHEBI_EXT", "CL_EXT", "GO_BP_EXT", "GO_CC_EXT", "GO_MF_EXT", "MOP_EXT", "NCBITaxon_EXT", "PR_EXT",
             "SO_EXT", "UBERON_EXT"]
@@ -122,6 +123,40 @@ def test_containment_is_recomputed_when_a_set_changes():
     assert len(run_view(store, ViewSpec(("A", "B"), "all", "nested"))) == 1
     put("B", [Annotation("y", "d", "CL:0000540", (Span(20, 30),))])
     assert run_view(store, ViewSpec(("A", "B"), "all", "nested")) == []
+
+
+def test_nested_annotations_across_every_set_by_hand():
+    store = AnnotationStore.memory()
+    cm = CurieMap()
+    sets = {
+        # "retinal" inside "retinal ganglion cell" of another set; the equal span of C is not nested
+        "A": [Annotation("x", "d", "UBERON:0000966", (Span(0, 7),)), Annotation("z", "e", "UBERON:0000966", (Span(0, 7),))],
+        "B": [Annotation("y", "d", "CL:0000740", (Span(0, 22),))],
+        "C": [Annotation("w", "e", "CL:0000740", (Span(0, 7),)),
+              # discontinuous outer: 0-3 and 10-14 hold neither 5-7 (a gap) ...
+              Annotation("v", "f", "CL:0000740", (Span(0, 3), Span(10, 14)))],
+        "D": [Annotation("u", "f", "CL:0000740", (Span(5, 7),)), Annotation("t", "f", "CL:0000740", (Span(11, 13),))],
+    }
+    for key, anns in sets.items():
+        store.load_batch(set_iri(key), [*set_nquads(key, module=None, variant=None, ontology=None, mappings=None),
+                                        *annotation_nquads(anns, set_key=key, curies=cm)], digest=key)
+    # ... but do hold 11-13
+    assert nested_annotations(store) == {annotation_iri("A", "d", "x"), annotation_iri("D", "f", "t")}
+
+
+def test_nesting_of_annotations_whose_iris_craftrdf_did_not_mint():
+    # a set written by another tool: the document cannot be read from the IRIs, so it is queried
+    store = AnnotationStore.memory()
+    g = "<" + set_iri("X") + ">"
+    lines = list(set_nquads("X", module=None, variant=None, ontology=None, mappings=None))
+    for name, doc, spans in (("outer", "d1", "0-22"), ("inner", "d1", "0-7"), ("elsewhere", "d2", "2-5")):
+        a, t = f"<http://example.org/{name}>", f"<http://example.org/{name}#t>"
+        lines += [f'{a} <https://w3id.org/craftrdf/vocab#spans> "{spans}" {g} .',
+                  f"{a} <http://www.w3.org/ns/oa#hasTarget> {t} {g} .",
+                  f"{t} <http://www.w3.org/ns/oa#hasSource> <https://w3id.org/craftrdf/doc/{doc}> {g} ."]
+    store.load_batch(set_iri("X"), lines, digest="x")
+    # "elsewhere" (2-5) lies within 0-22 by position, but in another document
+    assert nested_annotations(store) == {"http://example.org/inner"}
 
 
 # -- the real corpus -------------------------------------------------------------------

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
-__all__ = ["ConceptMapperBest", "Published", "load_published"]
+from ..errors import ConfigError
+
+__all__ = ["ConceptMapperBest", "Published", "load_published", "parse_published"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +35,28 @@ class Published:
     ser_source: str
     conceptmapper: dict[str, ConceptMapperBest]
     conceptmapper_source: str
+    #: The Uberon paper's Tables 3-4: (set, view) -> the eight figures of a statistics row
+    #: (annotations, mean, median, max; unique concepts, mean, median, max). Empty when not shipped.
+    uberon_stats: dict[tuple[str, str], tuple[float, ...]] = field(default_factory=dict)
+    uberon_stats_source: str = ""
 
 
 def load_published() -> Published:
     """The figures shipped in ``craftrdf/reproduce/published.toml``."""
-    data = tomllib.loads(resources.files(__package__).joinpath("published.toml").read_text(encoding="utf-8"))
+    return parse_published(resources.files(__package__).joinpath("published.toml").read_text(encoding="utf-8"))
+
+
+def parse_published(text: str) -> Published:
+    """The figures of a ``published.toml`` text; ConfigError for a malformed statistics row."""
+    data = tomllib.loads(text)
     t4, ser, cm = data["st2019_table4"], data["st2019_ser"], data["conceptmapper"]
     best = {k: ConceptMapperBest(*v["best_f1"][:3], *v["best_f1"][3:], v["best_precision"], v["best_recall"])
             for k, v in cm.items() if isinstance(v, dict)}
+    paper = data.get("uberon_paper", {})
+    stats = {(key, view): tuple(float(x) for x in row)
+             for key, views in paper.get("stats", {}).items() for view, row in views.items()}
+    bad = [f"{k} {v}" for (k, v), row in stats.items() if len(row) != 8]
+    if bad:
+        raise ConfigError(f"published.toml [uberon_paper.stats]: {', '.join(bad)}: need 8 figures per row")
     return Published({k: tuple(v) for k, v in t4["counts"].items()}, t4["source"],  # type: ignore[misc]
-                     dict(ser["ser"]), ser["source"], best, cm["source"])
+                     dict(ser["ser"]), ser["source"], best, cm["source"], stats, paper.get("source", ""))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 
-from ..sweep import SweepReport
+from ..sweep import SweepReport, SweepRow
 from .published import Published
 from .sections import CountRow, SimilarityDistribution, StatsRow
 
@@ -46,24 +46,41 @@ def _counts(rows: Sequence[CountRow], source: str) -> list[str]:
     return out
 
 
-def _stats(rows: Sequence[StatsRow], documents: int) -> list[str]:
+def _stat_cells(values: Sequence[float]) -> str:
+    a, am, amed, amax, c, cm, cmed, cmax = values
+    return (f"{a:,.0f} | {am:.1f} | {amed:g} | {amax:,.0f} | {c:,.0f} | {cm:.1f} | {cmed:g} | {cmax:,.0f}")
+
+
+def _stats(rows: Sequence[StatsRow], documents: int, published: Published) -> list[str]:
+    paper = published.uberon_stats
     out = ["## 2. Uberon annotation statistics (the Uberon paper's Tables 3–4, on the current release)", "",
            f"Over the {documents} public articles (train+dev). Views: *core* = proper OBO classes, outermost "
            "annotations; *+extensions* adds extension classes; *+nested* keeps nested annotations. An annotation "
-           "is nested when an annotation of any loaded set covers all its characters and more.", "",
-           "| set | view | annotations | per article: mean | median | max | unique concepts | per article: mean "
-           "| median | max |", "|---|---|---|---|---|---|---|---|---|---|"]
+           "is nested when an annotation of any loaded set covers all its characters and more."
+           + (f" Published: {published.uberon_stats_source}." if paper else ""), "",
+           "| set | view | source | annotations | per article: mean | median | max | unique concepts | "
+           "per article: mean | median | max |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         s = r.stats
-        out.append(f"| {r.key} | {r.view} | {s.annotations:,} | {s.annotations_mean:.1f} | {s.annotations_median:g} | "
-                   f"{s.annotations_max:,} | {s.concepts:,} | {s.concepts_mean:.1f} | {s.concepts_median:g} | "
-                   f"{s.concepts_max:,} |")
+        ours = (s.annotations, s.annotations_mean, s.annotations_median, s.annotations_max,
+                s.concepts, s.concepts_mean, s.concepts_median, s.concepts_max)
+        pub = paper.get((r.key, r.view))
+        if pub is not None:
+            out.append(f"| {r.key} | {r.view} | 2017 paper | {_stat_cells(pub)} |")
+        out.append(f"| {r.key} | {r.view} | craftrdf | {_stat_cells(ours)} |")
+        if pub is not None:
+            diff = [o - p for o, p in zip(ours, pub)]
+            out.append(f"| {r.key} | {r.view} | diff | " + " | ".join(
+                f"{d:+,.1f}" if i in (1, 2, 5, 6) else f"{d:+,.0f}" for i, d in enumerate(diff)) + " |")
     out += ["", "These differ from the 2017 paper's tables by design: the paper counted CRAFT v2.1, where nested "
             "Uberon annotations sat inside the Uberon set itself, while in the current release no annotation of "
             "one set lies inside another of the same set (nesting appears only across sets, e.g. an Uberon "
             "annotation inside a CL one), and the Uberon annotations and the extension classes have been revised "
-            "since. The published values of those tables are not shipped with craftrdf, so this section shows "
-            "craftrdf's figures only."]
+            "since."]
+    if not paper:
+        out[-1] += (" The published values of those tables are not shipped with craftrdf (they were not available "
+                    "where it was built; `[uberon_paper.stats]` in craftrdf/reproduce/published.toml takes them), "
+                    "so this section shows craftrdf's figures only.")
     return out
 
 
@@ -97,16 +114,16 @@ def _sweeps(sweeps: Mapping[str, SweepReport], published: Published, grid: str, 
     return out
 
 
-def _ser(sweeps: Mapping[str, SweepReport], published: Published, grid: str, test: int) -> list[str]:
+def _ser(rows: Mapping[str, SweepRow], published: Published, grid: str, test: int, quick: bool) -> list[str]:
+    chosen = (f"the default configuration for the sets other than UBERON and UBERON_EXT (`--quick`), and for "
+              f"those two the configuration with the lowest SER on train+dev ({grid})" if quick else
+              f"the matcher configuration with the lowest SER on train+dev ({grid})")
     out = ["## 4. Test-set slot error rate against the CRAFT Shared Task 2019", "",
-           f"Published: {published.ser_source}. craftrdf: the matcher configuration with the lowest SER on "
-           f"train+dev ({grid}), run on the {test} test articles (the Shared Task's 30) and scored as the Shared Task did (Jaccard "
-           "boundaries, Wang similarity, `craftrdf evaluate`). Lower is better.", "",
+           f"Published: {published.ser_source}. craftrdf: {chosen}, run on the {test} test articles (the Shared "
+           "Task's 30) and scored as the Shared Task did (Jaccard boundaries, Wang similarity, `craftrdf evaluate`). "
+           "Lower is better.", "",
            "| set | CRAFT-ST 2019 best | craftrdf | diff | configuration |", "|---|---|---|---|---|"]
-    for key, rep in sweeps.items():
-        if rep.report is None:
-            continue
-        row = rep.report["ser"]
+    for key, row in rows.items():
         pub = published.ser.get(key)
         pub_s = "—" if pub is None else f"{pub:.2f}"
         out.append(f"| {key} | {pub_s} | {row.ser:.3f} | {_diff(row.ser, pub, '{:+.3f}')} | "
@@ -134,12 +151,12 @@ def _similarity(dist: SimilarityDistribution) -> list[str]:
 
 
 def render_report(*, counts: Sequence[CountRow], stats: Sequence[StatsRow], stats_documents: int, test_documents: int,
-                  sweeps: Mapping[str, SweepReport], ser_sweeps: Mapping[str, SweepReport],
+                  sweeps: Mapping[str, SweepReport], ser_rows: Mapping[str, SweepRow], quick: bool,
                   similarity: SimilarityDistribution | None, published: Published, grid: str, header: str) -> str:
-    """The whole ``report.md``."""
+    """The whole ``report.md``; ``ser_rows`` are each set's test rows (section 4)."""
     lines = ["# craftrdf reproduce", "", header, ""]
-    for part in (_counts(counts, published.counts_source), _stats(stats, stats_documents),
-                 _sweeps(sweeps, published, grid, stats_documents), _ser(ser_sweeps, published, grid, test_documents)):
+    for part in (_counts(counts, published.counts_source), _stats(stats, stats_documents, published),
+                 _sweeps(sweeps, published, grid, stats_documents), _ser(ser_rows, published, grid, test_documents, quick)):
         lines += part + [""]
     if similarity is not None:
         lines += _similarity(similarity) + [""]

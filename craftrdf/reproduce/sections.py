@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..annotations import document_texts, fetch_annotations
 from ..curie import is_extension_curie
+from ..iris import annotation_iri
 from ..matcher import MatcherConfig, MatchingSession, fetch_terms
 from ..query import resolve_query, run_query
 from ..registry import Registry
@@ -21,7 +22,7 @@ from ..stats import ArticleStats, summarize
 from ..store import AnnotationStore
 from ..sweep import Progress, SweepExecutor, SweepReport, sweep_store
 from ..sweep.inputs import document_splits
-from ..views import ViewSpec, resolve_sets, run_view
+from ..views import nested_annotations
 
 __all__ = ["CountRow", "SimilarityDistribution", "StatsRow", "UBERON_VIEWS", "count_rows", "documents_of",
            "run_sweeps", "sets_with_ontology", "similarity_distribution", "uberon_stats"]
@@ -100,11 +101,11 @@ def count_rows(store: AnnotationStore, published: Mapping[str, tuple[int, int, i
 def uberon_stats(store: AnnotationStore, keys: Sequence[str], documents: Sequence[str]) -> list[StatsRow]:
     """Statistics of ``keys`` under :data:`UBERON_VIEWS`, nesting counted across every set loaded.
 
-    One view query finds the nested annotations of all sets together; each set's
-    annotations are then filtered by class and nesting.
+    The nested annotations of all sets are read once from the containment links
+    (:func:`craftrdf.views.nested_annotations`, the ``nested`` view over every set);
+    each set's annotations are then filtered by class and nesting.
     """
-    every = resolve_sets(store, ["*"])
-    nested = {(r.set, r.annotation.id, r.annotation.document) for r in run_view(store, ViewSpec(every, "all", "nested"))}
+    nested = nested_annotations(store)
     chosen = set(documents)
     out = []
     for key in keys:
@@ -113,7 +114,7 @@ def uberon_stats(store: AnnotationStore, keys: Sequence[str], documents: Sequenc
         for name, classes, nesting in UBERON_VIEWS:
             kept = [a for a in anns
                     if (classes == "all" or not is_extension_curie(a.class_id))
-                    and (nesting == "all" or (key, a.id, a.document) not in nested)]
+                    and (nesting == "all" or annotation_iri(key, a.document, a.id) not in nested)]
             counts: dict[str, int] = defaultdict(int)
             concepts: dict[str, set[str]] = defaultdict(set)
             for a in kept:
@@ -127,18 +128,25 @@ def uberon_stats(store: AnnotationStore, keys: Sequence[str], documents: Sequenc
 
 def run_sweeps(store: AnnotationStore, keys: Sequence[str], configs: Sequence[MatcherConfig], *, registry: Registry,
                out_dir: Path, executor: SweepExecutor | None = None, cache_dir: Path | None = None,
-               apply_craft_rules: bool = True, prefer_labels: bool = True,
+               apply_craft_rules: bool = True, prefer_labels: bool = True, select: bool = True,
                progress: Callable[[str], Progress | None] | None = None) -> dict[str, SweepReport]:
     """Sweep each set on train+dev and report its best configurations on test; ``out_dir/<KEY>/``.
 
     ``cache_dir`` keeps sentence splits and dictionaries between sets (the splitting of
     each document is most of a sweep's set-up). ``apply_craft_rules`` and ``prefer_labels``
     are :func:`craftrdf.sweep.sweep_store`'s; both off is ConceptMapper's behaviour.
+    ``select=False`` runs ``configs`` on the test documents only (no selection, no
+    precision-recall figure) in ``out_dir/<KEY>-test/``: the test rows are then the reports'
+    ``best`` rows, and their ``report`` is None. It is meant for a single configuration,
+    where there is nothing to select.
     """
     reports = {}
     for key in keys:
-        reports[key] = sweep_store(store, key, configs, registry=registry, out_dir=out_dir / key, split="train,dev",
-                                   report_on="test", executor=executor, cache_dir=cache_dir,
+        # test-only runs get their own folder, so a later sweep with selection can resume in <KEY>/
+        reports[key] = sweep_store(store, key, configs, registry=registry,
+                                   out_dir=out_dir / (key if select else f"{key}-test"),
+                                   split="train,dev" if select else "test", report_on="test" if select else None,
+                                   executor=executor, cache_dir=cache_dir, plot=select,
                                    apply_craft_rules=apply_craft_rules, prefer_labels=prefer_labels,
                                    progress=progress(key) if progress is not None else None)
     return reports

@@ -15,7 +15,7 @@ SER), :mod:`.results` (``results.csv``, best rows, Pareto front), :mod:`.report`
 from __future__ import annotations
 
 from .grid import QUICK, RunGroup, load_grid, plan, product_grid
-from .inputs import prepare_inputs
+from .inputs import prepare_inputs, prepare_split_inputs
 from .results import COLUMNS, ResultsFile, SweepRow, best_rows, pareto_front, read_results
 from .run import (
     DaskExecutor,
@@ -52,6 +52,7 @@ __all__ = [
     "pareto_front",
     "plan",
     "prepare_inputs",
+    "prepare_split_inputs",
     "product_grid",
     "read_results",
     "run_group",

@@ -30,7 +30,7 @@ from ..vocab import CRAFT, FABIO
 from .run import SweepInputs
 from .score import ShippedIndex
 
-__all__ = ["document_splits", "prepare_inputs"]
+__all__ = ["document_splits", "prepare_inputs", "prepare_split_inputs"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +55,18 @@ def prepare_inputs(store: AnnotationStore, set_key: str, *, split: str | Sequenc
     cache). Raises ConfigError for an unknown set, a set without ontology, or a split
     with no documents in the store.
     """
+    return prepare_split_inputs(store, set_key, splits=[split], registry=registry, apply_craft_rules=apply_craft_rules,
+                                prefer_labels=prefer_labels, cache_dir=cache_dir, curies=curies)[0]
+
+
+def prepare_split_inputs(store: AnnotationStore, set_key: str, *, splits: Sequence[str | Sequence[str] | None],
+                         registry: Registry, apply_craft_rules: bool = False, prefer_labels: bool = False,
+                         cache_dir: Path | None = None, curies: CurieMap | None = None) -> list[SweepInputs]:
+    """:func:`prepare_inputs` for several splits (select on one, report on another), reading the set once.
+
+    The set's annotations, dictionary, mappings and similarity index are read from the
+    store a single time and shared by the inputs returned, one per entry of ``splits``.
+    """
     from ..similarity import similarity_index
 
     curies = curies or CurieMap()
@@ -62,24 +74,31 @@ def prepare_inputs(store: AnnotationStore, set_key: str, *, split: str | Sequenc
         key = registry.set(set_key).key
     except ConfigError:
         key = set_key
-    names = parse_splits(split if isinstance(split, str) or split is None else ",".join(split))
-    splits = document_splits(store)
-    pmids = sorted(d for d, s in splits.items() if names is None or s in names)
-    if not pmids:
-        raise ConfigError(f"the store has no documents of split {split!r} (splits: {', '.join(SPLITS)})")
+    by_doc = document_splits(store)
+    chosen = []
+    for split in splits:
+        names = parse_splits(split if isinstance(split, str) or split is None else ",".join(split))
+        pmids = sorted(d for d, s in by_doc.items() if names is None or s in names)
+        if not pmids:
+            raise ConfigError(f"the store has no documents of split {split!r} (splits: {', '.join(SPLITS)})")
+        chosen.append((names, pmids))
     terms, _ = load_terms(store, key, registry=registry, cache_dir=cache_dir, curies=curies)
-    texts = document_texts(store, pmids)
-    gold: dict[str, list[Annotation]] = {d: [] for d in texts}
-    for a in fetch_annotations(store, key, curies=curies):
-        if a.document in gold:
-            gold[a.document].append(a)
-    session = MatchingSession(texts, {}, cache_dir=cache_dir)
-    sentences = {d: tuple(session.sentences(d)) for d in sorted(texts)}
+    annotations = fetch_annotations(store, key, curies=curies)
     index = ShippedIndex(similarity_index(store, method="bossy"))
     rules = craft_rules(key, registry) if apply_craft_rules else ()
     mappings = set_mappings(store, key, curies=curies) if rules else None
-    label = f"{'all' if names is None else ','.join(names)} ({len(texts)} documents)"
-    logger.info("sweep inputs for %s: %s, %d names, %d gold annotations", key, label, len(terms),
-                sum(len(v) for v in gold.values()))
-    return SweepInputs(key, texts, sentences, tuple(terms), {d: tuple(v) for d, v in gold.items()}, index,
-                       rules, mappings, label, prefer_labels)
+    out = []
+    for names, pmids in chosen:
+        texts = document_texts(store, pmids)
+        gold: dict[str, list[Annotation]] = {d: [] for d in texts}
+        for a in annotations:
+            if a.document in gold:
+                gold[a.document].append(a)
+        session = MatchingSession(texts, {}, cache_dir=cache_dir)
+        sentences = {d: tuple(session.sentences(d)) for d in sorted(texts)}
+        label = f"{'all' if names is None else ','.join(names)} ({len(texts)} documents)"
+        logger.info("sweep inputs for %s: %s, %d names, %d gold annotations", key, label, len(terms),
+                    sum(len(v) for v in gold.values()))
+        out.append(SweepInputs(key, texts, sentences, tuple(terms), {d: tuple(v) for d, v in gold.items()}, index,
+                               rules, mappings, label, prefer_labels))
+    return out

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..matcher.config import MatcherConfig
 from ..registry import Registry
 from ..store import AnnotationStore
-from .inputs import prepare_inputs
+from .inputs import prepare_split_inputs
 from .plot import plot_pr
 from .report import best_markdown
 from .results import COLUMNS, SweepRow, best_rows, csv_line
@@ -53,18 +53,17 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
     sweep of other inputs.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    inputs = prepare_inputs(store, set_key, split=split, registry=registry, apply_craft_rules=apply_craft_rules,
-                            prefer_labels=prefer_labels, cache_dir=cache_dir)
+    inputs, *others = prepare_split_inputs(store, set_key, splits=[split] if report_on is None else [split, report_on],
+                                           registry=registry, apply_craft_rules=apply_craft_rules,
+                                           prefer_labels=prefer_labels, cache_dir=cache_dir)
     result = run_sweep(inputs, configs, executor=executor, out_dir=out_dir, progress=progress)
     best = best_rows(result.rows, list(configs))
     files = [out_dir / "results.csv"]
     report = None
     report_label = None
     report_ids: list[str] = []
-    if report_on is not None:
-        other = prepare_inputs(store, set_key, split=report_on, registry=registry,
-                               apply_craft_rules=apply_craft_rules, prefer_labels=prefer_labels,
-                               cache_dir=cache_dir)
+    if others:
+        other = others[0]
         chosen = list(dict.fromkeys(r.config for r in best.values()))
         rows = {r.config: r for r in run_sweep(other, chosen, executor=executor).rows}
         report = {k: rows[r.config] for k, r in best.items()}
