@@ -348,33 +348,6 @@ def default_graph_store(endpoint: str) -> str | None:
     return None
 
 
-class _RawView:
-    """The ``pyoxigraph.Store`` calls library code makes on ``store.raw``, answered over SPARQL."""
-
-    def __init__(self, store: RemoteStore) -> None:
-        self._store = store
-
-    def query(self, sparql: str, *, substitutions: Mapping[ox.Variable, Term] | None = None,
-              named_graphs: Sequence[ox.NamedNode] | None = None) -> Result:
-        """``pyoxigraph.Store.query`` with Variable keys."""
-        subs = {v.value: t for v, t in (substitutions or {}).items()}
-        graphs = [g.value for g in named_graphs] if named_graphs is not None else None
-        return self._store.query(sparql, substitutions=subs, named_graphs=graphs)
-
-    def quads_for_pattern(self, subject: ox.NamedNode | ox.BlankNode | None, predicate: ox.NamedNode | None,
-                          object: ox.NamedNode | ox.BlankNode | ox.Literal | None,
-                          graph_name: ox.NamedNode | ox.DefaultGraph | None = None) -> Iterator[ox.Quad]:
-        """The quads matching a pattern (None is a wildcard), as ``pyoxigraph.Store.quads_for_pattern``."""
-        return self._store.quads_for_pattern(subject, predicate, object, graph_name)
-
-    def contains_named_graph(self, graph_name: ox.NamedNode) -> bool:
-        """True when the graph holds at least one triple."""
-        return self._store.contains_named_graph(graph_name.value)
-
-    def __len__(self) -> int:
-        return len(self._store)
-
-
 class RemoteStore:
     """A store behind a SPARQL 1.1 endpoint, read (and, with a Graph Store URL, written) over HTTP.
 
@@ -396,7 +369,6 @@ class RemoteStore:
         self.user_agent = user_agent
         self.path = None
         self.writable = graph_store is not None
-        self.raw = _RawView(self)
 
     def __repr__(self) -> str:
         return f"RemoteStore({self.endpoint!r}, graph_store={self.graph_store!r})"

@@ -33,7 +33,7 @@ import tempfile
 import logging
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -332,6 +332,20 @@ class AnnotationStore:
         return True
 
     # -- queries ---------------------------------------------------------------------
+
+    def quads_for_pattern(self, subject: ox.NamedNode | ox.BlankNode | None, predicate: ox.NamedNode | None,
+                          object: ox.NamedNode | ox.BlankNode | ox.Literal | None,
+                          graph_name: ox.NamedNode | ox.DefaultGraph | None = None) -> Iterator[ox.Quad]:
+        """The quads matching a pattern (None is a wildcard), as ``pyoxigraph.Store.quads_for_pattern``.
+
+        The same call on a :class:`~craftrdf.remote.RemoteStore` is answered over SPARQL, so
+        library code that reads by pattern works on both.
+        """
+        return iter(self.raw.quads_for_pattern(subject, predicate, object, graph_name))
+
+    def contains_named_graph(self, graph: str) -> bool:
+        """True when the store has the named graph ``graph`` (an IRI)."""
+        return self.raw.contains_named_graph(ox.NamedNode(graph))
 
     def query(self, sparql: str, *, substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
               prefixes: Mapping[str, str] | None = None,

@@ -414,8 +414,8 @@ def _check_run_name(store: AnnotationStore, name: str, registry: Registry) -> No
     import pyoxigraph as ox
 
     g = ox.NamedNode(set_iri(name))
-    if store.raw.contains_named_graph(g) and not any(
-            True for _ in store.raw.quads_for_pattern(g, ox.NamedNode(RDF.type), ox.NamedNode(CM.MatcherRun), g)):
+    if store.contains_named_graph(g.value) and not any(
+            True for _ in store.quads_for_pattern(g, ox.NamedNode(RDF.type), ox.NamedNode(CM.MatcherRun), g)):
         raise ConfigError(f"--into-store {name}: the store has a set {name} that is not matcher output; "
                           "choose another name")
 
@@ -424,7 +424,7 @@ def _set_value(store: AnnotationStore, key: str, prop: str) -> str | None:
     import pyoxigraph as ox
 
     g = ox.NamedNode(set_iri(key))
-    for q in store.raw.quads_for_pattern(g, ox.NamedNode(prop), None, g):
+    for q in store.quads_for_pattern(g, ox.NamedNode(prop), None, g):
         if isinstance(q.object, (ox.NamedNode, ox.Literal)):
             return q.object.value
     return None

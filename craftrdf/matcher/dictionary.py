@@ -154,7 +154,7 @@ class Dictionary:
 
 def _set_graph_value(store: AnnotationStore, key: str, prop: str) -> ox.NamedNode | ox.Literal | None:
     g = ox.NamedNode(set_iri(key))
-    for q in store.raw.quads_for_pattern(g, ox.NamedNode(prop), None, g):
+    for q in store.quads_for_pattern(g, ox.NamedNode(prop), None, g):
         return q.object  # type: ignore[return-value]
     return None
 

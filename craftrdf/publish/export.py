@@ -249,7 +249,7 @@ def export_set(
 
 def _check_document(store: AnnotationStore, ref: SetRef, doc: ox.NamedNode, pmid: str) -> None:
     """ConfigError unless the document is in the documents graph or annotated in the set."""
-    if any(True for _ in store.raw.quads_for_pattern(doc, None, None, ox.NamedNode(DOCUMENTS_GRAPH))):
+    if any(True for _ in store.quads_for_pattern(doc, None, None, ox.NamedNode(DOCUMENTS_GRAPH))):
         return
     if any(True for _ in _select(store, "export-annotations", setGraph=ox.NamedNode(ref.graph), doc=doc)):
         return
@@ -343,10 +343,10 @@ def _set_quads(store: AnnotationStore, ref: SetRef, doc: ox.NamedNode | None) ->
     """The set graph: as it is, or its description and one document's annotations."""
     g = ox.NamedNode(ref.graph)
     if doc is None:
-        yield from store.raw.quads_for_pattern(None, None, None, g)
+        yield from store.quads_for_pattern(None, None, None, g)
         return
     digest = ox.NamedNode(CRAFT.digest)  # the manifest describes the whole batch, not this extract
-    yield from (q for q in store.raw.quads_for_pattern(g, None, None, g) if q.predicate != digest)
+    yield from (q for q in store.quads_for_pattern(g, None, None, g) if q.predicate != digest)
     rows = _select(store, "export-set-annotations", setGraph=g, doc=doc)
     yield from _sorted_quads(((r["s"], r["p"], r["o"]) for r in rows), g)
 
@@ -420,7 +420,7 @@ def _order(ann: _Ann) -> tuple[int, int, str, tuple[Span, ...]]:
 def _document_info(store: AnnotationStore, doc_iri: str) -> tuple[str, str | None]:
     """A document's PubMed id and text from the documents graph; the IRI's last segment and None if absent."""
     pmid = text = None
-    for q in store.raw.quads_for_pattern(ox.NamedNode(doc_iri), None, None, ox.NamedNode(DOCUMENTS_GRAPH)):
+    for q in store.quads_for_pattern(ox.NamedNode(doc_iri), None, None, ox.NamedNode(DOCUMENTS_GRAPH)):
         p, o = q.predicate.value, q.object
         if not isinstance(o, ox.Literal):
             continue

@@ -80,7 +80,7 @@ def describe(store: AnnotationStore, iri: str) -> bytes:
     out: dict[ox.Triple, None] = {}
     while todo and len(out) < _MAX_DESCRIPTION:
         subject = todo.pop()
-        for q in store.raw.quads_for_pattern(subject, None, None, None):
+        for q in store.quads_for_pattern(subject, None, None, None):
             out[ox.Triple(q.subject, q.predicate, q.object)] = None
             o = q.object
             follow = isinstance(o, ox.BlankNode) or (isinstance(o, ox.NamedNode) and o.value.startswith(iri + "#"))

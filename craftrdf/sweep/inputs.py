@@ -38,9 +38,9 @@ logger = logging.getLogger(__name__)
 def document_splits(store: AnnotationStore) -> dict[str, str]:
     """PMID -> split (``train``, ``dev``, ``test``; ``none`` when the store records none)."""
     g = ox.NamedNode(DOCUMENTS_GRAPH)
-    ids = {q.subject: q.object.value for q in store.raw.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, g)
+    ids = {q.subject: q.object.value for q in store.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, g)
            if isinstance(q.object, ox.Literal)}
-    splits = {q.subject: q.object.value for q in store.raw.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
+    splits = {q.subject: q.object.value for q in store.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
               if isinstance(q.object, ox.Literal)}
     return {pmid: splits.get(doc, "none") for doc, pmid in ids.items()}
 
