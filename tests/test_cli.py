@@ -42,6 +42,28 @@ def test_errors_are_one_line_and_exit_1(tmp_path):
     assert r.returncode == 1 and "not a CRAFT directory" in r.stderr
 
 
+def test_paths_and_counts_that_cannot_work_are_one_line_errors(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("keep me")
+    sample = str(sample_dir())
+    r = craftrdf("reproduce", "--craft", sample, "--out", str(a_file), "--quick")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "is not a directory" in r.stderr
+    assert a_file.read_text() == "keep me"
+    for args in (["reproduce", "--craft", sample, "--out", str(tmp_path / "r"), "--quick", "--workers", "0"],
+                 ["sweep", "--store", str(tmp_path), "--set", "CL", "--out", str(tmp_path / "s"), "--workers", "-2"]):
+        r = craftrdf(*args)
+        assert r.returncode == 1 and r.stderr.count("\n") == 1 and "--workers needs a positive number" in r.stderr
+    assert not (tmp_path / "r").exists() and not (tmp_path / "s").exists()
+    r = craftrdf("query", "sets", "--endpoint", "http://127.0.0.1:9/query", "--timeout", "0")
+    assert r.returncode == 1 and "--timeout needs a positive number" in r.stderr
+    # an output path below a file: the operating system's refusal, as one line naming the path
+    store = tmp_path / "st"
+    assert craftrdf("build", "--craft", sample, "--store", str(store)).returncode == 0
+    r = craftrdf("sweep", "--store", str(store), "--set", "MOP", "--grid", "quick", "--workers", "1",
+                 "--out", str(a_file / "sweep"))
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and str(a_file / "sweep") in r.stderr, r.stderr
+
+
 def test_build_then_query_with_a_bound_parameter(tmp_path):
     store = str(tmp_path / "s")
     r = craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "UBERON,UBERON_EXT")

@@ -46,4 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
+    except OSError as exc:
+        if exc.filename is None:  # not about a file the user named: a bug, keep the traceback
+            raise
+        # a path the user gave cannot be read or written (exists as a file, no permission, disk full)
+        print(f"craftrdf: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
 

@@ -70,6 +70,15 @@ def parse_params(values: Sequence[str]) -> dict[str, str]:
 
 
 
+def worker_count(option: str, value: int | None, default: int) -> int:
+    """``value`` of a process-count option, or ``default`` when not given; ConfigError below 1."""
+    if value is None:
+        return default
+    if value < 1:
+        raise ConfigError(f"{option} needs a positive number, got {value}")
+    return value
+
+
 def add_store_options(parser: argparse.ArgumentParser, *, write: bool = False, required: bool = True) -> None:
     """Add ``--store DIR | --endpoint URL`` (one of them), ``--graph-store URL`` and ``--timeout S``.
 
@@ -112,7 +121,10 @@ def open_store(args: argparse.Namespace, *, mode: Literal["read", "write"] = "re
             if graph_store is None:
                 raise ConfigError(f"writing to {endpoint} needs its Graph Store Protocol URL: "
                                   "give --graph-store URL")
-        with RemoteStore(endpoint, graph_store=graph_store, timeout=getattr(args, "timeout", 60.0)) as remote:
+        timeout = getattr(args, "timeout", 60.0)
+        if not timeout > 0:
+            raise ConfigError(f"--timeout needs a positive number of seconds, got {timeout:g}")
+        with RemoteStore(endpoint, graph_store=graph_store, timeout=timeout) as remote:
             yield remote
         return
     if getattr(args, "graph_store", None):

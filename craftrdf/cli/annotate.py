@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Literal
 
-from ._common import add_store_options, open_store, parse_params
+from ._common import add_store_options, open_store, parse_params, worker_count
 
 
 def _cmd_annotate(args: argparse.Namespace) -> int:
@@ -23,7 +23,7 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     mode: Literal["write", "read"] = "write" if args.into_store else "read"
-    workers = min(os.cpu_count() or 1, 4) if args.jobs is None else args.jobs
+    workers = worker_count("--jobs", args.jobs, min(os.cpu_count() or 1, 4))
     with contextlib.ExitStack() as stack:
         executor = None
         if workers > 1 and len(texts) >= 8:  # sentence splitting in worker processes, beside the dictionary

@@ -10,13 +10,13 @@ from pathlib import Path
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from ..reproduce import reproduce
-    from ._common import progress_bar
+    from ._common import progress_bar, worker_count
 
     def progress(stage: str):  # type: ignore[no-untyped-def]
         return progress_bar(args.quiet)
 
     pool = None
-    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
+    workers = worker_count("--workers", args.workers, os.cpu_count() or 1)
     if workers > 1:
         from ..sweep import LocalPool
 

@@ -32,7 +32,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from ..errors import ConfigError
     from ..matcher.dictionary import default_cache_dir
     from ..registry import load_registry
-    from ._common import open_store
+    from ._common import open_store, worker_count
     from ..sweep import DaskExecutor, InlineExecutor, LocalPool, load_grid, sweep_store
 
     if (args.select_on is None) != (args.report_on is None):
@@ -47,7 +47,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
             executor: object = DaskExecutor(stack.enter_context(Client(args.scheduler)))
         else:
-            workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
+            workers = worker_count("--workers", args.workers, os.cpu_count() or 1)
             executor = stack.enter_context(LocalPool(workers)) if workers > 1 else InlineExecutor()
         store = stack.enter_context(open_store(args, mode="read"))
         report = sweep_store(store, args.set, configs, registry=load_registry(), out_dir=Path(args.out),

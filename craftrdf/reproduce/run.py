@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..build import build_store, check_craft_dir
+from ..errors import ConfigError
 from ..matcher import MatcherConfig
 from ..registry import load_registry
 from ..store import AnnotationStore
@@ -62,6 +63,8 @@ def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None,
         stages.append((stage, clock() - t0 - sum(s for _, s in stages)))
 
     check_craft_dir(craft_dir)  # before anything is created in out_dir
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError(f"{out_dir} exists and is not a directory: give a directory for the report")
     out_dir.mkdir(parents=True, exist_ok=True)
     registry = load_registry()
     published = load_published()
