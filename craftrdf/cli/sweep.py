@@ -33,7 +33,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from ..matcher.dictionary import default_cache_dir
     from ..registry import load_registry
     from ._common import open_store, worker_count
-    from ..sweep import DaskExecutor, InlineExecutor, LocalPool, load_grid, sweep_store
+    from ..sweep import DaskExecutor, InlineExecutor, LocalPool, TermFilter, load_grid, sweep_store
 
     if (args.select_on is None) != (args.report_on is None):
         raise ConfigError("--select-on and --report-on go together (e.g. --select-on train,dev --report-on test)")
@@ -54,7 +54,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                              split=args.select_on or args.split, report_on=args.report_on,
                              executor=executor,  # type: ignore[arg-type]
                              apply_craft_rules=args.apply_craft_rules, prefer_labels=args.prefer_labels,
-                             cache_dir=cache_dir,
+                             cache_dir=cache_dir, term_filter=TermFilter() if args.term_filter else None,
                              progress=_progress(args.quiet))
     r = report.result
     print(f"{report.set_key}: {len(r.rows)} configurations on {report.documents} "
@@ -70,6 +70,17 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             t = report.report[key]
             line += f"; on {report.report_documents}: P {t.precision:.3f} R {t.recall:.3f} F1 {t.f1:.3f} SER {t.ser:.3f}"
         print(line)
+    if report.filtered is not None:
+        for key, label in (("f1", "best F1"), ("ser", "lowest SER")):
+            f = report.filtered[key]
+            c = f.selection
+            line = (f"{label:>10} + term filter: P {c.precision:.3f} R {c.recall:.3f} F1 {c.f1:.3f} SER {c.ser:.3f} "
+                    f"(5-fold cross-validated)")
+            if f.report is not None:
+                t = f.report
+                line += (f"; on {report.report_documents}: P {t.precision:.3f} R {t.recall:.3f} F1 {t.f1:.3f} "
+                         f"SER {t.ser:.3f} ({f.dropped} terms dropped)")
+            print(line)
     print("wrote " + ", ".join(str(p) for p in report.files))
     return 0
 
@@ -95,6 +106,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--prefer-labels", action="store_true",
                    help="a name that labels some of its classes and is a synonym of others keeps only the "
                         "classes it labels (not ConceptMapper's behaviour)")
+    p.add_argument("--term-filter", action="store_true",
+                   help="also score the best-F1 and lowest-SER configurations with a learned term filter: the "
+                        "matches of a term (text and class) right less than half the time, seen at least twice, "
+                        "are dropped (cross-validated on the selection documents; learned there for --report-on)")
     p.add_argument("--select-on", help="select the best configurations on these splits (e.g. train,dev)")
     p.add_argument("--report-on", help="and report them on these (e.g. test)")
     p.add_argument("--out", required=True, help="output folder; rerunning with the same folder resumes")

@@ -20,7 +20,7 @@ from ..query import resolve_query, run_query
 from ..registry import Registry
 from ..stats import ArticleStats, summarize
 from ..store import AnnotationStore
-from ..sweep import Progress, SweepExecutor, SweepReport, sweep_store
+from ..sweep import Progress, SweepExecutor, SweepReport, TermFilter, sweep_store
 from ..sweep.inputs import document_splits
 from ..views import nested_annotations
 
@@ -128,26 +128,23 @@ def uberon_stats(store: AnnotationStore, keys: Sequence[str], documents: Sequenc
 
 def run_sweeps(store: AnnotationStore, keys: Sequence[str], configs: Sequence[MatcherConfig], *, registry: Registry,
                out_dir: Path, executor: SweepExecutor | None = None, cache_dir: Path | None = None,
-               apply_craft_rules: bool = True, prefer_labels: bool = True, select: bool = True,
+               apply_craft_rules: bool = True, prefer_labels: bool = True, plot: bool = True,
+               term_filter: TermFilter | None = None,
                progress: Callable[[str], Progress | None] | None = None) -> dict[str, SweepReport]:
     """Sweep each set on train+dev and report its best configurations on test; ``out_dir/<KEY>/``.
 
     ``cache_dir`` keeps sentence splits and dictionaries between sets (the splitting of
     each document is most of a sweep's set-up). ``apply_craft_rules`` and ``prefer_labels``
     are :func:`craftrdf.sweep.sweep_store`'s; both off is ConceptMapper's behaviour.
-    ``select=False`` runs ``configs`` on the test documents only (no selection, no
-    precision-recall figure) in ``out_dir/<KEY>-test/``: the test rows are then the reports'
-    ``best`` rows, and their ``report`` is None. It is meant for a single configuration,
-    where there is nothing to select.
+    ``term_filter`` also scores the best-F1 and lowest-SER configurations with that
+    filter (the reports' ``filtered``); ``plot`` draws ``pr.png``.
     """
     reports = {}
     for key in keys:
-        # test-only runs get their own folder, so a later sweep with selection can resume in <KEY>/
-        reports[key] = sweep_store(store, key, configs, registry=registry,
-                                   out_dir=out_dir / (key if select else f"{key}-test"),
-                                   split="train,dev" if select else "test", report_on="test" if select else None,
-                                   executor=executor, cache_dir=cache_dir, plot=select,
+        reports[key] = sweep_store(store, key, configs, registry=registry, out_dir=out_dir / key, split="train,dev",
+                                   report_on="test", executor=executor, cache_dir=cache_dir, plot=plot,
                                    apply_craft_rules=apply_craft_rules, prefer_labels=prefer_labels,
+                                   term_filter=term_filter,
                                    progress=progress(key) if progress is not None else None)
     return reports
 

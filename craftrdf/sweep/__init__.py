@@ -30,12 +30,14 @@ from .run import (
 )
 from .score import ExactCounts, GoldStandard
 from .select import SweepReport, sweep_store
+from .termfilter import FilteredRows, TermFilter, cross_validated, filtered_rows
 
 __all__ = [
     "COLUMNS",
     "QUICK",
     "DaskExecutor",
     "ExactCounts",
+    "FilteredRows",
     "GoldStandard",
     "InlineExecutor",
     "LocalPool",
@@ -47,7 +49,10 @@ __all__ = [
     "SweepReport",
     "SweepResult",
     "SweepRow",
+    "TermFilter",
     "best_rows",
+    "cross_validated",
+    "filtered_rows",
     "load_grid",
     "pareto_front",
     "plan",

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from ..matcher.config import PARAMETERS
 from .results import SweepRow
+from .termfilter import FilteredRows
 
 __all__ = ["PAPER", "best_markdown"]
 
@@ -43,11 +44,13 @@ def _table(best: Mapping[str, SweepRow], numbers: Mapping[str, SweepRow]) -> lis
 
 def best_markdown(set_key: str, best: Mapping[str, SweepRow], *, documents: str, document_ids: Sequence[str],
                   configurations: int, report: Mapping[str, SweepRow] | None = None, report_documents: str = "",
-                  report_ids: Sequence[str] = (), rules: Sequence[str] = (), prefer_labels: bool = False) -> str:
+                  report_ids: Sequence[str] = (), rules: Sequence[str] = (), prefer_labels: bool = False,
+                  filtered: Mapping[str, FilteredRows] | None = None) -> str:
     """The text of ``best.md``: the selection table, then (with ``report``) the same configurations on other documents.
 
     ``best`` maps ``precision``, ``recall``, ``f1``, ``ser`` to the selected rows;
-    ``report`` maps the same keys to those configurations' rows on the report documents.
+    ``report`` maps the same keys to those configurations' rows on the report documents;
+    ``filtered`` maps ``f1`` and ``ser`` to those configurations scored with a term filter.
     """
     out = [f"# Matcher sweep, {set_key}: best configurations", ""]
     out.append(f"{configurations} configurations; exact spans and classes for P/R/F1 and TP/FP/FN (as Bada et al. "
@@ -63,6 +66,29 @@ def best_markdown(set_key: str, best: Mapping[str, SweepRow], *, documents: str,
                 f"Configurations chosen on {documents} (above); every number in this table comes from these "
                 f"documents: {', '.join(report_ids)}.", ""]
         out += _table(best, report)
+    if filtered is not None:
+        flt = filtered["f1"].filter
+        out += ["", "## With the term filter", "",
+                f"The matches of a term (matched text and class) are dropped when it was seen at least "
+                f"{flt.min_count} times and right less than {flt.threshold:.0%} of the time: on {documents}, each "
+                "fifth of the documents filtered by what the other four fifths taught (5-fold cross-validation)"
+                + (f"; on {report_documents}, filtered by what all of {documents} taught." if report else "."), "",
+                "| | best F1 | lowest SER |", "|---|---|---|"]
+
+        def cells(row: SweepRow | None) -> list[str]:
+            if row is None:
+                return ["—"] * 3
+            return [f"P {row.precision:.3f} R {row.recall:.3f} F1 {row.f1:.3f}", f"{row.ser:.3f}",
+                    f"{row.tp} / {row.fp} / {row.fn}"]
+
+        for label, rows in ((f"{documents}, cross-validated", [filtered[k].selection for k in ("f1", "ser")]),
+                            *(((report_documents, [filtered[k].report for k in ("f1", "ser")]),) if report else ())):
+            c = [cells(r) for r in rows]
+            out.append(f"| **P / R / F1**, {label} | {c[0][0]} | {c[1][0]} |")
+            out.append(f"| **SER**, {label} | {c[0][1]} | {c[1][1]} |")
+            out.append(f"| **TP / FP / FN**, {label} | {c[0][2]} | {c[1][2]} |")
+        out.append(f"| terms dropped (learned on all of {documents}) | {filtered['f1'].dropped} | "
+                   f"{filtered['ser'].dropped} |")
     paper = PAPER.get(set_key.upper())
     if paper is not None:
         out += ["", "## The paper (ConceptMapper, 67 public documents)", "",

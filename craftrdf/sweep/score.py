@@ -163,6 +163,10 @@ class GoldStandard:
             v = self._memo[(a, b)] = float(self.similarity.similarity(a, b))
         return v
 
+    def is_exact(self, a: Annotation) -> bool:
+        """Whether one prediction is an exact true positive (same document, spans and class as a gold one)."""
+        return exact_key(a, self.set_key) in self._exact
+
     def exact(self, predictions: Mapping[str, Sequence[Annotation]]) -> ExactCounts:
         """Exact counts of predictions over the documents of the gold standard."""
         pred = {exact_key(a, self.set_key) for d, anns in predictions.items() if d in self.gold for a in anns}

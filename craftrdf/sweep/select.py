@@ -21,6 +21,7 @@ from .plot import plot_pr
 from .report import best_markdown
 from .results import COLUMNS, SweepRow, best_rows, csv_line
 from .run import Progress, SweepExecutor, SweepResult, run_sweep
+from .termfilter import FilteredRows, FilterScorer, TermFilter
 
 __all__ = ["SweepReport", "sweep_store"]
 
@@ -38,19 +39,25 @@ class SweepReport:
     documents: str
     report_documents: str | None
     files: tuple[Path, ...]
+    #: with a term filter: the best-F1 and lowest-SER configurations (``"f1"``, ``"ser"``) scored with it
+    filtered: dict[str, FilteredRows] | None = None
 
 
 def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherConfig], *, registry: Registry,
                 out_dir: Path, split: str | None = "train,dev", report_on: str | None = None,
                 executor: SweepExecutor | None = None, apply_craft_rules: bool = False, prefer_labels: bool = False,
-                cache_dir: Path | None = None, progress: Progress | None = None, plot: bool = True) -> SweepReport:
+                cache_dir: Path | None = None, progress: Progress | None = None, plot: bool = True,
+                term_filter: TermFilter | None = None) -> SweepReport:
     """Sweep ``configs`` for set ``set_key`` on the documents of ``split``; write the files in ``out_dir``.
 
     Writes ``results.csv`` (resumable: rerunning with the same ``out_dir`` skips
     finished configurations), ``best.md``, ``pr.png`` (unless ``plot`` is False) and,
     with ``report_on`` (a split), ``report.csv``: the best configurations run on those
     documents. ConfigError for an unknown set or split, or an ``out_dir`` holding a
-    sweep of other inputs.
+    sweep of other inputs. With ``term_filter``, the best-F1 and lowest-SER configurations
+    are also scored with it (:func:`~craftrdf.sweep.termfilter.filtered_rows`:
+    cross-validated on the selection documents, learned there and applied to the report
+    documents), in this process, into the report's ``filtered``.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     inputs, *others = prepare_split_inputs(store, set_key, splits=[split] if report_on is None else [split, report_on],
@@ -72,11 +79,21 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
         path = out_dir / "report.csv"
         path.write_text(csv_line(COLUMNS) + "".join(csv_line(r.values()) for r in rows.values()), encoding="utf-8")
         files.append(path)
+    filtered = None
+    if term_filter is not None:
+        scorer = FilterScorer(inputs, others[0] if others else None, term_filter)
+        by_config: dict[MatcherConfig, FilteredRows] = {}
+        for what in ("f1", "ser"):
+            config = best[what].config
+            if config not in by_config:
+                by_config[config] = scorer.rows(config)
+        filtered = {what: by_config[best[what].config] for what in ("f1", "ser")}
     md = best_markdown(inputs.set_key, best, documents=inputs.documents, document_ids=sorted(inputs.texts),
                        configurations=len(result.rows), report=report, report_documents=report_label or "",
-                       report_ids=report_ids, rules=inputs.rules, prefer_labels=inputs.prefer_labels)
+                       report_ids=report_ids, rules=inputs.rules, prefer_labels=inputs.prefer_labels,
+                       filtered=filtered)
     (out_dir / "best.md").write_text(md, encoding="utf-8")
     files.append(out_dir / "best.md")
     if plot:
         files.append(plot_pr(result.rows, out_dir / "pr.png", set_key=inputs.set_key, documents=inputs.documents))
-    return SweepReport(inputs.set_key, result, best, report, inputs.documents, report_label, tuple(files))
+    return SweepReport(inputs.set_key, result, best, report, inputs.documents, report_label, tuple(files), filtered)

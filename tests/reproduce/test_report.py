@@ -16,7 +16,7 @@ from craftrdf.stats import ArticleStats
 
 
 def _render(published, stats):
-    return render_report(counts=[], stats=stats, stats_documents=67, test_documents=30, sweeps={}, ser_rows={},
+    return render_report(counts=[], stats=stats, stats_documents=67, test_documents=30, sweeps={}, ser_sweeps={},
                          quick=True, similarity=None, published=published, grid="g", header="h")
 
 

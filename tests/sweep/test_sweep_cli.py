@@ -65,6 +65,26 @@ def test_quick_sweep_writes_results_best_and_plot(store_path, tmp_path):
     assert (out / "pr.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     report = list(csv.DictReader(open(out / "report.csv", newline="")))
     assert 1 <= len(report) <= 4
+    assert "term filter" not in r.stdout and "With the term filter" not in best
+
+
+def test_term_filter_lines_and_table(store_path, tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run(sweep_args(store_path, out, "--grid", "quick", "--select-on", "train,dev", "--report-on",
+                                  "test", "--term-filter"), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    lines = [x for x in r.stdout.splitlines() if "+ term filter" in x]
+    assert len(lines) == 2 and all("(5-fold cross-validated); on test (1 documents)" in x for x in lines)
+    best = (out / "best.md").read_text()
+    assert "## With the term filter" in best and "| terms dropped (learned on all of train,dev (2 documents)) |" in best
+    # the filter never adds a match: cross-validated TP + FN is still the gold count of the best-F1 row
+    table = best.split("## With the term filter")[1]
+    tp, fp, fn = (int(x) for x in table.split("| **TP / FP / FN**, train,dev (2 documents), cross-validated | ")[1]
+                  .split(" |")[0].split(" / "))
+    f1_row = next(x for x in best.split("## The same")[0].splitlines() if x.startswith("| **TP** |"))
+    f1_tp = int(f1_row.split("|")[4])  # columns: parameter, best precision, best recall, best F1, lowest SER
+    f1_fn = int(next(x for x in best.split("## The same")[0].splitlines() if x.startswith("| **FN** |")).split("|")[4])
+    assert tp + fn == f1_tp + f1_fn and tp <= f1_tp
 
 
 def test_bad_options_are_one_line_errors(store_path, tmp_path):

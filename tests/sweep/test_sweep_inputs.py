@@ -38,3 +38,21 @@ def test_one_read_serves_both_splits_as_two_reads_would(sample_store, tmp_path):
 def test_an_unknown_split_is_refused_by_name(sample_store):
     with pytest.raises(ConfigError, match="invalid --split 'nonexistent'"):
         prepare_split_inputs(sample_store, "CL", splits=["test", "nonexistent"], registry=load_registry())
+
+
+def test_the_term_filter_only_takes_predictions_away(sample_store, tmp_path):
+    from craftrdf.matcher import MatcherConfig
+    from craftrdf.sweep import TermFilter, sweep_store
+
+    rep = sweep_store(sample_store, "SO_EXT", [MatcherConfig()], registry=load_registry(), out_dir=tmp_path / "s",
+                      split="train,dev", report_on="test", apply_craft_rules=True, plot=False,
+                      term_filter=TermFilter(min_count=1))
+    plain, filtered = rep.report["ser"], rep.filtered["ser"]
+    test_gold = sum(len(ET.parse(f).getroot().findall("annotation")) for f in
+                    (sample_dir() / "concept-annotation" / "SO" / "SO+extensions" / "knowtator").glob("*.xml")
+                    if f.name.split(".")[0] in _ids("test"))
+    assert plain.tp + plain.fn == filtered.report.tp + filtered.report.fn == test_gold
+    assert filtered.report.tp <= plain.tp and filtered.report.fp <= plain.fp
+    assert filtered.dropped > 0 and filtered.report.fp < plain.fp  # SO_EXT's single letters go
+    cv = filtered.selection
+    assert cv.tp + cv.fn == rep.best["f1"].tp + rep.best["f1"].fn and cv.fp <= rep.best["f1"].fp
