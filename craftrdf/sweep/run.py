@@ -164,6 +164,11 @@ def _state(shared: SweepInputs | str) -> _WorkerState:
         return hit
 
 
+def worker_state(inputs: SweepInputs) -> _WorkerState:
+    """The worker state of ``inputs`` in this process: the one a sweep left behind, or a new one."""
+    return _state(inputs)
+
+
 def _forget(token: str) -> None:
     with _STATES_LOCK:
         _STATES.pop(token, None)
@@ -431,7 +436,10 @@ def run_sweep(inputs: SweepInputs, configs: Sequence[MatcherConfig] | None = Non
     finally:
         if results is not None:
             results.close()
-        _forget(inputs.token)
+        if not isinstance(executor, InlineExecutor):
+            _forget(inputs.token)
+        # in this process the state stays (only the newest is kept): a term filter or a report run
+        # on the same documents reuses its tokens, normalized texts and dictionaries
     ordered = tuple(done[c] for c in configs)
     return SweepResult(ordered, run_now, resumed, sum(len(g.runs) for g in groups), time.perf_counter() - start,
                        results.path if results is not None else None, run_seconds, run_cpu)

@@ -69,10 +69,14 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
     report = None
     report_label = None
     report_ids: list[str] = []
+    scorer = FilterScorer(inputs, others[0] if others else None, term_filter) if term_filter is not None else None
     if others:
         other = others[0]
         chosen = list(dict.fromkeys(r.config for r in best.values()))
-        rows = {r.config: r for r in run_sweep(other, chosen, executor=executor).rows}
+        if scorer is not None:  # the filter needs the same predictions: one run each, in this process
+            rows = {c: scorer.plain_report(c) for c in chosen}
+        else:
+            rows = {r.config: r for r in run_sweep(other, chosen, executor=executor).rows}
         report = {k: rows[r.config] for k, r in best.items()}
         report_label = other.documents
         report_ids = sorted(other.texts)
@@ -81,7 +85,7 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
         files.append(path)
     filtered = None
     if term_filter is not None:
-        scorer = FilterScorer(inputs, others[0] if others else None, term_filter)
+        assert scorer is not None
         by_config: dict[MatcherConfig, FilteredRows] = {}
         for what in ("f1", "ser"):
             config = best[what].config

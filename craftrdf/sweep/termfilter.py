@@ -137,19 +137,42 @@ class FilteredRows:
 class FilterScorer:
     """Scores configurations with a term filter on fixed selection (and report) documents, in this process.
 
-    The documents are normalized and each dictionary built once, for every configuration
-    scored (as a sweep worker does); :meth:`rows` runs one configuration exactly as a
-    sweep runs it (CRAFT's rules included when the inputs carry them).
+    The documents are normalized and each dictionary built once for every configuration
+    scored, in the worker state a sweep run in this process left behind when there is
+    one (:func:`~craftrdf.sweep.run.run_sweep` keeps the last). :meth:`rows` runs a
+    configuration exactly as a sweep runs it (CRAFT's rules included when the inputs
+    carry them); :meth:`plain_report` gives its unfiltered row on the report documents
+    from the same predictions.
     """
 
     def __init__(self, select: SweepInputs, report: SweepInputs | None, flt: TermFilter | None = None,
                  folds: int = 5) -> None:
-        from .run import _WorkerState
+        from .run import worker_state
 
         self.filter = flt or TermFilter()
         self.folds = folds
-        self._select = _WorkerState(select)
-        self._report = _WorkerState(report) if report is not None else None
+        self._select = worker_state(select)
+        self._report = worker_state(report) if report is not None else None
+        self._report_predictions: dict[MatcherConfig, tuple[dict[str, list[Annotation]], float]] = {}
+
+    def _on_report(self, config: MatcherConfig) -> tuple[dict[str, list[Annotation]], float]:
+        from .run import _predictions
+
+        hit = self._report_predictions.get(config)
+        if hit is None:
+            assert self._report is not None
+            t = time.perf_counter()
+            hit = self._report_predictions[config] = (_predictions(self._report, config), time.perf_counter() - t)
+        return hit
+
+    def plain_report(self, config: MatcherConfig) -> SweepRow:
+        """``config`` on the report documents without the filter (as a sweep would score it)."""
+        if self._report is None:
+            raise ConfigError("no report documents were given")
+        predictions, seconds = self._on_report(config)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SimilarityWarning)
+            return _row(self._report, config, predictions, seconds)
 
     def rows(self, config: MatcherConfig) -> FilteredRows:
         """``config`` cross-validated on the selection documents, and learned there for the report documents."""
@@ -167,10 +190,9 @@ class FilterScorer:
             dropped = flt.learn(predictions, texts, correct)
             report_row = None
             if self._report is not None:
-                t = time.perf_counter()
-                other = self._report
-                kept = TermFilter.apply(_predictions(other, config), other.inputs.texts, dropped)
-                report_row = _row(other, config, kept, time.perf_counter() - t)
+                on_report, seconds = self._on_report(config)
+                kept = TermFilter.apply(on_report, self._report.inputs.texts, dropped)
+                report_row = _row(self._report, config, kept, seconds)
         return FilteredRows(flt, selection, report_row, len(dropped))
 
 
