@@ -30,13 +30,14 @@ from .run import (
 )
 from .score import ExactCounts, GoldStandard
 from .select import SweepReport, sweep_store
-from .termfilter import FilteredRows, TermFilter, cross_validated, filtered_rows
+from .termfilter import FilteredRows, FilterScorer, TermFilter, cross_validated
 
 __all__ = [
     "COLUMNS",
     "QUICK",
     "DaskExecutor",
     "ExactCounts",
+    "FilterScorer",
     "FilteredRows",
     "GoldStandard",
     "InlineExecutor",
@@ -52,7 +53,6 @@ __all__ = [
     "TermFilter",
     "best_rows",
     "cross_validated",
-    "filtered_rows",
     "load_grid",
     "pareto_front",
     "plan",

@@ -55,9 +55,10 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
     with ``report_on`` (a split), ``report.csv``: the best configurations run on those
     documents. ConfigError for an unknown set or split, or an ``out_dir`` holding a
     sweep of other inputs. With ``term_filter``, the best-F1 and lowest-SER configurations
-    are also scored with it (:func:`~craftrdf.sweep.termfilter.filtered_rows`:
+    are also scored with it (:class:`~craftrdf.sweep.termfilter.FilterScorer`:
     cross-validated on the selection documents, learned there and applied to the report
-    documents), in this process, into the report's ``filtered``.
+    documents) into the report's ``filtered``; the report documents' rows are then computed
+    in this process, once for the plain and the filtered scores.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     inputs, *others = prepare_split_inputs(store, set_key, splits=[split] if report_on is None else [split, report_on],

@@ -34,7 +34,7 @@ from .results import SweepRow
 if TYPE_CHECKING:
     from .run import SweepInputs, _WorkerState
 
-__all__ = ["FilterScorer", "FilteredRows", "TermFilter", "TermKey", "cross_validated", "filtered_rows", "term_key"]
+__all__ = ["FilterScorer", "FilteredRows", "TermFilter", "TermKey", "cross_validated", "term_key"]
 
 #: ``(matched text, class)``: the text of the annotation's spans as written, joined by one space.
 TermKey = tuple[str, str]
@@ -194,12 +194,6 @@ class FilterScorer:
                 kept = TermFilter.apply(on_report, self._report.inputs.texts, dropped)
                 report_row = _row(self._report, config, kept, seconds)
         return FilteredRows(flt, selection, report_row, len(dropped))
-
-
-def filtered_rows(select: SweepInputs, report: SweepInputs | None, config: MatcherConfig, *,
-                  flt: TermFilter | None = None, folds: int = 5) -> FilteredRows:
-    """Score one configuration with the term filter ``flt`` (default :class:`TermFilter`); see :class:`FilterScorer`."""
-    return FilterScorer(select, report, flt, folds).rows(config)
 
 
 def _row(state: _WorkerState, config: MatcherConfig, predictions: Mapping[str, Sequence[Annotation]],
