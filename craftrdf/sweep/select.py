@@ -85,8 +85,7 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
         path.write_text(csv_line(COLUMNS) + "".join(csv_line(r.values()) for r in rows.values()), encoding="utf-8")
         files.append(path)
     filtered = None
-    if term_filter is not None:
-        assert scorer is not None
+    if scorer is not None:
         by_config: dict[MatcherConfig, FilteredRows] = {}
         for what in ("f1", "ser"):
             config = best[what].config
