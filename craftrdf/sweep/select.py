@@ -60,10 +60,10 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
     documents) into the report's ``filtered``; the report documents' rows are then computed
     in this process, once for the plain and the filtered scores.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
     inputs, *others = prepare_split_inputs(store, set_key, splits=[split] if report_on is None else [split, report_on],
                                            registry=registry, apply_craft_rules=apply_craft_rules,
                                            prefer_labels=prefer_labels, cache_dir=cache_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)  # only once the inputs are known good: a bad set leaves nothing
     result = run_sweep(inputs, configs, executor=executor, out_dir=out_dir, progress=progress)
     best = best_rows(result.rows, list(configs))
     files = [out_dir / "results.csv"]

@@ -97,6 +97,7 @@ def test_bad_options_are_one_line_errors(store_path, tmp_path):
     r = subprocess.run(sweep_args(store_path, tmp_path / "o", "--set", "NOPE"), capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 1 and r.stderr.startswith("craftrdf: error:")
+    assert not (tmp_path / "o").exists()  # refused input leaves no output folder behind
 
 
 @pytest.mark.slow
