@@ -15,7 +15,8 @@ from pathlib import Path
 from ..annotations import document_texts, fetch_annotations
 from ..curie import is_extension_curie
 from ..iris import annotation_iri
-from ..matcher import MatcherConfig, MatchingSession, fetch_terms
+from ..matcher import MatcherConfig, MatchingSession
+from ..matcher.dictionary import load_terms
 from ..query import resolve_query, run_query
 from ..registry import Registry
 from ..stats import ArticleStats, summarize
@@ -161,8 +162,8 @@ def similarity_distribution(store: AnnotationStore, key: str, documents: Sequenc
     from ..similarity import similarity_index
 
     texts = document_texts(store, documents)
-    predicted = MatchingSession(texts, fetch_terms(store, key, registry=registry),
-                                cache_dir=cache_dir).annotate(MatcherConfig())
+    terms, _ = load_terms(store, key, registry=registry, cache_dir=cache_dir)  # the sweep's cached names
+    predicted = MatchingSession(texts, terms, cache_dir=cache_dir).annotate(MatcherConfig())
     at: dict[tuple[str, object], str] = {}
     for doc, anns in predicted.items():
         for a in anns:
