@@ -7,33 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from _sample import sample_store_factory  # noqa: F401  (re-exported for fixtures below)
+from craftrdf.store import AnnotationStore
 
-DATA = Path(__file__).parent / "data"
-_REPO = Path(__file__).resolve().parent.parent
-
-
-def find_craft_dir() -> Path | None:
-    """CRAFT_DIR if set, else ../shared/craft beside the repository, else None."""
-    env = os.environ.get("CRAFT_DIR")
-    candidates = [Path(env)] if env else [_REPO.parent / "shared" / "craft"]
-    for c in candidates:
-        if (c / "concept-annotation").is_dir() and (c / "articles" / "txt").is_dir():
-            return c
-    return None
-
-
-def find_go_obo() -> Path | None:
-    """The full Gene Ontology beside the corpus (../shared/ontologies), else None."""
-    craft = find_craft_dir()
-    roots = [craft.parent] if craft else []
-    roots.append(_REPO.parent / "shared")
-    for r in roots:
-        p = r / "ontologies" / "go-2022-07-01.obo.gz"
-        if p.is_file():
-            return p
-    return None
-
+from tests.helpers.corpus import DATA, find_craft_dir, find_go_obo
+from tests.helpers.sample import sample_store as build_sample
 
 @pytest.fixture(scope="session")
 def craft_dir() -> Path:
@@ -82,6 +59,14 @@ def corpus_store(craft_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 
 @pytest.fixture(scope="module")
-def sample_store():
+def sample_store() -> AnnotationStore:
     """The bundled sample in memory, built once per test module (modules may add sets to it)."""
-    return sample_store_factory()
+    return build_sample()
+
+
+@pytest.fixture(scope="module")
+def sample_store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sample as an on-disk store (closed), built once per test module, for commands and servers."""
+    from tests.helpers.sample import sample_store_path
+
+    return sample_store_path(tmp_path_factory.mktemp("sample") / "sample.store")

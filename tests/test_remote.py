@@ -23,7 +23,7 @@ import httpx
 import pyoxigraph as ox
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_remote_binding import (
+from tests.helpers.queries import (
     ADVERSARIAL,
     EMPTY_IN_SAMPLE,
     IRI_TAIL,

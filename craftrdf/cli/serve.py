@@ -6,8 +6,8 @@ import argparse
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from ..publish.guard import Limits
-    from ..publish.server import ServerConfig, read_token, serve
+    from ..server.guard import Limits
+    from ..server.app import ServerConfig, read_token, serve
 
     token = read_token(args.token_file) if args.token_file else None
     base = args.base_iri or f"http://{args.host}:{args.port}/"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
+from tests.helpers.sample import SAMPLE_PMIDS, sample_store_path
 from craftrdf.annotations import fetch_annotations
 from craftrdf.build import build_store
 from craftrdf.cli import main
@@ -21,15 +22,10 @@ from craftrdf.query import resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
 
-SAMPLE_PMIDS = ["11319941", "11597317", "17244351"]
-
-
 @pytest.fixture(scope="module")
 def sample_store(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("store") / "sample.store"
-    with AnnotationStore.open(path) as store:
-        build_store(sample_dir(), store, registry=load_registry(), sets=["UBERON", "UBERON_EXT"])
-    return path
+    """The sample's Uberon sets on disk (this module's commands open the store by path)."""
+    return sample_store_path(tmp_path_factory.mktemp("store") / "sample.store", sets=["UBERON", "UBERON_EXT"])
 
 
 def test_cli_writes_bionlp_and_a_run_graph_that_reads_back(sample_store, tmp_path, capsys):
@@ -83,7 +79,7 @@ def test_cli_reports_a_bad_parameter_in_one_line(sample_store, tmp_path, capsys)
 def test_split_selects_documents_of_a_craft_directory(tmp_path):
     assert sorted(read_inputs([sample_dir()], split="train,dev")) == ["11597317", "17244351"]
     assert sorted(read_inputs([sample_dir()], split="test")) == ["11319941"]
-    assert sorted(read_inputs([sample_dir()])) == SAMPLE_PMIDS
+    assert sorted(read_inputs([sample_dir()])) == list(SAMPLE_PMIDS)
     with pytest.raises(ConfigError, match="invalid --split"):
         read_inputs([sample_dir()], split="training")
 

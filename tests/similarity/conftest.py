@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import pytest
@@ -21,18 +20,4 @@ def toy_store() -> AnnotationStore:
     anatomy with extension classes (graph ``toy_extensions``)."""
     store = AnnotationStore.memory()
     load_files(store, [FIG1_OBO, TOY_OBO])
-    return store
-
-
-@pytest.fixture(scope="module")
-def sample_store() -> AnnotationStore:
-    """The bundled CRAFT sample, built in memory (about a second)."""
-    from craftrdf.build import build_store
-    from craftrdf.demo import sample_dir
-    from craftrdf.registry import load_registry
-
-    store = AnnotationStore.memory()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        build_store(sample_dir(), store, registry=load_registry())
     return store

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.sample import sample_store_path
 from craftrdf.build import build_store
 from craftrdf.demo import sample_dir
 from craftrdf.registry import load_registry
@@ -29,12 +30,7 @@ searchStrategy = ["CONTIGUOUS_MATCH", "SKIP_ANY_MATCH", "SKIP_ANY_MATCH_ALLOW_OV
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("store") / "sample.store"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with AnnotationStore.open(path) as store:
-            build_store(sample_dir(), store, registry=load_registry(), sets=["UBERON", "UBERON_EXT"])
-    return path
+    return sample_store_path(tmp_path_factory.mktemp("store") / "sample.store", sets=["UBERON", "UBERON_EXT"])
 
 
 def sweep_args(store: Path, out: Path, *extra: str) -> list[str]:

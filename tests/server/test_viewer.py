@@ -14,14 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.hostile import hostile_store
+from tests.helpers.sample import article_text, raw_set
 from craftrdf.demo import sample_dir
 from craftrdf.errors import InputError
-from craftrdf.publish.viewer import (
+from craftrdf.server.viewer import (
     render_class_page,
     render_document_page,
     viewer_routes,
 )
-from craftrdf.publish.viewer_data import ViewerState, class_view, document_view
+from craftrdf.server.viewer_data import ViewerState, class_view, document_view
 
 PMID = "11319941"
 DISC_ID = "UBERON_Instance_30000"
@@ -59,33 +61,6 @@ def obo_parents(term: dict[str, list[str]]) -> set[tuple[str, str]]:
     return out
 
 
-def hostile_store(tmp_path: Path):
-    """An in-memory store with one document and one class whose label and covered text are HTML."""
-    from craftrdf.build import ontology_lines
-    from craftrdf.curie import CurieMap
-    from craftrdf.ingest.webanno import annotation_nquads, document_nquads, set_nquads
-    from craftrdf.iris import DOCUMENTS_GRAPH, ontology_graph, set_iri
-    from craftrdf.model import Annotation, Document, Span
-    from craftrdf.store import AnnotationStore
-
-    label = "</script><script>alert(1)</script>"
-    covered = "<img src=x onerror=alert(2)>"
-    obo = tmp_path / "XX.obo"
-    obo.write_text(f"format-version: 1.2\nontology: xx\n\n[Term]\nid: XX:0000001\nname: {label}\n"
-                   'def: "<b>bold</b> & </p>" []\n', encoding="utf-8")
-    curies = CurieMap()
-    store = AnnotationStore.memory()
-    store.load_batch(DOCUMENTS_GRAPH, list(document_nquads([Document("1", covered + " is not markup.")],
-                                                           graph=DOCUMENTS_GRAPH)), digest="d")
-    graph = ontology_graph("XX")
-    store.load_batch(graph, list(ontology_lines(obo, graph=graph, curies=curies)), digest="o")
-    ann = Annotation("a1", "1", "XX:0000001", (Span(0, len(covered)),), covered)
-    lines = [*set_nquads("HOSTILE", module="XX", variant=None, ontology=graph, mappings=None),
-             *annotation_nquads([ann], set_key="HOSTILE", curies=curies)]
-    store.load_batch(set_iri("HOSTILE"), lines, digest="s")
-    return store, label, covered
-
-
 @pytest.fixture(scope="module")
 def doc(sample_store):
     return document_view(sample_store, PMID, base_iri="https://example.org/craft")
@@ -101,23 +76,23 @@ def state(sample_store):
 
 
 @pytest.mark.parametrize("key", sorted(FOLDERS))
-def test_annotation_counts_per_set_match_the_knowtator_files(doc, raw, key):
-    expected = raw.set(FOLDERS[key])[PMID]
+def test_annotation_counts_per_set_match_the_knowtator_files(doc, key):
+    expected = raw_set(FOLDERS[key])[PMID]
     got = [a for a in doc.annotations if a.set == key]
     assert len(got) == len(expected)
     assert next(s for s in doc.sets if s.key == key).count == len(expected)
     assert sorted((a.id, a.class_id) for a in got) == sorted((r.id, r.cls) for r in expected)
 
 
-def test_the_document_text_and_iri(doc, raw):
-    assert doc.text == raw.text(PMID)
+def test_the_document_text_and_iri(doc):
+    assert doc.text == article_text(PMID)
     assert doc.iri == f"https://example.org/craft/doc/{PMID}"
 
 
-def test_a_discontinuous_annotation_is_one_record_with_its_pieces(doc, raw):
+def test_a_discontinuous_annotation_is_one_record_with_its_pieces(doc):
     (rec,) = [a for a in doc.annotations if a.set == "UBERON_EXT" and a.id == DISC_ID]
-    (raw_ann,) = [a for a in raw.set("UBERON/UBERON+extensions")[PMID] if a.id == DISC_ID]
-    text = raw.text(PMID)
+    (raw_ann,) = [a for a in raw_set("UBERON/UBERON+extensions")[PMID] if a.id == DISC_ID]
+    text = article_text(PMID)
     assert [(s.start, s.end) for s in rec.spans] == list(raw_ann.spans) == [(16855, 16876), (16881, 16894)]
     assert " ... ".join(text[s:e] for s, e in raw_ann.spans) == rec.text == raw_ann.text
     assert rec.text == "granule cell layer of ... dentate gyrus"
@@ -194,10 +169,10 @@ def test_ancestors_are_the_closure_over_is_a_and_part_of(state):
     assert all(a.label == terms[a.curie]["name"][0] for a in view.ancestors if a.curie in terms)
 
 
-def test_annotations_of_a_class_match_the_knowtator_files(state, raw):
+def test_annotations_of_a_class_match_the_knowtator_files(state):
     expected: dict[str, list[str]] = {}
     for folder in ("UBERON/UBERON", "UBERON/UBERON+extensions"):
-        for pmid, anns in raw.set(folder).items():
+        for pmid, anns in raw_set(folder).items():
             expected.setdefault(pmid, []).extend(a.text for a in anns if a.cls == "UBERON:0000955")
     expected = {k: v for k, v in expected.items() if v}
     view = class_view(state, "UBERON:0000955")
@@ -233,7 +208,7 @@ def test_similar_classes_by_wang_with_one_index_per_ontology(state):
 def test_a_slow_index_build_does_not_hold_the_class_page(sample_store):
     import threading
 
-    from craftrdf.publish.viewer_data import wang_index
+    from craftrdf.server.viewer_data import wang_index
 
     release = threading.Event()
     calls: list[str] = []

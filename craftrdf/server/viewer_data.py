@@ -1,7 +1,7 @@
 """What the article viewer shows, read from a store: a document with its annotations, a class.
 
 Pure data, no HTML: :func:`document_view` and :func:`class_view` return frozen records
-that :mod:`craftrdf.publish.viewer` renders as pages and serves as JSON (``to_json``).
+that :mod:`craftrdf.server.viewer` renders as pages and serves as JSON (``to_json``).
 Every query is a library query (``queries/viewer-*.rq``) with its values bound, so a
 PMID or CURIE from a URL never becomes query text.
 
@@ -331,7 +331,7 @@ def wang_index(store: QueryStore, ontology: str) -> WangIndex:
 class ViewerState:
     """What the viewer keeps between requests: Wang indexes per ontology graph, built on first use.
 
-    One per app (made by :func:`craftrdf.publish.viewer.viewer_routes`); safe to share
+    One per app (made by :func:`craftrdf.server.viewer.viewer_routes`); safe to share
     between the server's threads. The store must not change while the state lives
     (the server serves a store read-only).
 

@@ -1,8 +1,8 @@
-"""Shared pieces of the server tests (no tests here): an on-disk sample store, a real uvicorn on loopback.
+"""Shared pieces of the server tests: an on-disk sample store, a real uvicorn on loopback.
 
-The query workers are separate processes, so the tests serve an on-disk store (the bundled
-sample, built once per session), not the in-memory ``sample_store``. Functions a worker runs
-(``load_graphs``) live here so the worker can import them by name.
+The query workers are separate processes, so the tests serve an on-disk store
+(:func:`tests.helpers.sample.sample_store_path`), not the in-memory ``sample_store``. Functions a
+worker runs (``load_graphs``) live here so the worker can import them by name.
 """
 
 from __future__ import annotations
@@ -11,27 +11,12 @@ import contextlib
 import socket
 import threading
 import time
-import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pyoxigraph as ox
 
 from craftrdf.store import AnnotationStore
-
-
-def build_sample_store(path: Path) -> Path:
-    """Build the bundled sample into an on-disk store at ``path`` and close it (no writer left)."""
-    from craftrdf.build import build_store
-    from craftrdf.demo import sample_dir
-    from craftrdf.errors import DataWarning
-    from craftrdf.registry import load_registry
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DataWarning)
-        with AnnotationStore.open(path) as store:
-            build_store(sample_dir(), store, registry=load_registry())
-    return path
 
 
 def load_graphs(store: AnnotationStore, graphs: Sequence[tuple[str, str]]) -> int:

@@ -1,17 +1,17 @@
 """The SPARQL 1.1 endpoint and linked-data server: a Starlette app over a pool of query workers.
 
 :func:`create_app` builds the app from its dependencies (a
-:class:`~craftrdf.publish.workers.WorkerPool`, a :class:`ServerConfig`, a dump folder);
+:class:`~craftrdf.server.workers.WorkerPool`, a :class:`ServerConfig`, a dump folder);
 :func:`serve` opens the pool on a store and runs the app under uvicorn. docs/server.md
 describes the routes, the limits and the security model. In short:
 
 - ``/sparql``: the SPARQL 1.1 Protocol (GET, POST form, POST direct); updates only when the
   server was started with updates enabled *and* the request carries the bearer token, never
-  from another origin; every request passes :func:`craftrdf.publish.guard.check_request`
+  from another origin; every request passes :func:`craftrdf.server.guard.check_request`
   (length, nesting, no LOAD/SERVICE) before a worker parses it.
 - ``/doc/…``, ``/ann/…``, ``/set/…``, ``/ontology/…``, ``/mappings/…``, ``/class/CURIE``: the
   store's resources, by content negotiation; HTML for documents and classes comes from the
-  article viewer (``craftrdf.publish.viewer``) when it is installed.
+  article viewer (``craftrdf.server.viewer``) when it is installed.
 - ``/.well-known/void``: the VoID description; ``/dump/KEY.ext``: a set's dump.
 
 Everything that touches the store runs in a worker process, under the time limit.
@@ -137,7 +137,7 @@ def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.Pat
     """The Starlette app serving the store behind ``pool`` (which the caller opens and closes).
 
     ``dump_dir`` caches the set dumps (emptied after each update). With ``viewer`` the
-    article viewer's routes are mounted when ``craftrdf.publish.viewer`` imports; if it does
+    article viewer's routes are mounted when ``craftrdf.server.viewer`` imports; if it does
     not, a warning is logged and documents and classes get the plain HTML page.
     ``on_shutdown`` runs when the ASGI server shuts the app down (lifespan), e.g. to close the pool.
     """

@@ -29,8 +29,10 @@ from craftrdf.ingest.webanno import document_nquads
 from craftrdf.iris import DOCUMENTS_GRAPH
 from craftrdf.load import load_files
 from craftrdf.model import Document, Span
-from craftrdf.publish import export_set
+from craftrdf.export import export_set
 from craftrdf.store import AnnotationStore
+
+from tests.helpers.sample import article_text, raw_set
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "export"
 BASE = "https://w3id.org/craftrdf/"
@@ -91,14 +93,14 @@ def test_knowtator_to_bionlp_to_store_and_back(sample_store, tmp_path, key):
     assert content(key) == content(f"RT_{key}")
 
 
-def test_bionlp_lines_are_the_raw_knowtator_annotations(sample_store, tmp_path, raw):
+def test_bionlp_lines_are_the_raw_knowtator_annotations(sample_store, tmp_path):
     export_set(sample_store, "UBERON_EXT", tmp_path, format="bionlp")
-    expected = raw.set("UBERON/UBERON+extensions")
+    expected = raw_set("UBERON/UBERON+extensions")
     assert sorted(p.stem for p in tmp_path.iterdir()) == sorted(d for d, anns in expected.items() if anns)
     for pmid, anns in expected.items():
         if not anns:
             continue
-        text = raw.text(pmid)
+        text = article_text(pmid)
         lines = (tmp_path / f"{pmid}.bionlp").read_text(encoding="utf-8").splitlines()
         assert [line.split("\t")[0] for line in lines] == [f"T{n}" for n in range(1, len(lines) + 1)]
         got = Counter()
@@ -119,7 +121,7 @@ def graph_quads(store: ox.Store, graph: str) -> set[ox.Quad]:
 
 
 @pytest.mark.parametrize("fmt, rdf_format", [("trig", ox.RdfFormat.TRIG), ("nquads", ox.RdfFormat.N_QUADS)])
-def test_dataset_dump_loads_into_a_fresh_store(sample_store, tmp_path, raw, fmt, rdf_format):
+def test_dataset_dump_loads_into_a_fresh_store(sample_store, tmp_path, fmt, rdf_format):
     out = tmp_path / f"uberon.{fmt}"
     r = export_set(sample_store, "UBERON_EXT", out, format=fmt)
     fresh = ox.Store()
@@ -130,13 +132,13 @@ def test_dataset_dump_loads_into_a_fresh_store(sample_store, tmp_path, raw, fmt,
     assert {g.value for g in fresh.named_graphs()} == {
         set_graph, BASE + "documents", BASE + "ontology/UBERON+extensions", BASE + "mappings/UBERON_EXT"}
 
-    expected = raw.set("UBERON/UBERON+extensions")
+    expected = raw_set("UBERON/UBERON+extensions")
     annotated = {pmid for pmid, anns in expected.items() if anns}
     assert r.annotations == sum(len(a) for a in expected.values()) and r.documents == len(annotated)
     docs = ox.NamedNode(BASE + "documents")
     text = ox.NamedNode(CRAFT + "text")
     assert {q.subject.value: q.object.value for q in fresh.quads_for_pattern(None, text, None, docs)} == {
-        BASE + "doc/" + pmid: raw.text(pmid) for pmid in annotated}
+        BASE + "doc/" + pmid: article_text(pmid) for pmid in annotated}
 
     # the classes: every class the raw files use that the OBO file defines, with the OBO file's name
     names = obo_names(sample_dir() / "concept-annotation/UBERON/UBERON+extensions/UBERON+extensions.obo.zip")
@@ -160,7 +162,7 @@ def test_turtle_dump_is_the_set_graph(sample_store, tmp_path):
     assert "@prefix oa: <http://www.w3.org/ns/oa#> ." in out.read_text(encoding="utf-8")
 
 
-def test_dump_of_one_document(sample_store, tmp_path, raw):
+def test_dump_of_one_document(sample_store, tmp_path):
     out = tmp_path / "doc.trig"
     r = export_set(sample_store, "UBERON_EXT", out, format="trig", document="11319941")
     fresh = ox.Store()
@@ -168,7 +170,7 @@ def test_dump_of_one_document(sample_store, tmp_path, raw):
     # expected: the set's description (without its batch digest) and, for each raw annotation of the
     # document, every quad of the stored set graph about it, its target and its selectors
     set_graph = BASE + "set/UBERON_EXT"
-    ids = [a.id for a in raw.set("UBERON/UBERON+extensions")["11319941"]]
+    ids = [a.id for a in raw_set("UBERON/UBERON+extensions")["11319941"]]
     subjects = {BASE + f"ann/UBERON_EXT/11319941/{i}" for i in ids}
     subjects |= {s + "#target" for s in subjects} | {s + f"#span{n}" for s in subjects for n in range(4)}
     expected = {q for q in graph_quads(sample_store.raw, set_graph)
@@ -177,7 +179,7 @@ def test_dump_of_one_document(sample_store, tmp_path, raw):
     assert r.annotations == len(ids) and r.documents == 1
     docs = {q.subject.value for q in fresh.quads_for_pattern(None, None, None, ox.NamedNode(BASE + "documents"))}
     assert docs == {BASE + "doc/11319941"}
-    used = {obo_iri(a.cls) for a in raw.set("UBERON/UBERON+extensions")["11319941"]}
+    used = {obo_iri(a.cls) for a in raw_set("UBERON/UBERON+extensions")["11319941"]}
     onto = {q.subject.value for q in fresh.quads_for_pattern(None, None, None, ox.NamedNode(BASE + "ontology/UBERON+extensions"))}
     assert onto and onto <= used
 
@@ -229,12 +231,12 @@ def read_wa(store: ox.Store) -> dict[str, tuple[str, str, tuple[int, int], tuple
     return out
 
 
-def test_jsonld_expands_to_the_raw_annotations(sample_store, tmp_path, raw):
+def test_jsonld_expands_to_the_raw_annotations(sample_store, tmp_path):
     out = tmp_path / "uberon.jsonld"
     r = export_set(sample_store, "UBERON_EXT", out, format="jsonld")
     store = expand_jsonld(out)
     expected = {}
-    for pmid, anns in raw.set("UBERON/UBERON+extensions").items():
+    for pmid, anns in raw_set("UBERON/UBERON+extensions").items():
         for a in anns:
             extent = (min(s for s, _ in a.spans), max(e for _, e in a.spans))
             expected[BASE + f"ann/UBERON_EXT/{pmid}/{a.id}"] = (
@@ -289,16 +291,16 @@ def read_pubannotation(doc: dict) -> Counter:
     return out
 
 
-def test_pubannotation_reads_back_as_the_raw_annotations(sample_store, tmp_path, raw):
+def test_pubannotation_reads_back_as_the_raw_annotations(sample_store, tmp_path):
     r = export_set(sample_store, "UBERON_EXT", tmp_path, format="pubannotation")
-    expected = raw.set("UBERON/UBERON+extensions")
+    expected = raw_set("UBERON/UBERON+extensions")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{d}.json" for d, a in expected.items() if a)
     assert r.files == r.documents == len(list(tmp_path.iterdir()))
     for path in tmp_path.iterdir():
         pmid = path.stem
         doc = json.loads(path.read_text(encoding="utf-8"))
         assert (doc["sourcedb"], doc["sourceid"], doc["target"]) == ("PubMed", pmid, BASE + f"doc/{pmid}")
-        assert doc["text"] == raw.text(pmid)
+        assert doc["text"] == article_text(pmid)
         assert read_pubannotation(doc) == Counter((a.cls, a.spans) for a in expected[pmid])
 
 

@@ -1,12 +1,12 @@
 """Publishing a store's annotation sets: exports to RDF, Web Annotation JSON-LD, PubAnnotation, BioNLP.
 
->>> from craftrdf.publish import ExportFormat
+>>> from craftrdf.export import ExportFormat
 >>> [f.value for f in ExportFormat]
 ['turtle', 'trig', 'nquads', 'jsonld', 'pubannotation', 'bionlp']
 
 From a store::
 
-    from craftrdf.publish import export_set
+    from craftrdf.export import export_set
     with AnnotationStore.open("craft.store", mode="read") as store:
         report = export_set(store, "UBERON_EXT", "out/", format="bionlp")
 
@@ -15,7 +15,7 @@ See ``docs/exports.md`` for each format and how discontinuous annotations are wr
 
 from __future__ import annotations
 
-from .export import (
+from .sets import (
     CRAFT_JSONLD_CONTEXT,
     WA_CONTEXT,
     ExportFormat,

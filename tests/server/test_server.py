@@ -15,11 +15,12 @@ from collections import Counter
 import pyoxigraph as ox
 import pytest
 from starlette.testclient import TestClient
-from test_server_support import build_sample_store
+from tests.helpers.sample import sample_store_path
 
+from tests.helpers.sample import article_text, raw_set
 from craftrdf.demo import sample_dir
-from craftrdf.publish.server import ServerConfig, create_app
-from craftrdf.publish.workers import StoreOpener, WorkerPool
+from craftrdf.server.app import ServerConfig, create_app
+from craftrdf.server.workers import StoreOpener, WorkerPool
 from craftrdf.vocab import BASE, OA, RDFS
 
 UBERON_EXT = "UBERON/UBERON+extensions"
@@ -28,7 +29,7 @@ OA_PREFIX = "PREFIX oa: <http://www.w3.org/ns/oa#>\n"
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    return build_sample_store(tmp_path_factory.mktemp("server") / "sample.store")
+    return sample_store_path(tmp_path_factory.mktemp("server") / "sample.store")
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +52,8 @@ def plain(pool, tmp_path_factory):
     return TestClient(app)
 
 
-def raw_count(raw, folder: str) -> int:
-    return sum(len(v) for v in raw.set(folder).values())
+def raw_count(folder: str) -> int:
+    return sum(len(v) for v in raw_set(folder).values())
 
 
 def obo_label(curie: str) -> str:
@@ -75,8 +76,8 @@ def _json_value(response) -> str:
 # -- the protocol ------------------------------------------------------------------------
 
 
-def test_get_post_form_and_post_direct_give_the_raw_count(client, raw):
-    expected = str(raw_count(raw, UBERON_EXT))
+def test_get_post_form_and_post_direct_give_the_raw_count(client):
+    expected = str(raw_count(UBERON_EXT))
     assert int(expected) > 100
     r1 = client.get("/sparql", params={"query": COUNT_SET})
     r2 = client.post("/sparql", data={"query": COUNT_SET})
@@ -87,9 +88,9 @@ def test_get_post_form_and_post_direct_give_the_raw_count(client, raw):
         assert _json_value(r) == expected
 
 
-def test_result_formats_by_accept(client, raw):
+def test_result_formats_by_accept(client):
     """JSON, XML, CSV and TSV carry the same rows: annotations per document of UBERON_EXT."""
-    expected = {pmid: len(anns) for pmid, anns in raw.set(UBERON_EXT).items()}
+    expected = {pmid: len(anns) for pmid, anns in raw_set(UBERON_EXT).items()}
     q = OA_PREFIX + (
         "SELECT ?doc (COUNT(?a) AS ?n) WHERE { GRAPH <%sset/UBERON_EXT> { ?a a oa:Annotation ; oa:hasTarget ?t . "
         "?t oa:hasSource ?d } BIND(STRAFTER(STR(?d), \"/doc/\") AS ?doc) } GROUP BY ?doc ORDER BY ?doc" % BASE)
@@ -119,14 +120,14 @@ def test_construct_in_every_rdf_format(client):
     assert all(g == graphs[0] for g in graphs)
 
 
-def test_default_and_named_graph_parameters(client, raw):
+def test_default_and_named_graph_parameters(client):
     count_default = OA_PREFIX + "SELECT (COUNT(?a) AS ?n) WHERE { ?a a oa:Annotation }"
     assert _json_value(client.get("/sparql", params={"query": count_default})) == "0"  # the default graph is empty
     r = client.get("/sparql", params={"query": count_default, "default-graph-uri": BASE + "set/UBERON_EXT"})
-    assert _json_value(r) == str(raw_count(raw, UBERON_EXT))
+    assert _json_value(r) == str(raw_count(UBERON_EXT))
     both = [BASE + "set/UBERON_EXT", BASE + "set/UBERON"]
     r = client.get("/sparql", params={"query": count_default, "default-graph-uri": both})
-    assert _json_value(r) == str(raw_count(raw, UBERON_EXT) + raw_count(raw, "UBERON/UBERON"))
+    assert _json_value(r) == str(raw_count(UBERON_EXT) + raw_count("UBERON/UBERON"))
     graphs = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
     r = client.get("/sparql", params={"query": graphs, "named-graph-uri": both})
     assert {b["g"]["value"] for b in r.json()["results"]["bindings"]} == set(both)
@@ -160,9 +161,9 @@ def test_ask_and_select_negotiation(client):
 # -- linked data -------------------------------------------------------------------------
 
 
-def test_document_by_content_negotiation(client, raw):
-    pmid = sorted(raw.set(UBERON_EXT))[0]
-    text = raw.text(pmid)
+def test_document_by_content_negotiation(client):
+    pmid = sorted(raw_set(UBERON_EXT))[0]
+    text = article_text(pmid)
     iri = ox.NamedNode(f"{BASE}doc/{pmid}")
     for mtype in ("text/turtle", "application/ld+json", "application/n-triples", "application/rdf+xml"):
         r = client.get(f"/doc/{pmid}", headers={"Accept": mtype})
@@ -173,14 +174,14 @@ def test_document_by_content_negotiation(client, raw):
         assert texts == [text]
 
 
-def test_document_html_comes_from_the_viewer(client, plain, pool, raw):
-    pmid = sorted(raw.set(UBERON_EXT))[0]
+def test_document_html_comes_from_the_viewer(client, plain, pool):
+    pmid = sorted(raw_set(UBERON_EXT))[0]
     r = client.get(f"/doc/{pmid}", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
     from starlette.applications import Starlette
 
-    from craftrdf.publish.viewer import viewer_routes
-    from craftrdf.publish.workers import PooledStore
+    from craftrdf.server.viewer import viewer_routes
+    from craftrdf.server.workers import PooledStore
 
     alone = TestClient(Starlette(routes=viewer_routes(PooledStore(pool, timeout=20), base_iri="https://example.org/craft/")))
     assert r.text == alone.get(f"/doc/{pmid}").text  # the viewer's own page, not the triple table
@@ -189,10 +190,10 @@ def test_document_html_comes_from_the_viewer(client, plain, pool, raw):
     assert f"{BASE}doc/{pmid}" in r.text
 
 
-def test_annotation_with_its_target_and_selectors(client, raw):
+def test_annotation_with_its_target_and_selectors(client):
     """An annotation's description holds its target fragment and the selectors with the raw offsets."""
-    pmid = sorted(raw.set(UBERON_EXT))[0]
-    anns = raw.set(UBERON_EXT)[pmid]
+    pmid = sorted(raw_set(UBERON_EXT))[0]
+    anns = raw_set(UBERON_EXT)[pmid]
     spans = Counter(a.spans for a in anns)
     ann = next(a for a in anns if len(a.spans) == 1 and spans[a.spans] == 1)
     (start, end), = ann.spans
@@ -211,8 +212,8 @@ def test_annotation_with_its_target_and_selectors(client, raw):
     assert all(t.subject.value.startswith(iri) for t in triples)
 
 
-def test_class_page_by_curie(client, raw):
-    curie = Counter(a.cls for anns in raw.set("UBERON/UBERON").values() for a in anns).most_common(1)[0][0]
+def test_class_page_by_curie(client):
+    curie = Counter(a.cls for anns in raw_set("UBERON/UBERON").values() for a in anns).most_common(1)[0][0]
     r = client.get(f"/class/{curie}", headers={"Accept": "text/turtle"})
     assert r.status_code == 200, r.text
     triples = list(ox.parse(r.content, ox.RdfFormat.TURTLE))
@@ -239,7 +240,7 @@ def test_base_iri_maps_requests_and_links(client):
     assert f"<{BASE}set/UBERON_EXT>" in r.text or "set/UBERON_EXT" in r.text
 
 
-def test_void_lists_sets_with_counts_and_dumps(client, raw):
+def test_void_lists_sets_with_counts_and_dumps(client):
     r = client.get("/.well-known/void", headers={"Accept": "text/turtle"})
     assert r.status_code == 200
     g = [q.triple for q in ox.parse(r.content, ox.RdfFormat.TURTLE)]
@@ -260,19 +261,19 @@ def test_void_lists_sets_with_counts_and_dumps(client, raw):
     assert "https://example.org/craft/dump/UBERON_EXT.ttl" in dumps
 
 
-def test_jsonld_dump_has_the_raw_annotations(client, raw):
+def test_jsonld_dump_has_the_raw_annotations(client):
     r = client.get("/dump/UBERON_EXT.jsonld")
     assert r.status_code == 200
     doc = json.loads(r.content)
     items = doc["first"]["items"] if "first" in doc else doc.get("items", [])
-    assert len(items) == raw_count(raw, UBERON_EXT)
+    assert len(items) == raw_count(UBERON_EXT)
     r = client.get("/dump/UBERON_EXT.nq")
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/n-quads")
 
 
 def test_html_escapes_data(tmp_path):
     """A literal holding markup is escaped on the plain HTML page."""
-    from test_server_support import load_graphs
+    from tests.helpers.server import load_graphs
 
     data = tmp_path / "x.nt"
     data.write_text(f'<{BASE}set/EVIL> <{RDFS.label}> "<script>alert(1)</script>" .\n', encoding="utf-8")
@@ -285,11 +286,11 @@ def test_html_escapes_data(tmp_path):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in r.text
 
 
-def test_pooled_store_serves_library_code(pool, raw):
+def test_pooled_store_serves_library_code(pool):
     """PooledStore answers run_query like the embedded store (what the viewer relies on)."""
-    from craftrdf.publish.workers import PooledStore
+    from craftrdf.server.workers import PooledStore
     from craftrdf.query import resolve_query, run_query
 
     result = run_query(PooledStore(pool, timeout=20), resolve_query("sets"), {"set": "UBERON_EXT"})
     row = dict(zip(result.columns, result.rows[0]))
-    assert int(row["annotations"].value) == raw_count(raw, UBERON_EXT)
+    assert int(row["annotations"].value) == raw_count(UBERON_EXT)

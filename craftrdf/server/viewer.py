@@ -225,5 +225,5 @@ def viewer_routes(store: QueryStore, *, base_iri: str, state: ViewerState | None
         Route("/class/{curie}", class_page, methods=["GET", "HEAD"], name="viewer-class"),
         Route("/api/doc/{pmid}", doc_api, methods=["GET", "HEAD"], name="viewer-doc-api"),
         Route("/api/class/{curie}", class_api, methods=["GET", "HEAD"], name="viewer-class-api"),
-        Mount("/static", app=StaticFiles(packages=[("craftrdf.publish", "static")]), name="viewer-static"),
+        Mount("/static", app=StaticFiles(packages=[("craftrdf.server", "static")]), name="viewer-static"),
     ]

@@ -8,8 +8,8 @@ import pyoxigraph as ox
 import pytest
 from starlette.testclient import TestClient
 
-from craftrdf.publish.server import ServerConfig, create_app
-from craftrdf.publish.workers import StoreOpener, WorkerPool
+from craftrdf.server.app import ServerConfig, create_app
+from craftrdf.server.workers import StoreOpener, WorkerPool
 from craftrdf.vocab import BASE
 
 pytestmark = pytest.mark.corpus

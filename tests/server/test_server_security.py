@@ -15,12 +15,13 @@ import httpx
 import pyoxigraph as ox
 import pytest
 from starlette.testclient import TestClient
-from test_server_support import build_sample_store, running
+from tests.helpers.sample import sample_store_path
+from tests.helpers.server import running
 
 from craftrdf.errors import StoreError
-from craftrdf.publish.guard import Limits
-from craftrdf.publish.server import ServerConfig, create_app
-from craftrdf.publish.workers import StoreOpener, WorkerPool
+from craftrdf.server.guard import Limits
+from craftrdf.server.app import ServerConfig, create_app
+from craftrdf.server.workers import StoreOpener, WorkerPool
 from craftrdf.vocab import BASE
 
 TOKEN = "security-test-token-abcdef0123456789"
@@ -38,7 +39,7 @@ def answers(client) -> None:
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
-    return build_sample_store(tmp_path_factory.mktemp("security") / "sample.store")
+    return sample_store_path(tmp_path_factory.mktemp("security") / "sample.store")
 
 
 @pytest.fixture(scope="module")

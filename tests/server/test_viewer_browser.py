@@ -22,6 +22,8 @@ import pytest
 
 from craftrdf.demo import sample_dir
 
+from tests.helpers.sample import article_text, raw_set
+
 CHROMIUM = Path("/usr/bin/chromium")
 PMID = "11319941"
 DISC_ID = "UBERON_Instance_30000"  # "granule cell layer of ... dentate gyrus", two pieces
@@ -91,7 +93,7 @@ class Served:
 def serve(store) -> Served:
     from starlette.applications import Starlette
 
-    from craftrdf.publish.viewer import viewer_routes
+    from craftrdf.server.viewer import viewer_routes
 
     return Served(Starlette(routes=viewer_routes(store, base_iri="http://127.0.0.1/")))
 
@@ -143,13 +145,13 @@ def shown_annotations(page, set_key: str) -> int:
         set_key)
 
 
-def test_article_page_highlights_toggles_hovers_and_clicks(page, server, raw, tmp_path):
-    anns = raw.set("UBERON/UBERON+extensions")[PMID]
+def test_article_page_highlights_toggles_hovers_and_clicks(page, server, tmp_path):
+    anns = raw_set("UBERON/UBERON+extensions")[PMID]
     expected = sum(1 for a in anns if any(e > s for s, e in a.spans))
-    cl_expected = sum(1 for a in raw.set("CL/CL+extensions")[PMID] if any(e > s for s, e in a.spans))
+    cl_expected = sum(1 for a in raw_set("CL/CL+extensions")[PMID] if any(e > s for s, e in a.spans))
     disc = next(a for a in anns if a.id == DISC_ID)
     label = obo_stanza("UBERON/UBERON+extensions", disc.cls)["name"][0]
-    text = raw.text(PMID)
+    text = article_text(PMID)
 
     page.goto(f"{server}/doc/{PMID}")
     page.wait_for_selector("#text mark.ann")
@@ -203,7 +205,7 @@ def test_article_page_highlights_toggles_hovers_and_clicks(page, server, raw, tm
 
     # and links back to the article, with the sets that use the class and its annotations outlined
     uses = [(key, a) for key, folder in (("UBERON", "UBERON/UBERON"), ("UBERON_EXT", "UBERON/UBERON+extensions"))
-            for a in raw.set(folder)[PMID] if a.cls == disc.cls]
+            for a in raw_set(folder)[PMID] if a.cls == disc.cls]
     page.locator("a.doc-link").first.click()
     page.wait_for_selector("#text mark.ann")
     assert "sets=UBERON,UBERON_EXT" in page.url
@@ -217,13 +219,13 @@ def _char_set(spans) -> frozenset[int]:
     return frozenset(i for s, e in spans for i in range(s, e))
 
 
-def test_view_toggles_match_an_independent_nesting(page, server, raw):
+def test_view_toggles_match_an_independent_nesting(page, server):
     """UBERON_EXT and CL_EXT shown: class and nesting filters, counted from the raw spans.
 
     Nested: inside another annotation of a set shown ("granule cell" in "granule cell layer").
     """
     folders = {"UBERON_EXT": "UBERON/UBERON+extensions", "CL_EXT": "CL/CL+extensions"}
-    anns = [(key, a) for key, folder in folders.items() for a in raw.set(folder)[PMID]
+    anns = [(key, a) for key, folder in folders.items() for a in raw_set(folder)[PMID]
             if any(e > s for s, e in a.spans)]
     chars = [_char_set(a.spans) for _, a in anns]
     nested = [i for i, c in enumerate(chars) if any(c < d for d in chars)]
@@ -259,9 +261,7 @@ def test_view_toggles_match_an_independent_nesting(page, server, raw):
 
 
 def test_hostile_label_and_text_are_shown_as_text(browser, tmp_path):
-    from test_viewer import (
-        hostile_store,  # one builder for both test files (tests/publish is on sys.path)
-    )
+    from tests.helpers.hostile import hostile_store
 
     store, label, covered = hostile_store(tmp_path)
     with serve(store) as s:

@@ -1,14 +1,14 @@
 """Linked data over the store: describing a resource, the VoID description, per-set dumps.
 
 The functions taking a ``store`` first run inside a query worker
-(:meth:`craftrdf.publish.workers.WorkerPool.call`), so the server's time limit covers them.
+(:meth:`craftrdf.server.workers.WorkerPool.call`), so the server's time limit covers them.
 
 - :func:`describe` gives a resource's *concise bounded description*: its triples in every
   graph, plus those of the blank nodes and ``#fragment`` resources it points to (an
   annotation's target and selectors are fragments of its IRI, see docs/rdf-model.md).
 - :func:`void_triples` builds the VoID description (one ``void:subset`` per annotation set
   and ontology graph, with triple counts from ``queries/graph-sizes.rq``).
-- :func:`dump_set` writes a set with :func:`craftrdf.publish.export.export_set` into the
+- :func:`dump_set` writes a set with :func:`craftrdf.export.sets.export_set` into the
   server's dump cache; the set key is checked against the key grammar first, so no request
   path can name a file outside the cache.
 """
@@ -30,7 +30,7 @@ from ..iris import check_set_key, ontology_graph, set_iri
 from ..query import resolve_query
 from ..store import AnnotationStore
 from ..vocab import BASE, DCTERMS, RDF, RDFS, prefixes
-from .export import ExportFormat, export_set
+from ..export import ExportFormat, export_set
 from .guard import RequestRefused
 
 __all__ = ["DUMP_FORMATS", "describe", "dump_set", "render_html", "resource_iri", "void_triples"]

@@ -10,16 +10,15 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_server_support import free_port
+from tests.helpers.server import free_port
 
-from craftrdf.publish.guard import (
+from craftrdf.server.guard import (
     Limits,
     RequestRefused,
     check_request,
-    tokenize,
     with_using,
 )
-from craftrdf.publish.protocol import negotiate, parse_sparql_request
+from craftrdf.server.protocol import negotiate, parse_sparql_request
 
 
 def depth_of(text: str) -> int:
@@ -80,12 +79,6 @@ def test_load_service_as_keywords_only():
                  "SELECT * {} # LOAD <http://x>"):
         check_request(text, Limits())
     check_request("LOAD <http://x>", Limits(allow_load=True))
-
-
-def test_tokens():
-    assert [t.kind for t in tokenize('?s <http://x> "a" 12 ex:p # c')] == [
-        "var", "iri", "string", "word", "word", "comment"]
-    assert [t.text for t in tokenize("?a<?b")] == ["?a", "<", "?b"]  # a less-than, not an IRI
 
 
 def test_with_using_places_clauses_before_each_where():

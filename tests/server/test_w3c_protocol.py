@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from test_server_support import load_graphs
+from tests.helpers.server import load_graphs
 
 SUITE = Path(os.environ.get("W3C_PROTOCOL_DIR", Path(__file__).resolve().parents[3] / "shared"
                             / "w3c-sparql11-protocol"))
@@ -131,8 +131,8 @@ def writer_app(tmp_path_factory):
     """A server with updates enabled over a new store: one writer process."""
     from starlette.testclient import TestClient
 
-    from craftrdf.publish.server import ServerConfig, create_app
-    from craftrdf.publish.workers import StoreOpener, WorkerPool
+    from craftrdf.server.app import ServerConfig, create_app
+    from craftrdf.server.workers import StoreOpener, WorkerPool
 
     root = tmp_path_factory.mktemp("w3c-rw")
     with WorkerPool(StoreOpener(str(root / "rw.store"), "write"), size=1) as writer:
@@ -181,8 +181,8 @@ def read_only_app(tmp_path_factory):
     """A read-only server over a store holding data1..3 in the graphs the manifest names."""
     from starlette.testclient import TestClient
 
-    from craftrdf.publish.server import ServerConfig, create_app
-    from craftrdf.publish.workers import StoreOpener, WorkerPool
+    from craftrdf.server.app import ServerConfig, create_app
+    from craftrdf.server.workers import StoreOpener, WorkerPool
 
     root = tmp_path_factory.mktemp("w3c-ro")
     graphs = sorted({(str(SUITE / Path(f).name), g) for c in CASES for f, g in c.graphs})

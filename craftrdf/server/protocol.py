@@ -2,7 +2,7 @@
 
 :func:`parse_sparql_request` turns the method, query string, content type and body of a
 request to ``/sparql`` into a :class:`SparqlRequest` or raises
-:class:`~craftrdf.publish.guard.RequestRefused` with the status the protocol asks for
+:class:`~craftrdf.server.guard.RequestRefused` with the status the protocol asks for
 (400 for malformed requests, 405 for a method other than GET/POST, 415 for a body media type
 that is neither form-encoded nor SPARQL). :func:`negotiate` picks a response format from an
 Accept header; the formats themselves are pyoxigraph's ``QueryResultsFormat`` / ``RdfFormat``.

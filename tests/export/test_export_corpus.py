@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from craftrdf.publish import export_set
+from craftrdf.export import export_set
 from craftrdf.store import AnnotationStore
 
 

@@ -12,8 +12,10 @@ import pytest
 
 from craftrdf.errors import ConfigError, DataWarning
 from craftrdf.load import load_files
-from craftrdf.publish import ExportFormat, export_set, find_set
+from craftrdf.export import ExportFormat, export_set, find_set
 from craftrdf.store import AnnotationStore
+
+from tests.helpers.sample import article_text, raw_set
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -55,21 +57,21 @@ def test_unknown_format_and_document_are_config_errors(sample_store, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing half-written left behind
 
 
-def test_a_document_without_annotations_in_the_set_gives_empty_files(sample_store, tmp_path, raw):
+def test_a_document_without_annotations_in_the_set_gives_empty_files(sample_store, tmp_path):
     # MOP+extensions has no annotation in 17244351 (its Knowtator file holds none)
-    assert raw.set("MOP/MOP+extensions")["17244351"] == []
+    assert raw_set("MOP/MOP+extensions")["17244351"] == []
     r = export_set(sample_store, "MOP_EXT", tmp_path / "b", format="bionlp", document="17244351")
     assert (r.documents, r.annotations, r.files) == (1, 0, 1)
     assert (tmp_path / "b" / "17244351.bionlp").read_text() == ""
     export_set(sample_store, "MOP_EXT", tmp_path / "p", format="pubannotation", document="17244351")
     doc = json.loads((tmp_path / "p" / "17244351.json").read_text(encoding="utf-8"))
-    assert doc["denotations"] == [] and doc["text"] == raw.text("17244351") and "relations" not in doc
+    assert doc["denotations"] == [] and doc["text"] == article_text("17244351") and "relations" not in doc
 
 
-def test_only_the_asked_document_is_written(sample_store, tmp_path, raw):
+def test_only_the_asked_document_is_written(sample_store, tmp_path):
     r = export_set(sample_store, "UBERON_EXT", tmp_path, format="pubannotation", document="11319941")
     assert [p.name for p in tmp_path.iterdir()] == ["11319941.json"]
-    assert r.annotations == len(raw.set("UBERON/UBERON+extensions")["11319941"])
+    assert r.annotations == len(raw_set("UBERON/UBERON+extensions")["11319941"])
 
 
 def test_annotations_without_spans_are_left_out_with_a_warning(tmp_path):

@@ -1,0 +1,28 @@
+"""Publishing a store over HTTP: the SPARQL 1.1 endpoint, linked data, dumps and the article viewer.
+
+Needs the ``craftrdf[server]`` extra (Starlette and uvicorn). The parts: :mod:`.app` (the
+Starlette app and :func:`serve`), :mod:`.guard` (what a request may contain, checked before
+the engine parses it), :mod:`.protocol` (SPARQL 1.1 Protocol requests and content
+negotiation), :mod:`.workers` (the pool of query processes and :class:`PooledStore`),
+:mod:`.linked` (dereferenceable IRIs, VoID, dumps), :mod:`.viewer` and :mod:`.viewer_data`
+(the article viewer). docs/server.md describes the routes, the limits and the security model.
+"""
+
+from __future__ import annotations
+
+from .app import ServerConfig, create_app, read_token, serve
+from .guard import Limits, RequestRefused, check_request
+from .workers import PooledStore, StoreOpener, WorkerPool
+
+__all__ = [
+    "Limits",
+    "PooledStore",
+    "RequestRefused",
+    "ServerConfig",
+    "StoreOpener",
+    "WorkerPool",
+    "check_request",
+    "create_app",
+    "read_token",
+    "serve",
+]

@@ -1,0 +1,146 @@
+"""Library queries with the values the tests bind, and adversarial values for binding tests.
+
+Shared by the binding tests (rewriting query text) and the remote-store tests (a real server).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import pyoxigraph as ox
+from hypothesis import strategies as st
+
+from craftrdf.query import library, resolve_query
+from craftrdf.vocab import CRAFT
+
+SET_GRAPH = "https://w3id.org/craftrdf/set/UBERON_EXT"
+DOC = "https://w3id.org/craftrdf/doc/11319941"
+UBERON = "https://w3id.org/craftrdf/ontology/UBERON+extensions"
+BRAIN = "http://purl.obolibrary.org/obo/UBERON_0000955"
+
+#: The documented parameters of each library query, with values the sample holds.
+LIBRARY_PARAMS: dict[str, dict[str, str]] = {
+    "annotation-counts": {"set": "UBERON_EXT", "split": "test"},
+    "annotations": {"set": "UBERON_EXT", "document": "11319941"},
+    "annotations-of-class": {"cls": "UBERON:0000955", "set": "UBERON_EXT"},
+    "export-annotations": {"setGraph": SET_GRAPH, "doc": DOC},
+    "export-class-graphs": {"setGraph": SET_GRAPH},
+    "export-classes": {"setGraph": SET_GRAPH, "source": UBERON, "doc": DOC},
+    "export-documents": {"setGraph": SET_GRAPH, "doc": DOC},
+    "export-set-annotations": {"setGraph": SET_GRAPH, "doc": DOC},
+    "export-sets": {"setGraph": SET_GRAPH},
+    "matcher-names": {"set": "CL_EXT"},
+    "matcher-subtree": {"set": "UBERON_EXT", "root": "UBERON:0000955"},
+    "missing-classes": {"set": "SO_EXT"},
+    "nested-pairs": {"document": "11319941"},
+    "per-document-stats": {"set": "SO_EXT"},
+    "set-mappings": {"set": "UBERON_EXT"},
+    "sets": {"set": "CL"},
+    "similarity-graph": {"graph": UBERON},
+    "spans": {"set": "MOP_EXT"},
+    "top-classes": {"set": "UBERON_EXT"},
+    "unique-concepts": {"set": "SO_EXT"},
+    "view": {"classes": "proper", "nesting": "outermost", "split": "test"},
+}
+
+
+def rows_of(result: object) -> list[tuple[str, ...]]:
+    """Rows as sorted tuples of N-Triples strings ("UNDEF" for unbound)."""
+    assert isinstance(result, ox.QuerySolutions)
+    names = [v.value for v in result.variables]
+    return sorted(tuple("UNDEF" if s[n] is None else str(s[n]) for n in names) for s in result)
+
+
+#: Queries with no rows in the sample: its ontology excerpts define every class it uses.
+EMPTY_IN_SAMPLE = {"missing-classes"}
+
+#: Values for the parameters of library queries not listed above (queries added later), by name.
+DEFAULTS = {"cls": "UBERON:0000955", "set": "UBERON_EXT", "doc": DOC, "document": "11319941",
+            "setGraph": SET_GRAPH, "graph": UBERON, "source": UBERON, "split": "test"}
+
+
+def params_of(name: str) -> dict[str, str]:
+    """The values a test binds for a library query's documented parameters."""
+    q = library()[name]
+    if name in LIBRARY_PARAMS:
+        assert set(LIBRARY_PARAMS[name]) <= set(q.params), name
+        return LIBRARY_PARAMS[name]
+    missing = [p for p in q.params if p not in DEFAULTS]
+    assert not missing, f"{name}: give test values for {missing}"
+    return {p: DEFAULTS[p] for p in q.params}
+
+
+PARAMETERISED = sorted(name for name, q in library().items() if q.params)
+
+
+def required(name: str) -> set[str]:
+    """The parameters a library query's header marks "(required)": unbound, it walks the whole store."""
+    return {m.group(1) for m in re.finditer(r"^#\s+\?(\w+)\s.*\(required\)", library()[name].text,
+                                                     re.MULTILINE)}
+
+
+ADVERSARIAL = st.one_of(
+    st.sampled_from(['"', "'", '\\', '}', '{', '#', '\n', '\r\n', '> . } DROP ALL {', '" } ; DROP ALL ; #',
+                     '\\u0022 } #', '\\\\u0022', '"""', "'''", 'é\u0301\U0001f600', '\u2028', '\x00', '?x', '$x',
+                     ') } } SELECT * WHERE { ?s ?p ?o', 'BIND(1 AS ?set)', '<http://evil/>']),
+    st.text(min_size=0, max_size=30),
+    st.text(alphabet='"\'\\{}#<>?$.;()\n\r \tuU0123456789abcdef', max_size=30),
+)
+IRI_TAIL = st.text(alphabet=st.characters(blacklist_characters='<>"{}|^`\\ \x7f', min_codepoint=0x21,
+                                          max_codepoint=0x10FFFF, blacklist_categories=("Cs", "Cc", "Zs")),
+                   max_size=25)
+
+PREFIXES = ("PREFIX oa: <http://www.w3.org/ns/oa#>\nPREFIX craft: <https://w3id.org/craftrdf/vocab#>\n"
+            "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\nPREFIX owl: <http://www.w3.org/2002/07/owl#>\n")
+TINY_SET = "https://w3id.org/craftrdf/set/TINY"
+TINY_ONTO = "https://w3id.org/craftrdf/ontology/TINY"
+DOCS = "https://w3id.org/craftrdf/documents"
+
+
+def tiny_quads(value: str, cls: str) -> dict[str, list[ox.Quad]]:
+    """A one-annotation set whose key, split, label and text are ``value`` and whose class is ``cls``."""
+    g, o, d = ox.NamedNode(TINY_SET), ox.NamedNode(TINY_ONTO), ox.NamedNode(DOCS)
+    c, root = ox.NamedNode(cls), ox.NamedNode("http://example.org/root")
+    a, t, doc = ox.NamedNode("http://example.org/a1"), ox.NamedNode("http://example.org/t1"), \
+        ox.NamedNode("https://w3id.org/craftrdf/doc/1")
+    oa, cr = "http://www.w3.org/ns/oa#", str(CRAFT.digest)[: -len("digest")]
+    v = ox.Literal(value)
+    return {
+        TINY_SET: [ox.Quad(g, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                           ox.NamedNode(cr + "AnnotationSet"), g),
+                   ox.Quad(g, ox.NamedNode(cr + "key"), v, g),
+                   ox.Quad(a, ox.NamedNode(oa + "hasBody"), c, g), ox.Quad(a, ox.NamedNode(oa + "hasTarget"), t, g),
+                   ox.Quad(a, ox.NamedNode(cr + "spanCount"), ox.Literal("1", datatype=ox.NamedNode(
+                       "http://www.w3.org/2001/XMLSchema#integer")), g),
+                   ox.Quad(t, ox.NamedNode(oa + "hasSource"), doc, g),
+                   ox.Quad(t, ox.NamedNode(cr + "coveredText"), v, g)],
+        TINY_ONTO: [ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf"), root, o),
+                    ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), v, o)],
+        DOCS: [ox.Quad(doc, ox.NamedNode(cr + "split"), v, d)],
+    }
+
+
+#: Library queries (and one ad hoc query) with the parameters bound to the adversarial value;
+#: each must find the one annotation of the tiny store.
+def adversarial_cases(value: str, cls: str) -> list[tuple[str, dict[str, ox.NamedNode | ox.Literal], list[str] | None]]:
+    from craftrdf.views import CONTAINMENT_GRAPH
+
+    lit, node = ox.Literal(value), ox.NamedNode(cls)
+    return [
+        (resolve_query("sets").text, {"set": lit}, None),
+        (resolve_query("annotation-counts").text, {"set": lit, "split": lit}, None),
+        (resolve_query("annotations").text, {"set": lit, "document": ox.Literal("1")}, None),
+        (resolve_query("annotations-of-class").text, {"cls": node, "set": lit}, None),
+        (resolve_query("annotations-of-class").text, {"cls": ox.NamedNode("http://example.org/root")}, None),
+        (resolve_query("view").text, {"classes": ox.Literal("all"), "nesting": ox.Literal("all"), "split": lit},
+         [TINY_SET, DOCS, CONTAINMENT_GRAPH]),
+        (resolve_query("export-sets").text, {"setGraph": ox.NamedNode(TINY_SET)}, None),
+        (PREFIXES + "SELECT ?v ?c WHERE { GRAPH ?o { ?c rdfs:label ?l } FILTER(?l = ?v) }", {"v": lit, "c": node},
+         None),
+    ]
+
+
+def digest_of(value: str, cls: str) -> str:
+    """A batch digest for the tiny store's content."""
+    return hashlib.sha256(f"{value}\0{cls}".encode()).hexdigest()

@@ -1,0 +1,71 @@
+"""The bundled sample: as a store (in memory or on disk), and read from its raw files without craftrdf."""
+
+from __future__ import annotations
+
+import warnings
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from craftrdf.build import build_store
+from craftrdf.demo import sample_dir
+from craftrdf.errors import DataWarning
+from craftrdf.registry import load_registry
+from craftrdf.store import AnnotationStore
+
+SAMPLE_PMIDS = ("11319941", "11597317", "17244351")
+
+
+def sample_store(path: Path | None = None, *, sets: Sequence[str] | None = None) -> AnnotationStore:
+    """The bundled sample built into a new store: in memory, or on disk at ``path`` (then closed, so no
+    writer is left; reopen it with ``AnnotationStore.open``). ``sets`` limits the annotation sets built."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        if path is None:
+            store = AnnotationStore.memory()
+            build_store(sample_dir(), store, registry=load_registry(), sets=sets)
+            return store
+        with AnnotationStore.open(path) as store:
+            build_store(sample_dir(), store, registry=load_registry(), sets=sets)
+        return store
+
+
+def sample_store_path(path: Path, *, sets: Sequence[str] | None = None) -> Path:
+    """:func:`sample_store` on disk at ``path``; returns ``path``."""
+    sample_store(path, sets=sets)
+    return path
+
+
+@dataclass(frozen=True)
+class RawAnnotation:
+    """One annotation as a Knowtator file has it: mention id, class, spans in file order, covered text."""
+
+    id: str
+    cls: str
+    spans: tuple[tuple[int, int], ...]
+    text: str | None
+
+
+def read_raw_knowtator(path: Path) -> list[RawAnnotation]:
+    """Annotations of a (trusted) CRAFT Knowtator file, read with ElementTree, not with craftrdf."""
+    root = ET.parse(path).getroot()
+    classes = {cm.get("id"): cm.find("mentionClass").get("id") for cm in root.iter("classMention")}  # type: ignore[union-attr]
+    out = []
+    for a in root.iter("annotation"):
+        mention = a.find("mention").get("id")  # type: ignore[union-attr]
+        spans = tuple((int(s.get("start")), int(s.get("end"))) for s in a.findall("span"))  # type: ignore[arg-type]
+        text = a.find("spannedText")
+        out.append(RawAnnotation(str(mention), str(classes[mention]), spans, text.text if text is not None else None))
+    return out
+
+
+def raw_set(folder: str) -> dict[str, list[RawAnnotation]]:
+    """PMID -> raw annotations, for one knowtator folder of the bundled sample (e.g. "UBERON/UBERON+extensions")."""
+    base = sample_dir() / "concept-annotation" / folder / "knowtator"
+    return {p.name.split(".")[0]: read_raw_knowtator(p) for p in sorted(base.glob("*.knowtator.xml"))}
+
+
+def article_text(pmid: str) -> str:
+    """The sample article's text, read from its file."""
+    return (sample_dir() / "articles" / "txt" / f"{pmid}.txt").read_text(encoding="utf-8")
