@@ -25,7 +25,7 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
-from craftrdf.annotations import fetch_annotations
+from craftrdf.webanno import fetch_annotations
 from craftrdf.evaluation.run import evaluate_store, load_side
 from craftrdf.ingest.bionlp import write_bionlp
 from craftrdf.model import Annotation, Span

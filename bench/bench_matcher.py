@@ -42,6 +42,7 @@ from craftrdf.matcher.normalize import Normalizer, normalize_text
 from craftrdf.matcher.tokenize import analyze, split_sentences
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
+from craftrdf.sets import resolve_set
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
@@ -76,7 +77,7 @@ def main() -> int:
 
     with AnnotationStore.open(args.store, mode="read") as store:
         rows["names from store (SPARQL)"], terms = timed(
-            lambda: fetch_terms(store, args.set, registry=registry), args.repeat)
+            lambda: fetch_terms(store, resolve_set(store, args.set), registry=registry), args.repeat)
     normalization = config.normalization
     rows["dictionary (normalize names)"], dictionary = timed(
         lambda: Dictionary.build(terms, normalization, config.synonyms), args.repeat)  # type: ignore[arg-type]

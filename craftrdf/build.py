@@ -25,7 +25,7 @@ from .ingest.rdfsource import rdf_file_nquads
 from .ingest.obo import iter_obo
 from .ingest.ontology import ontology_nquads
 from .ingest.validate import validate_annotations
-from .ingest.webanno import annotation_nquads, document_nquads, set_nquads
+from .webanno import annotation_nquads, document_nquads, set_nquads
 from .iris import DOCUMENTS_GRAPH, mapping_graph, ontology_graph, set_iri
 from .model import Annotation, Document
 from .rdf import iri, literal, quad

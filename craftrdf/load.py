@@ -13,14 +13,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .annotations import document_texts
+from .webanno import document_texts
 from .curie import CurieMap
 from .errors import ConfigError, InputError
 from .ingest.bionlp import read_bionlp
 from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.rdfsource import rdf_format_of
 from .ingest.validate import validate_annotations
-from .ingest.webanno import annotation_nquads, set_nquads
+from .webanno import annotation_nquads, set_nquads
 from .iris import check_set_key, ontology_graph, set_iri
 from .model import Annotation
 from .registry import ontology_name

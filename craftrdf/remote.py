@@ -1,8 +1,7 @@
 """A store someone else runs: the remote twin of :class:`craftrdf.store.AnnotationStore`.
 
-:class:`RemoteStore` answers the same read interface (``query``, ``batches``,
-``has_batch``, ``__len__`` and the few ``raw`` calls library code makes) over the
-SPARQL 1.1 Protocol, through SPARQLWrapper; results come back as SPARQL JSON and are
+:class:`RemoteStore` satisfies :class:`~craftrdf.store.ReadableStore` (and, with a Graph Store
+URL, :class:`~craftrdf.store.WritableStore`) over the SPARQL 1.1 Protocol, through SPARQLWrapper; results come back as SPARQL JSON and are
 parsed by pyoxigraph, so rows are the same ``QuerySolutions`` of real terms the
 embedded store gives and every library function works unchanged. With a Graph Store
 Protocol URL it also writes batches (``load_batch``, ``remove_batch``): each batch is
@@ -28,22 +27,15 @@ import pyoxigraph as ox
 
 from .bindings import bind_values, query_form
 from .errors import QueryError, StoreError
-from .store import BatchInfo
+from .store import QueryAnswer, SparqlReads, Substitutions
 from .vocab import CRAFT
 
 __all__ = ["RemoteStore", "default_graph_store"]
 
 logger = logging.getLogger(__name__)
 
-Term = ox.NamedNode | ox.Literal
-Result = ox.QuerySolutions | ox.QueryBoolean | Iterator[ox.Triple]
 
-_BATCHES = f"SELECT ?g ?digest WHERE {{ GRAPH ?g {{ ?g <{CRAFT.digest}> ?digest }} }}"
-_PATTERN = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
-_DEFAULT_PATTERN = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
-_GRAPH_EXISTS = "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 1"
 _PREFIX_NAME = re.compile(r"^(?:[A-Za-z][\w\-.]*)?$")
-_COUNT = "SELECT (COUNT(*) AS ?n) WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }"
 
 
 # -- the store ---------------------------------------------------------------------------------
@@ -65,7 +57,7 @@ def default_graph_store(endpoint: str) -> str | None:
     return None
 
 
-class RemoteStore:
+class RemoteStore(SparqlReads):
     """A store behind a SPARQL 1.1 endpoint, read (and, with a Graph Store URL, written) over HTTP.
 
     ``endpoint`` is the query URL (Oxigraph: ``http://host:port/query``); ``graph_store``
@@ -101,9 +93,9 @@ class RemoteStore:
 
     # -- queries -----------------------------------------------------------------------------
 
-    def query(self, sparql: str, *, substitutions: Mapping[str, Term] | None = None,
+    def query(self, sparql: str, *, substitutions: Substitutions | None = None,
               prefixes: Mapping[str, str] | None = None,
-              named_graphs: Sequence[str] | None = None) -> Result:
+              named_graphs: Sequence[str] | None = None) -> QueryAnswer:
         """Run SPARQL on the endpoint with values bound by name (see :func:`bind_values`).
 
         Returns what ``AnnotationStore.query`` returns: QuerySolutions for SELECT,
@@ -167,29 +159,15 @@ class RemoteStore:
         except OSError as exc:
             raise StoreError(f"cannot reach endpoint {self.endpoint}: {exc}") from None
 
-    def _select(self, sparql: str, **bindings: Term) -> ox.QuerySolutions:
-        result = self.query(sparql, substitutions=bindings)
-        assert isinstance(result, ox.QuerySolutions)
-        return result
-
     def quads_for_pattern(self, subject: ox.NamedNode | ox.BlankNode | None, predicate: ox.NamedNode | None,
                           object: ox.NamedNode | ox.BlankNode | ox.Literal | None,
                           graph_name: ox.NamedNode | ox.DefaultGraph | None = None) -> Iterator[ox.Quad]:
         """The quads matching a pattern (None is a wildcard); a whole named graph is fetched
         through the Graph Store Protocol when one is configured (no result-size limit applies)."""
-        if any(isinstance(t, ox.BlankNode) for t in (subject, object)):
-            raise QueryError("blank nodes cannot be sent to a remote store")
-        bindings: dict[str, Term] = {k: v for k, v in (("s", subject), ("p", predicate), ("o", object))
-                                     if v is not None}  # type: ignore[misc]
-        if isinstance(graph_name, ox.DefaultGraph):
-            return (ox.Quad(r["s"], r["p"], r["o"], ox.DefaultGraph())  # type: ignore[arg-type]
-                    for r in self._select(_DEFAULT_PATTERN, **bindings))
-        if graph_name is not None and not bindings and self.graph_store is not None:
+        if (isinstance(graph_name, ox.NamedNode) and subject is None and predicate is None and object is None
+                and self.graph_store is not None):
             return self._graph_quads(graph_name)
-        if graph_name is not None:
-            bindings["g"] = graph_name
-        return (ox.Quad(r["s"], r["p"], r["o"], r["g"])  # type: ignore[arg-type]
-                for r in self._select(_PATTERN, **bindings))
+        return super().quads_for_pattern(subject, predicate, object, graph_name)
 
     def _graph_quads(self, graph: ox.NamedNode) -> Iterator[ox.Quad]:
         import httpx
@@ -208,28 +186,6 @@ class RemoteStore:
                              f"(HTTP {r.status_code}): {_server_message(r.content)}")
         return (ox.Quad(q.subject, q.predicate, q.object, graph)
                 for q in ox.parse(r.content, ox.RdfFormat.N_TRIPLES))
-
-    def contains_named_graph(self, graph: str) -> bool:
-        """True when the named graph holds at least one triple."""
-        return any(True for _ in self._select(_GRAPH_EXISTS, g=ox.NamedNode(graph)))
-
-    def __len__(self) -> int:
-        rows = list(self._select(_COUNT))
-        return int(rows[0]["n"].value) if rows and rows[0]["n"] is not None else 0
-
-    # -- batches -------------------------------------------------------------------------------
-
-    def batches(self) -> dict[str, BatchInfo]:
-        """Every batch on the endpoint, by graph IRI (read from the manifests, as the embedded store does)."""
-        out: dict[str, BatchInfo] = {}
-        for row in self._select(_BATCHES):
-            g = row["g"].value
-            out[g] = BatchInfo(g, row["digest"].value)
-        return out
-
-    def has_batch(self, graph: str, digest: str) -> bool:
-        """True when ``graph`` is loaded from input with this digest."""
-        return any(r["digest"].value == digest for r in self._select(_BATCHES, g=ox.NamedNode(graph)))
 
     def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
         """Write one batch into ``graph`` with a Graph Store Protocol PUT, replacing an older version.

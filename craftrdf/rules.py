@@ -155,23 +155,19 @@ def replace_related(
                            duplicates=duplicates, added=added)
 
 
-def craft_rules(set_key: str, registry: Registry | None = None) -> tuple[str, ...]:
+def craft_rules(set_key: str, variant: str | None = None) -> tuple[str, ...]:
     """The rules the corpus README asks system builders to apply to a set's output.
 
     Proper-OBO sets drop unused classes; ``+extensions`` sets substitute them by their
     extension class. The third rule (related OBO classes) is "not recommended" there, so
-    it is never chosen here. The variant comes from ``registry`` when it knows the set,
-    else from the key (``_EXT`` at the end).
+    it is never chosen here. ``variant`` is the set's (:attr:`craftrdf.sets.SetRef.variant`);
+    without it the key decides (``_EXT`` at the end).
 
-    >>> craft_rules("UBERON"), craft_rules("uberon_ext")
-    (('unused',), ('substitute',))
+    >>> craft_rules("UBERON"), craft_rules("uberon_ext"), craft_rules("MINE", "extensions")
+    (('unused',), ('substitute',), ('substitute',))
     """
-    variant = "extensions" if set_key.upper().endswith("_EXT") else "proper"
-    if registry is not None:
-        try:
-            variant = registry.set(set_key).variant
-        except ConfigError:
-            pass
+    if variant is None:
+        variant = "extensions" if set_key.upper().endswith("_EXT") else "proper"
     return ("substitute",) if variant == "extensions" else ("unused",)
 
 
@@ -209,8 +205,8 @@ def postprocess_set(
     Returns the number of annotations stored and one report per rule. The new set
     records its source, the rules and the mapping set.
     """
-    from .annotations import fetch_annotations
-    from .ingest.webanno import annotation_nquads, set_nquads
+    from .webanno import fetch_annotations
+    from .webanno import annotation_nquads, set_nquads
     from .iris import check_set_key, set_iri
     from .rdf import iri, literal, quad
     from .vocab import CRAFT

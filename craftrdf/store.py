@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Literal
+from typing import IO, Literal, Protocol, runtime_checkable
 
 import pyoxigraph as ox
 
@@ -45,7 +45,15 @@ from .errors import StoreError, StoreLockedError
 from .rdf import iri, literal, quad
 from .vocab import CRAFT
 
-__all__ = ["AnnotationStore", "BatchInfo"]
+__all__ = [
+    "AnnotationStore",
+    "BatchInfo",
+    "QueryAnswer",
+    "ReadableStore",
+    "SparqlReads",
+    "Substitutions",
+    "WritableStore",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +70,160 @@ class BatchInfo:
 
     graph: str
     digest: str
+
+
+#: What ``query`` returns: solutions (SELECT), a boolean (ASK), or triples (CONSTRUCT, DESCRIBE).
+QueryAnswer = ox.QuerySolutions | ox.QueryBoolean | Iterable[ox.Triple]
+#: Values bound to query variables by name: IRIs and literals only.
+Substitutions = Mapping[str, ox.NamedNode | ox.Literal]
+Subject = ox.NamedNode | ox.BlankNode
+Object = ox.NamedNode | ox.BlankNode | ox.Literal
+
+
+@runtime_checkable
+class ReadableStore(Protocol):
+    """What reading code needs of a store; every part of craftrdf that only reads takes this.
+
+    Implemented by :class:`AnnotationStore` (embedded), :class:`craftrdf.remote.RemoteStore`
+    (a SPARQL endpoint) and :class:`craftrdf.server.workers.PooledStore` (the server's query
+    processes). ``query`` binds ``substitutions`` by variable name (never by pasting text)
+    and restricts ``GRAPH ?g`` to ``named_graphs`` when given; SPARQL syntax errors raise
+    ``SyntaxError``, other failures :class:`~craftrdf.errors.QueryError` or
+    :class:`~craftrdf.errors.StoreError`.
+    """
+
+    @property
+    def writable(self) -> bool:
+        """True when the store can take batches (:class:`WritableStore`)."""
+        ...
+
+    def query(self, sparql: str, *, substitutions: Substitutions | None = None,
+              prefixes: Mapping[str, str] | None = None,
+              named_graphs: Sequence[str] | None = None) -> QueryAnswer:
+        """Run a SPARQL query with values bound by name."""
+        ...
+
+    def quads_for_pattern(self, subject: Subject | None, predicate: ox.NamedNode | None, object: Object | None,
+                          graph_name: ox.NamedNode | ox.DefaultGraph | None = None) -> Iterator[ox.Quad]:
+        """The quads matching a pattern; None is a wildcard."""
+        ...
+
+    def contains_named_graph(self, graph: str) -> bool:
+        """True when the store has the named graph ``graph`` (an IRI)."""
+        ...
+
+    def batches(self) -> dict[str, BatchInfo]:
+        """Every batch of the store, by graph IRI."""
+        ...
+
+    def has_batch(self, graph: str, digest: str) -> bool:
+        """True when ``graph`` was loaded from input with this digest."""
+        ...
+
+    def __len__(self) -> int:
+        """The number of quads."""
+        ...
+
+
+@runtime_checkable
+class WritableStore(ReadableStore, Protocol):
+    """A store that also takes batches: each one written whole or not at all (see the module docstring)."""
+
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
+        """Write N-Quads ``lines`` as the batch ``graph``, replacing an older version; returns lines written."""
+        ...
+
+    def remove_batch(self, graph: str) -> bool:
+        """Remove a batch's graph; True if it was there."""
+        ...
+
+
+_PATTERN = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+_DEFAULT_PATTERN = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
+_GRAPH_EXISTS = "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 1"
+_COUNT = "SELECT (COUNT(*) AS ?n) WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }"
+
+
+class SparqlReads:
+    """The reads of :class:`ReadableStore` answered with SPARQL through the class's own ``query``; a mixin.
+
+    For stores that can only be queried (a remote endpoint, the server's worker pool), so
+    library code that reads by pattern or lists batches works on them unchanged.
+    """
+
+    __slots__ = ()
+
+    def query(self, sparql: str, *, substitutions: Substitutions | None = None,
+              prefixes: Mapping[str, str] | None = None,
+              named_graphs: Sequence[str] | None = None) -> QueryAnswer:
+        raise NotImplementedError
+
+    def _select(self, sparql: str, **bindings: ox.NamedNode | ox.Literal) -> ox.QuerySolutions:
+        result = self.query(sparql, substitutions=bindings)
+        if not isinstance(result, ox.QuerySolutions):  # pragma: no cover - the queries here are SELECTs
+            raise StoreError("expected SELECT solutions from the store")
+        return result
+
+    def quads_for_pattern(self, subject: Subject | None, predicate: ox.NamedNode | None, object: Object | None,
+                          graph_name: ox.NamedNode | ox.DefaultGraph | None = None) -> Iterator[ox.Quad]:
+        """The quads matching a pattern (None is a wildcard), by a SELECT with the pattern's terms bound."""
+        bindings: dict[str, ox.NamedNode | ox.Literal] = {}
+        for name, term in (("s", subject), ("p", predicate), ("o", object)):
+            if isinstance(term, ox.BlankNode):
+                raise StoreError("blank nodes cannot be sent in a query to this store")
+            if term is not None:
+                bindings[name] = term
+        if isinstance(graph_name, ox.DefaultGraph):
+            return (ox.Quad(_subject(r["s"]), _predicate(r["p"]), _object(r["o"]), ox.DefaultGraph())
+                    for r in self._select(_DEFAULT_PATTERN, **bindings))
+        if graph_name is not None:
+            bindings["g"] = graph_name
+        return (ox.Quad(_subject(r["s"]), _predicate(r["p"]), _object(r["o"]), _predicate(r["g"]))
+                for r in self._select(_PATTERN, **bindings))
+
+    def contains_named_graph(self, graph: str) -> bool:
+        """True when the named graph holds at least one triple."""
+        return any(True for _ in self._select(_GRAPH_EXISTS, g=ox.NamedNode(graph)))
+
+    def __len__(self) -> int:
+        rows = list(self._select(_COUNT))
+        n = rows[0]["n"] if rows else None
+        return int(n.value) if isinstance(n, ox.Literal) else 0
+
+    def batches(self) -> dict[str, BatchInfo]:
+        """Every batch, by graph IRI (read from the manifests, as the embedded store does)."""
+        return _batches(self._select(_BATCHES))
+
+    def has_batch(self, graph: str, digest: str) -> bool:
+        """True when ``graph`` holds the manifest of input ``digest``."""
+        return any(b.digest == digest for b in _batches(self._select(_BATCHES, g=ox.NamedNode(graph))).values())
+
+
+def _subject(term: object) -> Subject:
+    if isinstance(term, (ox.NamedNode, ox.BlankNode)):
+        return term
+    raise StoreError(f"the store answered a subject that is not an IRI or blank node: {term!r}")
+
+
+def _predicate(term: object) -> ox.NamedNode:
+    if isinstance(term, ox.NamedNode):
+        return term
+    raise StoreError(f"the store answered a predicate or graph that is not an IRI: {term!r}")
+
+
+def _object(term: object) -> Object:
+    if isinstance(term, (ox.NamedNode, ox.BlankNode, ox.Literal)):
+        return term
+    raise StoreError(f"the store answered an object that is not an IRI, blank node or literal: {term!r}")
+
+
+def _batches(rows: ox.QuerySolutions) -> dict[str, BatchInfo]:
+    out: dict[str, BatchInfo] = {}
+    for row in rows:
+        g, digest = row["g"], row["digest"]
+        if isinstance(g, ox.NamedNode) and isinstance(digest, ox.Literal):
+            out[g.value] = BatchInfo(g.value, digest.value)
+    return out
 
 
 class _Lock:
@@ -266,11 +428,9 @@ class AnnotationStore:
 
     def batches(self) -> dict[str, BatchInfo]:
         """Every batch in the store, by graph IRI."""
-        out: dict[str, BatchInfo] = {}
-        for row in self.raw.query(_BATCHES):
-            g = row["g"].value
-            out[g] = BatchInfo(g, row["digest"].value)
-        return out
+        rows = self.raw.query(_BATCHES)
+        assert isinstance(rows, ox.QuerySolutions)
+        return _batches(rows)
 
     def has_batch(self, graph: str, digest: str) -> bool:
         """True when ``graph`` is loaded from input with this digest."""

@@ -33,10 +33,10 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from .annotations import rows_to_annotations
+from .webanno import rows_to_annotations
 from .curie import CurieMap
 from .errors import ConfigError
-from .ingest.webanno import annotation_nquads, parse_spans_text, set_nquads
+from .webanno import annotation_nquads, parse_spans_text, set_nquads
 from .iris import BASE, CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, annotation_document, check_set_key, set_iri
 from .model import Annotation
 from .query import QueryResult, resolve_query, run_query

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.annotations import fetch_annotations
+from craftrdf.webanno import fetch_annotations
 from craftrdf.demo import sample_dir
 from craftrdf.errors import ConfigError
 from craftrdf.model import Annotation, Span

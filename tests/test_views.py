@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from craftrdf.demo import sample_dir
 from craftrdf.errors import ConfigError
-from craftrdf.ingest.webanno import annotation_nquads, set_nquads
+from craftrdf.webanno import annotation_nquads, set_nquads
 from craftrdf.iris import annotation_iri, set_iri
 from craftrdf.model import Annotation, Span
 from craftrdf.curie import CurieMap

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import DataWarning
+from .metrics import rates
 from ..model import Annotation, Span
 
 __all__ = [
@@ -60,22 +61,6 @@ Boundary = Literal["exact", "jaccard"]
 Similarity = Callable[[str, str], float]
 
 _PARALLEL = re.compile(r"^([A-Za-z]+)_EXT:(\d+)$")
-
-
-def rates(hits: float, ref_count: int, pred_count: int) -> tuple[float, float, float]:
-    """Precision, recall and F1 of ``hits`` (matches, or true positives) with the Shared Task's edge cases.
-
-    N = P = 0 gives 1, 1, 1; exactly one of them 0 gives 0, 0, 0.
-
-    >>> rates(3, 4, 6)
-    (0.5, 0.75, 0.6)
-    """
-    if ref_count == 0 or pred_count == 0:
-        v = 1.0 if ref_count == pred_count else 0.0
-        return v, v, v
-    precision, recall = hits / pred_count, hits / ref_count
-    f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
-    return precision, recall, f1
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,8 @@ from functools import cache
 from typing import Literal
 
 from ..model import Annotation, Span
-from .bossy import _merged, overlapping, rates
+from .bossy import _merged, overlapping
+from .metrics import rates
 
 __all__ = [
     "CRITERIA",

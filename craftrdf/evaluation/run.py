@@ -116,7 +116,7 @@ def load_side(spec: str, store: object | None) -> Side:
         return load_directory(spec)
     if store is None:
         raise ConfigError(f"{spec!r} is not a directory, and no store is given to look it up as a set key")
-    from ..annotations import document_texts, fetch_annotations
+    from ..webanno import document_texts, fetch_annotations
     from ..views import resolve_sets
 
     # a set covers every document of the store: one without annotations is an empty gold document

@@ -20,9 +20,7 @@ from .sets import (
     WA_CONTEXT,
     ExportFormat,
     ExportReport,
-    SetRef,
     export_set,
-    find_set,
 )
 
 __all__ = [
@@ -30,7 +28,5 @@ __all__ = [
     "WA_CONTEXT",
     "ExportFormat",
     "ExportReport",
-    "SetRef",
     "export_set",
-    "find_set",
 ]

@@ -50,6 +50,7 @@ from ..ingest.bionlp import write_bionlp
 from ..iris import DOCUMENTS_GRAPH, document_iri
 from ..model import Annotation, Span
 from ..query import resolve_query
+from ..sets import SetRef, resolve_set
 from ..store import AnnotationStore
 from ..vocab import BASE, CRAFT, FABIO, OA, RDF, prefixes
 
@@ -58,9 +59,7 @@ __all__ = [
     "WA_CONTEXT",
     "ExportFormat",
     "ExportReport",
-    "SetRef",
     "export_set",
-    "find_set",
 ]
 
 logger = logging.getLogger(__name__)
@@ -103,14 +102,6 @@ class ExportFormat(enum.Enum):
     def per_document(self) -> bool:
         """True when the output is a folder with one file per document."""
         return self in (ExportFormat.BIONLP, ExportFormat.PUBANNOTATION)
-
-
-@dataclass(frozen=True, slots=True)
-class SetRef:
-    """An annotation set in the store: its key as stored and its graph IRI."""
-
-    key: str
-    graph: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,32 +149,6 @@ def _select(store: AnnotationStore, name: str, **bindings: ox.NamedNode) -> ox.Q
     return result
 
 
-def find_set(store: AnnotationStore, key: str) -> SetRef:
-    """The set graph whose ``craft:key`` is ``key``, matched case-insensitively.
-
-    An exact match wins over case-insensitive ones. Raises
-    :class:`~craftrdf.errors.ConfigError` (a ``ValueError``) naming the known keys when no
-    set matches, or when several match only case-insensitively.
-
-    >>> find_set(AnnotationStore.memory(), "UBERON_EXT")
-    Traceback (most recent call last):
-    ...
-    craftrdf.errors.ConfigError: no annotation set 'UBERON_EXT' in the store; sets: none
-    """
-    sets = [SetRef(r["key"].value, r["setGraph"].value) for r in _select(store, "export-sets")]
-    exact = [s for s in sets if s.key == key]
-    if len(exact) == 1:
-        return exact[0]
-    folded = [s for s in sets if s.key.casefold() == key.casefold()]
-    if len(folded) == 1:
-        return folded[0]
-    known = ", ".join(sorted({s.key for s in sets})) or "none"
-    if folded:
-        raise ConfigError(f"annotation set key {key!r} is ambiguous: {', '.join(s.key for s in folded)}; "
-                          "give it exactly")
-    raise ConfigError(f"no annotation set {key!r} in the store; sets: {known}")
-
-
 # -- the entry point -------------------------------------------------------------------
 
 
@@ -227,7 +192,7 @@ def export_set(
     except ValueError:
         names = ", ".join(f.value for f in ExportFormat)
         raise ConfigError(f"unknown export format {format!r}: use {names}") from None
-    ref = find_set(store, key)
+    ref = resolve_set(store, key)
     doc = None
     if document is not None:
         doc = ox.NamedNode(document_iri(document))

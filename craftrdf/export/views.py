@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import ConfigError
-from ..annotations import document_texts
+from ..webanno import document_texts
 from ..ingest.bionlp import write_bionlp
 from ..store import AnnotationStore
 from ..views import ViewRow

@@ -33,11 +33,12 @@ from ..errors import ConfigError, InputError
 from ..ingest.bionlp import write_bionlp
 from ..ingest.corpus import SPLITS, read_documents
 from ..ingest.knowtator import PIECE_SEPARATOR
-from ..ingest.webanno import annotation_nquads, set_nquads
+from ..webanno import annotation_nquads, set_nquads
 from ..iris import check_set_key, mapping_graph, set_iri
 from ..model import Annotation, Span
 from ..rdf import iri, literal, quad
 from ..registry import Registry
+from ..sets import SetRef, resolve_set
 from ..store import AnnotationStore
 from ..vocab import CM, CRAFT, DCTERMS, RDF
 from .config import (
@@ -53,7 +54,6 @@ from .dictionary import (
     _read_json,
     _write_json,
     load_dictionary,
-    ontology_of,
     terms_from_names,
 )
 from .normalize import NormalizedText, Normalizer, normalize_text
@@ -420,16 +420,6 @@ def _check_run_name(store: AnnotationStore, name: str, registry: Registry) -> No
                           "choose another name")
 
 
-def _set_value(store: AnnotationStore, key: str, prop: str) -> str | None:
-    import pyoxigraph as ox
-
-    g = ox.NamedNode(set_iri(key))
-    for q in store.quads_for_pattern(g, ox.NamedNode(prop), None, g):
-        if isinstance(q.object, (ox.NamedNode, ox.Literal)):
-            return q.object.value
-    return None
-
-
 @dataclass(frozen=True, slots=True)
 class RunReport:
     """What :func:`run_annotation` did: counts, where it wrote, and the seconds each stage took."""
@@ -458,12 +448,13 @@ def run_annotation(store: AnnotationStore, set_key: str, config: MatcherConfig, 
     """
     curies = curies or CurieMap()
     seconds: dict[str, float] = {}
+    ref = resolve_set(store, set_key)
     if into_store is not None:
         _check_run_name(store, into_store, registry)
     t = time.perf_counter()
 
     def source(normalization: TextNormalization, synonyms: Synonyms, normalizer: Normalizer) -> Dictionary:
-        return load_dictionary(store, set_key, normalization, synonyms, registry=registry, cache_dir=cache_dir,
+        return load_dictionary(store, ref, normalization, synonyms, registry=registry, cache_dir=cache_dir,
                                curies=curies, normalizer=normalizer)
 
     session = MatchingSession(texts, source, cache_dir=cache_dir)
@@ -490,24 +481,16 @@ def run_annotation(store: AnnotationStore, set_key: str, config: MatcherConfig, 
     quads = 0
     if into_store is not None:
         t = time.perf_counter()
-        graph, quads = _write_run(store, into_store, set_key, config, annotations, texts, registry, curies)
+        graph, quads = _write_run(store, into_store, ref, config, annotations, texts, curies)
         seconds["write_store"] = time.perf_counter() - t
     return RunReport(len(texts), total, len(dictionary), out_dir, graph, quads, seconds)
 
 
-def _write_run(store: AnnotationStore, name: str, set_key: str, config: MatcherConfig,
-               annotations: Mapping[str, list[Annotation]], texts: Mapping[str, str], registry: Registry,
+def _write_run(store: AnnotationStore, name: str, ref: SetRef, config: MatcherConfig,
+               annotations: Mapping[str, list[Annotation]], texts: Mapping[str, str],
                curies: CurieMap) -> tuple[str, int]:
-    key: str
-    module: str | None
-    variant: str | None
-    try:
-        spec = registry.set(set_key)
-        key, module, variant = spec.key, spec.module, spec.variant
-    except ConfigError:
-        key, module, variant = set_key, _set_value(store, set_key, CRAFT.module), _set_value(
-            store, set_key, CRAFT.variant)
-    ontology = ontology_of(store, key)
+    key, module, variant = ref.key, ref.module, ref.variant
+    ontology = ref.require_ontology()
     batch = store.batches().get(ontology)
     mgraph = mapping_graph(key)
     mappings = mgraph if mgraph in store.batches() else None

@@ -40,11 +40,10 @@ import pyoxigraph as ox
 
 from ..curie import CurieMap
 from ..errors import ConfigError
-from ..iris import set_iri
 from ..query import resolve_query
 from ..registry import ModuleSpec, Registry
-from ..store import AnnotationStore
-from ..vocab import CRAFT
+from ..sets import SetRef
+from ..store import ReadableStore
 from .config import CaseMatch, Stemmer, StopWords, Synonyms, TextNormalization
 from .normalize import Normalizer
 
@@ -57,7 +56,6 @@ __all__ = [
     "fetch_terms",
     "load_dictionary",
     "load_terms",
-    "ontology_of",
     "terms_from_names",
 ]
 
@@ -152,57 +150,26 @@ class Dictionary:
 # -- reading terms from the store ---------------------------------------------------------
 
 
-def _set_graph_value(store: AnnotationStore, key: str, prop: str) -> ox.NamedNode | ox.Literal | None:
-    g = ox.NamedNode(set_iri(key))
-    for q in store.quads_for_pattern(g, ox.NamedNode(prop), None, g):
-        return q.object  # type: ignore[return-value]
-    return None
-
-
-def _module_of(store: AnnotationStore, key: str, registry: Registry) -> ModuleSpec | None:
-    try:
-        return registry.module(registry.set(key).module)
-    except ConfigError:
-        pass
-    module = _set_graph_value(store, key, CRAFT.module)
-    if module is None:
+def _module(ref: SetRef, registry: Registry) -> ModuleSpec | None:
+    """The registry's module of a set (its filters), None for a module the registry does not know."""
+    if ref.module is None:
         return None
     try:
-        return registry.module(module.value)
+        return registry.module(ref.module)
     except ConfigError:
         return None
 
 
-def _stored_key(store: AnnotationStore, key: str, registry: Registry) -> str:
-    """The set key as the store spells it (registry spelling first)."""
-    try:
-        key = registry.set(key).key
-    except ConfigError:
-        pass
-    if _set_graph_value(store, key, CRAFT.ontology) is None:
-        raise ConfigError(
-            f"set {key!r} has no ontology in this store (craft:ontology): build it with its ontology file, "
-            "or give the dictionary directly")
-    return key
-
-
-def ontology_of(store: AnnotationStore, set_key: str) -> str:
-    """The IRI of the ontology graph set ``set_key`` names; ConfigError when it names none."""
-    value = _set_graph_value(store, set_key, CRAFT.ontology)
-    if value is None:
-        raise ConfigError(f"set {set_key!r} has no ontology graph in this store")
-    return value.value
-
-
-def fetch_terms(store: AnnotationStore, set_key: str, *, registry: Registry,
+def fetch_terms(store: ReadableStore, ref: SetRef, *, registry: Registry,
                 curies: CurieMap | None = None) -> list[DictionaryTerm]:
     """Every name of the classes of the set's ontology that the module's filters keep, sorted.
 
-    Raises ConfigError when the set or its ontology is not in the store.
+    ``ref`` is the set (:func:`craftrdf.sets.resolve_set`); ConfigError when it names no ontology.
     """
     curies = curies or CurieMap()
-    key = _stored_key(store, set_key, registry)
-    module = _module_of(store, key, registry)
+    ref.require_ontology()
+    key = ref.key
+    module = _module(ref, registry)
     query = resolve_query("matcher-names").text
     classes: set[str] = set()
     namespaces: dict[str, str] = {}
@@ -249,7 +216,7 @@ def _keep(cls_iri: str, classes: set[str], namespaces: Mapping[str, str], exclud
     return curie
 
 
-def _excluded(store: AnnotationStore, key: str, module: ModuleSpec, curies: CurieMap) -> set[str]:
+def _excluded(store: ReadableStore, key: str, module: ModuleSpec, curies: CurieMap) -> set[str]:
     out: set[str] = set()
     query = resolve_query("matcher-subtree").text
     for root in module.exclude_subtrees:
@@ -259,7 +226,7 @@ def _excluded(store: AnnotationStore, key: str, module: ModuleSpec, curies: Curi
     return out
 
 
-def _solutions(store: AnnotationStore, query: str, subs: Mapping[str, ox.NamedNode | ox.Literal]) -> ox.QuerySolutions:
+def _solutions(store: ReadableStore, query: str, subs: Mapping[str, ox.NamedNode | ox.Literal]) -> ox.QuerySolutions:
     result = store.query(query, substitutions=subs)
     if not isinstance(result, ox.QuerySolutions):  # pragma: no cover - the library queries are SELECTs
         raise TypeError("expected SELECT solutions")
@@ -307,38 +274,37 @@ def _write_json(path: Path, data: object) -> None:
         logger.warning("could not write matcher cache file %s: %s", path, exc)
 
 
-def _terms_key(store: AnnotationStore, set_key: str, registry: Registry) -> str:
-    key = _stored_key(store, set_key, registry)
-    graph = ontology_of(store, key)
+def _terms_key(store: ReadableStore, ref: SetRef, registry: Registry) -> str:
+    key, graph = ref.key, ref.require_ontology()
     batch = store.batches().get(graph)
     if batch is None:
         raise ConfigError(f"ontology graph {graph} of set {key} is not a batch of this store")
-    module = _module_of(store, key, registry)
+    module = _module(ref, registry)
     filters = json.dumps([module.keep_prefixes, module.namespace, module.exclude_subtrees] if module else None)
     return _digest("terms", key, graph, batch.digest, filters)
 
 
-def load_terms(store: AnnotationStore, set_key: str, *, registry: Registry, cache_dir: Path | None = None,
+def load_terms(store: ReadableStore, ref: SetRef, *, registry: Registry, cache_dir: Path | None = None,
                curies: CurieMap | None = None) -> tuple[list[DictionaryTerm], str]:
     """The set's terms (:func:`fetch_terms`) and their digest, read from ``cache_dir`` when there.
 
     The digest identifies the terms' content (ontology batch digest and filters); it keys
     the normalized dictionaries built from them.
     """
-    digest = _terms_key(store, set_key, registry)
+    digest = _terms_key(store, ref, registry)
     path = cache_dir / f"terms-{digest}.json" if cache_dir is not None else None
     if path is not None:
         data = _read_json(path)
         if isinstance(data, dict) and data.get("digest") == digest:
-            logger.info("dictionary terms of %s from cache %s", set_key, path)
+            logger.info("dictionary terms of %s from cache %s", ref.key, path)
             return [DictionaryTerm(*t) for t in data["terms"]], digest
-    terms = fetch_terms(store, set_key, registry=registry, curies=curies)
+    terms = fetch_terms(store, ref, registry=registry, curies=curies)
     if path is not None:
-        _write_json(path, {"digest": digest, "set": set_key, "terms": [[t.class_id, t.name, t.scope] for t in terms]})
+        _write_json(path, {"digest": digest, "set": ref.key, "terms": [[t.class_id, t.name, t.scope] for t in terms]})
     return terms, digest
 
 
-def load_dictionary(store: AnnotationStore, set_key: str, normalization: TextNormalization, synonyms: Synonyms | str, *,
+def load_dictionary(store: ReadableStore, ref: SetRef, normalization: TextNormalization, synonyms: Synonyms | str, *,
                     registry: Registry, cache_dir: Path | None = None, curies: CurieMap | None = None,
                     normalizer: Normalizer | None = None) -> Dictionary:
     """The normalized dictionary of a set for one normalization and synonym policy, cached on disk.
@@ -348,19 +314,19 @@ def load_dictionary(store: AnnotationStore, set_key: str, normalization: TextNor
     synonyms = Synonyms(synonyms)
     normalization = TextNormalization(CaseMatch(normalization.caseMatch), Stemmer(normalization.stemmer),
                                       StopWords(normalization.stopWords))
-    terms_digest = _terms_key(store, set_key, registry)
+    terms_digest = _terms_key(store, ref, registry)
     digest = _digest("dictionary", terms_digest, normalization.caseMatch.value, normalization.stemmer.value,
                      normalization.stopWords.value, synonyms.value)
     path = cache_dir / f"dictionary-{digest}.json" if cache_dir is not None else None
     if path is not None:
         data = _read_json(path)
         if isinstance(data, dict) and data.get("digest") == digest:
-            logger.info("dictionary of %s from cache %s", set_key, path)
+            logger.info("dictionary of %s from cache %s", ref.key, path)
             entries = {tuple(k): frozenset(v) for k, v in data["entries"]}
             return Dictionary(entries, normalization, synonyms)
-    terms, _ = load_terms(store, set_key, registry=registry, cache_dir=cache_dir, curies=curies)
+    terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
     dictionary = Dictionary.build(terms, normalization, synonyms, normalizer=normalizer)
     if path is not None:
-        _write_json(path, {"digest": digest, "set": set_key,
+        _write_json(path, {"digest": digest, "set": ref.key,
                            "entries": [[list(k), sorted(v)] for k, v in dictionary.entries.items()]})
     return dictionary

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..annotations import document_texts, fetch_annotations
+from ..webanno import document_texts, fetch_annotations
 from ..curie import is_extension_curie
 from ..iris import annotation_iri
 from ..matcher import MatcherConfig, MatchingSession
@@ -20,6 +20,7 @@ from ..matcher.dictionary import load_terms
 from ..query import resolve_query, run_query
 from ..registry import Registry
 from ..stats import ArticleStats, summarize
+from ..sets import resolve_set
 from ..store import AnnotationStore
 from ..sweep import Progress, SweepExecutor, SweepReport, TermFilter, sweep_store
 from ..sweep.inputs import document_splits
@@ -162,7 +163,7 @@ def similarity_distribution(store: AnnotationStore, key: str, documents: Sequenc
     from ..similarity import similarity_index
 
     texts = document_texts(store, documents)
-    terms, _ = load_terms(store, key, registry=registry, cache_dir=cache_dir)  # the sweep's cached names
+    terms, _ = load_terms(store, resolve_set(store, key), registry=registry, cache_dir=cache_dir)  # the sweep's cache
     predicted = MatchingSession(texts, terms, cache_dir=cache_dir).annotate(MatcherConfig())
     at: dict[tuple[str, object], str] = {}
     for doc, anns in predicted.items():

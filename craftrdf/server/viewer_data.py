@@ -39,14 +39,14 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from ..annotations import document_texts, rows_to_annotations
+from ..webanno import document_texts, rows_to_annotations
 from ..curie import CurieMap, is_extension_curie
 from ..errors import InputError
 from ..iris import document_iri
 from ..model import Span
 from ..query import QueryResult, resolve_query, run_query
 from ..similarity import UnknownTermError, WangIndex, similarity_index
-from ..store import AnnotationStore
+from ..store import ReadableStore
 from ..views import containment_pairs
 from ..vocab import CRAFT, OBO, OBOINOWL, OWL, RDF, RDFS
 
@@ -71,11 +71,6 @@ MODULE_COLOURS: Mapping[str, str] = {
     "GO_CC": "#8c564b", "GO_MF": "#e377c2", "MOP": "#7f7f7f", "NCBITaxon": "#bcbd22", "PR": "#17becf",
     "MONDO": "#393b79",
 }
-
-
-#: What the viewer reads from: an :class:`~craftrdf.store.AnnotationStore`, or any object with
-#: its ``query(sparql, *, substitutions=..., named_graphs=...)`` method (a remote store).
-QueryStore = AnnotationStore
 
 
 def _v(term: object) -> str:
@@ -182,7 +177,7 @@ class DocumentView:
         }
 
 
-def _sets(store: QueryStore, counts: Mapping[str, int]) -> tuple[SetInfo, ...]:
+def _sets(store: ReadableStore, counts: Mapping[str, int]) -> tuple[SetInfo, ...]:
     rows = run_query(store, resolve_query("viewer-sets")).rows
     raw = [(_v(r[0]), _opt(r[1]), _opt(r[2])) for r in rows]
     # a graph with a set key but no craft:AnnotationSet type still gets a legend entry
@@ -215,7 +210,7 @@ def _first_labels(result: QueryResult, key_cols: tuple[str, ...]) -> tuple[list[
     return list(seen.values()), labels
 
 
-def document_view(store: QueryStore, pmid: str, *, base_iri: str, curies: CurieMap | None = None) -> DocumentView | None:
+def document_view(store: ReadableStore, pmid: str, *, base_iri: str, curies: CurieMap | None = None) -> DocumentView | None:
     """The document ``pmid`` with every annotation of every set; None when the store has no such document.
 
     ``base_iri`` is where the store is published (the document's IRI is
@@ -320,10 +315,10 @@ class ClassView:
         }
 
 
-IndexBuilder = Callable[[QueryStore, str], WangIndex]
+IndexBuilder = Callable[[ReadableStore, str], WangIndex]
 
 
-def wang_index(store: QueryStore, ontology: str) -> WangIndex:
+def wang_index(store: ReadableStore, ontology: str) -> WangIndex:
     """The Wang index of one ontology graph with the paper's weights (is_a 0.8, part_of 0.6)."""
     return similarity_index(store, method="wang", ontology=ontology, cache=None)
 
@@ -342,7 +337,7 @@ class ViewerState:
     ``build_index`` replaces how an index is made (tests use it).
     """
 
-    def __init__(self, store: QueryStore, *, base_iri: str, similar_k: int = 10, similar_wait: float | None = 5.0,
+    def __init__(self, store: ReadableStore, *, base_iri: str, similar_k: int = 10, similar_wait: float | None = 5.0,
                  executor: Executor | None = None, build_index: IndexBuilder = wang_index) -> None:
         self.store = store
         self.base_iri = _base(base_iri)

@@ -31,7 +31,7 @@ from typing import Any, Literal
 import pyoxigraph as ox
 
 from ..errors import CraftrdfError, QueryError, StoreError
-from ..store import AnnotationStore
+from ..store import AnnotationStore, SparqlReads
 from .guard import RequestRefused
 
 __all__ = ["Answer", "PooledStore", "QueryJob", "StoreOpener", "WorkerPool", "run_sparql", "run_update"]
@@ -410,8 +410,8 @@ class WorkerPool:
         raise RequestRefused(msg[1], msg[2])
 
 
-class PooledStore:
-    """The read interface of :class:`~craftrdf.store.AnnotationStore`, run in a :class:`WorkerPool`.
+class PooledStore(SparqlReads):
+    """A :class:`~craftrdf.store.ReadableStore` whose queries run in a :class:`WorkerPool`.
 
     ``query`` returns what the embedded store returns (``QuerySolutions``, ``QueryBoolean``,
     or a list of triples for CONSTRUCT), parsed back from TSV / JSON / N-Triples, so library

@@ -4,8 +4,8 @@ The stages: :mod:`.grid` (which configurations; which of them behave alike),
 :mod:`.inputs` (what the store gives, read once), :mod:`.run` (the sweep: shared work,
 injected executor, resumable results), :mod:`.score` (exact spans and the Shared Task
 SER), :mod:`.results` (``results.csv``, best rows, Pareto front), :mod:`.report`
-(``best.md``), :mod:`.plot` (``pr.png``) and :mod:`.select` (:func:`sweep_store`, what
-``craftrdf sweep`` calls).
+(``best.md``), :mod:`.plot` (``pr.png``) and :mod:`.executors` (where tasks run) and
+:mod:`.entry` (:func:`sweep_store`, what ``craftrdf sweep`` calls).
 
 >>> from craftrdf.sweep import load_grid, plan
 >>> len(load_grid("all")), sum(len(g.runs) for g in plan(load_grid("all")))
@@ -17,19 +17,16 @@ from __future__ import annotations
 from .grid import QUICK, RunGroup, load_grid, plan, product_grid
 from .inputs import prepare_inputs, prepare_split_inputs
 from .results import COLUMNS, ResultsFile, SweepRow, best_rows, pareto_front, read_results
+from .executors import DaskExecutor, InlineExecutor, LocalPool, SweepExecutor
 from .run import (
-    DaskExecutor,
-    InlineExecutor,
-    LocalPool,
     Progress,
-    SweepExecutor,
     SweepInputs,
     SweepResult,
     run_group,
     run_sweep,
 )
 from .score import ExactCounts, GoldStandard
-from .select import SweepReport, sweep_store
+from .entry import SweepReport, sweep_store
 from .termfilter import FilteredRows, FilterScorer, TermFilter, cross_validated
 
 __all__ = [

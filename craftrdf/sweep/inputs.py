@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from ..annotations import document_texts, fetch_annotations
+from ..webanno import document_texts, fetch_annotations
 from ..curie import CurieMap
 from ..errors import ConfigError
 from ..ingest.corpus import SPLITS
@@ -25,6 +25,7 @@ from ..matcher.dictionary import load_terms
 from ..model import Annotation
 from ..registry import Registry
 from ..rules import craft_rules, set_mappings
+from ..sets import resolve_set
 from ..store import AnnotationStore
 from ..vocab import CRAFT, FABIO
 from .run import SweepInputs
@@ -70,10 +71,8 @@ def prepare_split_inputs(store: AnnotationStore, set_key: str, *, splits: Sequen
     from ..similarity import similarity_index
 
     curies = curies or CurieMap()
-    try:
-        key = registry.set(set_key).key
-    except ConfigError:
-        key = set_key
+    ref = resolve_set(store, set_key)
+    key = ref.key
     by_doc = document_splits(store)
     chosen = []
     for split in splits:
@@ -82,10 +81,10 @@ def prepare_split_inputs(store: AnnotationStore, set_key: str, *, splits: Sequen
         if not pmids:
             raise ConfigError(f"the store has no documents of split {split!r} (splits: {', '.join(SPLITS)})")
         chosen.append((names, pmids))
-    terms, _ = load_terms(store, key, registry=registry, cache_dir=cache_dir, curies=curies)
+    terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
     annotations = fetch_annotations(store, key, curies=curies)
     index = ShippedIndex(similarity_index(store, method="bossy"))
-    rules = craft_rules(key, registry) if apply_craft_rules else ()
+    rules = craft_rules(key, ref.variant) if apply_craft_rules else ()
     mappings = set_mappings(store, key, curies=curies) if rules else None
     out = []
     for names, pmids in chosen:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..matcher.config import PARAMETERS, MatcherConfig
-from .score import ExactRates
+from ..evaluation.metrics import RetrievalRates
 
 __all__ = ["COLUMNS", "ResultsFile", "csv_line", "SweepRow", "best_rows", "pareto_front", "read_results"]
 
@@ -33,7 +33,7 @@ COLUMNS: tuple[str, ...] = (*PARAMETERS, "tp", "fp", "fn", "precision", "recall"
 
 
 @dataclass(frozen=True, slots=True)
-class SweepRow(ExactRates):
+class SweepRow(RetrievalRates):
     """The scores of one configuration: exact-span counts and rates, the Shared Task SER, seconds."""
 
     config: MatcherConfig

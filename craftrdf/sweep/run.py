@@ -10,9 +10,8 @@ as it finishes. On a worker, a :class:`~craftrdf.matcher.annotate.MatchingSessio
 keeps tokens, normalized texts and dictionaries between tasks, so each normalization
 is computed once per worker and each dictionary once.
 
-Executors (any object with ``share``, ``submit`` and ``as_completed``):
-:class:`InlineExecutor` (this process), :class:`LocalPool` (a process pool over the
-cores), :class:`DaskExecutor` (a ``distributed.Client``: a LocalCluster or a real one).
+The executor is passed in (:mod:`craftrdf.sweep.executors`: this process, a local process
+pool, or a Dask cluster).
 """
 
 from __future__ import annotations
@@ -40,16 +39,13 @@ from ..matcher.normalize import Normalizer
 from ..model import Annotation
 from ..similarity.wang import SimilarityWarning
 from ..rules import Mappings, apply_rules
+from .executors import InlineExecutor, SweepExecutor, installed
 from .grid import RunGroup, plan
 from .results import ResultsFile, SweepRow
 from .score import ClassSimilarity, GoldStandard
 
 __all__ = [
-    "DaskExecutor",
-    "InlineExecutor",
-    "LocalPool",
     "Progress",
-    "SweepExecutor",
     "SweepInputs",
     "SweepResult",
     "run_group",
@@ -145,17 +141,8 @@ class _WorkerState:
 # sharing; only the newest inputs are kept so a long-lived worker does not accumulate them.
 _STATES: dict[str, _WorkerState] = {}
 _STATES_LOCK = threading.Lock()
-# Inputs installed by a LocalPool's initializer, looked up by token (the pool ships them once).
-_INSTALLED: dict[str, SweepInputs] = {}
-
-
-def _install(inputs: SweepInputs) -> None:
-    _INSTALLED.clear()
-    _INSTALLED[inputs.token] = inputs
-
-
 def _state(shared: SweepInputs | str) -> _WorkerState:
-    inputs = _INSTALLED[shared] if isinstance(shared, str) else shared
+    inputs = installed(shared) if isinstance(shared, str) else shared
     with _STATES_LOCK:
         hit = _STATES.get(inputs.token)
         if hit is None:
@@ -213,135 +200,6 @@ def run_group(shared: SweepInputs | str, group: RunGroup) -> list[SweepRow]:
             rows.append(SweepRow(config, exact.tp, exact.fp, exact.fn, ser, time.perf_counter() - t,
                                  time.process_time() - cpu))
         return rows
-
-
-# -- executors ----------------------------------------------------------------------------
-
-
-class SweepExecutor(Protocol):
-    """What :func:`run_sweep` needs of an executor."""
-
-    def share(self, inputs: SweepInputs) -> object:
-        """Make ``inputs`` available to the workers once; returns what tasks receive in its place."""
-        ...
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Any:
-        """Start ``fn(*args)``; returns a future (``result()``)."""
-        ...
-
-    def as_completed(self, futures: Sequence[Any]) -> Iterable[Any]:
-        """The futures, as they finish."""
-        ...
-
-
-class _Deferred:
-    """A task of :class:`InlineExecutor`: run when its turn comes in ``as_completed``."""
-
-    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        self._call = (fn, args)
-        self._future: Future[Any] = Future()
-
-    def run(self) -> None:
-        fn, args = self._call
-        try:
-            self._future.set_result(fn(*args))
-        except Exception as exc:  # a future carries the error to result(), as a pool's does
-            self._future.set_exception(exc)
-
-    def result(self) -> Any:
-        """The task's value (or its exception, raised)."""
-        return self._future.result(timeout=0)
-
-
-class InlineExecutor:
-    """Runs every task in this process, one at a time as results are asked for (tests, the sample).
-
-    Tasks run inside :meth:`as_completed`, so each group's rows are written before the next
-    group starts: an interrupt loses only the group in flight, as with a pool.
-    """
-
-    def share(self, inputs: SweepInputs) -> object:
-        """The inputs themselves."""
-        return inputs
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Any:
-        """A task to run when :meth:`as_completed` reaches it."""
-        return _Deferred(fn, args)
-
-    def as_completed(self, futures: Sequence[Any]) -> Iterable[Any]:
-        """Run the tasks in order, yielding each once it has finished."""
-        for f in futures:
-            f.run()
-            yield f
-
-
-class LocalPool:
-    """A process pool over this machine's cores; the inputs go to each worker once, at its start.
-
-    Workers start with the ``forkserver`` method (they must not inherit an open store).
-    Use as a context manager, or call :meth:`close`.
-    """
-
-    def __init__(self, workers: int | None = None) -> None:
-        self.workers = max(1, workers or os.cpu_count() or 1)
-        self._pool: ProcessPoolExecutor | None = None
-        self._token: str | None = None
-
-    def share(self, inputs: SweepInputs) -> object:
-        """Start the pool with ``inputs`` installed in every worker; tasks receive the token."""
-        if self._pool is None or self._token != inputs.token:
-            import multiprocessing
-
-            self.close()
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["craftrdf.sweep.run"])
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=_install,
-                                             initargs=(inputs,))
-            self._token = inputs.token
-        return inputs.token
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
-        """Submit to the pool (after :meth:`share`)."""
-        if self._pool is None:
-            raise RuntimeError("LocalPool.share must be called before submit")
-        return self._pool.submit(fn, *args)
-
-    def as_completed(self, futures: Sequence[Any]) -> Iterable[Any]:
-        """concurrent.futures.as_completed."""
-        return _futures_completed(futures)
-
-    def close(self) -> None:
-        """Stop the workers, cancelling tasks not started."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-    def __enter__(self) -> LocalPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class DaskExecutor:
-    """A Dask ``distributed.Client``: the inputs are scattered to every worker once (broadcast)."""
-
-    def __init__(self, client: Any) -> None:
-        self.client = client
-
-    def share(self, inputs: SweepInputs) -> object:
-        """``client.scatter(inputs, broadcast=True)``: a future tasks receive as the inputs themselves."""
-        return self.client.scatter(inputs, broadcast=True, hash=False)
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Any:
-        """``client.submit(fn, *args, pure=False)``."""
-        return self.client.submit(fn, *args, pure=False)
-
-    def as_completed(self, futures: Sequence[Any]) -> Iterable[Any]:
-        """``distributed.as_completed``."""
-        from distributed import as_completed
-
-        return as_completed(futures)
 
 
 # -- the sweep ----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..evaluation.metrics import RetrievalRates
 from ..evaluation.bossy import Scores, comparison_class, pair_annotations, uses_parallel_ids
 from ..model import Annotation, Span
 
@@ -54,33 +55,8 @@ class ShippedIndex:
         return term in self.index
 
 
-class ExactRates:
-    """Precision, recall and F1 from ``tp``, ``fp`` and ``fn`` attributes (0 when undefined); a mixin."""
-
-    __slots__ = ()
-    tp: int
-    fp: int
-    fn: int
-
-    @property
-    def precision(self) -> float:
-        """TP / (TP + FP), 0 without predictions."""
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
-
-    @property
-    def recall(self) -> float:
-        """TP / (TP + FN), 0 without gold."""
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
-
-    @property
-    def f1(self) -> float:
-        """2PR / (P + R), 0 when both are 0."""
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-
 @dataclass(frozen=True, slots=True)
-class ExactCounts(ExactRates):
+class ExactCounts(RetrievalRates):
     """Exact-span, exact-class counts; precision, recall and F1 (0 when undefined)."""
 
     tp: int

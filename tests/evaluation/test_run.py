@@ -95,7 +95,7 @@ def test_parse_criteria():
 
 
 def test_cli_on_the_sample_with_a_class_moved_to_its_parent(tmp_path, capsys):
-    from craftrdf.annotations import fetch_annotations
+    from craftrdf.webanno import fetch_annotations
     from craftrdf.cli import main
     from craftrdf.demo import sample_dir
     from craftrdf.similarity import similarity_index

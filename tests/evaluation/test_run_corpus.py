@@ -91,7 +91,7 @@ def _isolated(annotations):
 def test_gold_moved_to_is_a_parents_scores_as_computed_by_hand(corpus_store, craft_dir):
     from dataclasses import replace
 
-    from craftrdf.annotations import fetch_annotations
+    from craftrdf.webanno import fetch_annotations
     from craftrdf.similarity import similarity_index
     from craftrdf.store import AnnotationStore
 

@@ -12,7 +12,7 @@ import pytest
 
 from craftrdf.errors import ConfigError, DataWarning
 from craftrdf.load import load_files
-from craftrdf.export import ExportFormat, export_set, find_set
+from craftrdf.export import ExportFormat, export_set
 from craftrdf.store import AnnotationStore
 
 from tests.helpers.sample import article_text, raw_set
@@ -23,25 +23,6 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "craftrdf.cli", "-q", *args], capture_output=True, text=True,
                           check=False, timeout=300)
-
-
-def test_set_keys_match_case_insensitively(sample_store):
-    ref = find_set(sample_store, "uberon_ext")
-    assert (ref.key, ref.graph) == ("UBERON_EXT", "https://w3id.org/craftrdf/set/UBERON_EXT")
-    with pytest.raises(ConfigError, match=r"no annotation set 'NOPE'.*UBERON_EXT"):
-        find_set(sample_store, "NOPE")
-
-
-def test_keys_differing_only_in_case_need_the_exact_key(tmp_path):
-    store = AnnotationStore.memory()
-    (tmp_path / "d1.bionlp").write_text("T1\tCL:0000540 0 6\tneuron\n")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        load_files(store, [tmp_path / "d1.bionlp"], set_key="Mine")
-        load_files(store, [tmp_path / "d1.bionlp"], set_key="MINE")
-    assert find_set(store, "MINE").key == "MINE"
-    with pytest.raises(ConfigError, match="ambiguous"):
-        find_set(store, "mine")
 
 
 def test_unknown_format_and_document_are_config_errors(sample_store, tmp_path):

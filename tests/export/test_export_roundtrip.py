@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.annotations import fetch_annotations
+from craftrdf.webanno import fetch_annotations
 from craftrdf.demo import sample_dir
 from craftrdf.errors import DataWarning
-from craftrdf.ingest.webanno import document_nquads
+from craftrdf.webanno import document_nquads
 from craftrdf.iris import DOCUMENTS_GRAPH
 from craftrdf.load import load_files
 from craftrdf.model import Document, Span

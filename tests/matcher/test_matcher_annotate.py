@@ -9,7 +9,7 @@ import pyoxigraph as ox
 import pytest
 
 from tests.helpers.sample import SAMPLE_PMIDS, sample_store_path
-from craftrdf.annotations import fetch_annotations
+from craftrdf.webanno import fetch_annotations
 from craftrdf.build import build_store
 from craftrdf.cli import main
 from craftrdf.demo import sample_dir
@@ -152,7 +152,7 @@ def _tiny_store() -> AnnotationStore:
     from craftrdf.curie import CurieMap
     from craftrdf.ingest.obo import iter_obo
     from craftrdf.ingest.ontology import ontology_nquads
-    from craftrdf.ingest.webanno import set_nquads
+    from craftrdf.webanno import set_nquads
     from craftrdf.iris import ontology_graph
 
     store = AnnotationStore.memory()
@@ -165,7 +165,7 @@ def _tiny_store() -> AnnotationStore:
 
 
 def test_a_new_configuration_replaces_the_stored_run_and_other_sets_are_protected(tmp_path):
-    from craftrdf.ingest.webanno import set_nquads
+    from craftrdf.webanno import set_nquads
     from craftrdf.matcher import run_annotation
 
     store = _tiny_store()

@@ -10,6 +10,7 @@ from craftrdf.matcher import MatcherConfig, annotate_texts, fetch_terms
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
 from craftrdf.sweep import prepare_inputs, run_sweep
+from craftrdf.sets import resolve_set
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
@@ -37,7 +38,7 @@ def test_dev_split_row_equals_an_independent_count(craft_dir, corpus_store, tmp_
     with AnnotationStore.open(corpus_store, mode="read") as store:
         registry = load_registry()
         inputs = prepare_inputs(store, "UBERON", split="dev", registry=registry, cache_dir=tmp_path)
-        terms = fetch_terms(store, "UBERON", registry=registry)
+        terms = fetch_terms(store, resolve_set(store, "UBERON"), registry=registry)
     assert sorted(inputs.texts) == sorted(dev) and inputs.texts == texts
     row = run_sweep(inputs, [config]).rows[0]
     out = annotate_texts(texts, terms, config)

@@ -1,4 +1,4 @@
-"""Annotations and documents as W3C Web Annotation quads (see docs/rdf-model.md).
+"""Annotations and documents as W3C Web Annotation quads, and read back as records (docs/rdf-model.md).
 
 One annotation becomes::
 
@@ -14,20 +14,39 @@ Selectors of a discontinuous annotation also carry ``craft:spanIndex`` (file ord
 range filters stay numeric and fast; ``craft:spans`` repeats the spans in one literal
 (``"16855-16876;16881-16894"``) so that bulk readers (views, containment, read-back) get
 an annotation in one row instead of a join over its selectors.
+
+The encoder (:func:`annotation_nquads`, :func:`document_nquads`, :func:`set_nquads`) is what
+every writer uses (build, load, views, rules, matcher runs); the read-back
+(:func:`fetch_annotations`, :func:`rows_to_annotations`, :func:`document_texts`) is its inverse.
+Both live here so the model is written down once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from urllib.parse import unquote
 
-from ..curie import CurieMap
-from ..errors import InputError
-from ..iris import annotation_iri, document_iri, set_iri
-from ..model import Annotation, Document, Span
-from ..rdf import int_literal, iri, literal, quad
-from ..vocab import CRAFT, DCTERMS, FABIO, OA, RDF
+import pyoxigraph as ox
 
-__all__ = ["annotation_nquads", "document_nquads", "parse_spans_text", "set_nquads", "spans_text"]
+from .curie import CurieMap
+from .errors import InputError
+from .iris import DOCUMENTS_GRAPH, annotation_iri, document_iri, set_iri
+from .model import Annotation, Document, Span
+from .query import resolve_query, run_query
+from .rdf import int_literal, iri, literal, quad
+from .store import AnnotationStore
+from .vocab import CRAFT, DCTERMS, FABIO, OA, RDF
+
+__all__ = [
+    "annotation_nquads",
+    "document_nquads",
+    "document_texts",
+    "fetch_annotations",
+    "parse_spans_text",
+    "rows_to_annotations",
+    "set_nquads",
+    "spans_text",
+]
 
 _TYPE = iri(RDF.type)
 _ANN = iri(OA.Annotation)
@@ -152,3 +171,54 @@ def set_nquads(
         yield quad(s, iri(CRAFT.ontology), iri(ontology), s)
     if mappings:
         yield quad(s, iri(CRAFT.mappings), iri(mappings), s)
+
+
+# -- read back ---------------------------------------------------------------------------------
+
+
+def fetch_annotations(
+    store: AnnotationStore, set_key: str, *, document: str | None = None, curies: CurieMap | None = None
+) -> list[Annotation]:
+    """The annotations of a set (optionally one document), spans in their original order.
+
+    Annotation ids are the source file's own ids (the last segment of the annotation
+    IRI); classes come back as CURIEs. Sorted by document, then annotation IRI.
+    """
+    curies = curies or CurieMap()
+    params = {"set": set_key}
+    if document is not None:
+        params["document"] = document
+    result = run_query(store, resolve_query("annotations"), params, curies=curies)
+    # sorted here rather than by ORDER BY: Oxigraph's sort decodes terms on every comparison,
+    # which cost more than the rest of the query (same order: document, then annotation IRI)
+    d, a = result.columns.index("document"), result.columns.index("annotation")
+    rows = sorted(result.rows, key=lambda r: (r[d].value, r[a].value))  # type: ignore[union-attr]
+    return rows_to_annotations(result.columns, rows, curies)
+
+
+def rows_to_annotations(
+    columns: tuple[str, ...], rows: Iterable[tuple[object, ...]], curies: CurieMap
+) -> list[Annotation]:
+    """Records from result rows with columns annotation, document, class, spans, text (one row each)."""
+    col = {c: i for i, c in enumerate(columns)}
+    a, d, c, s, t = col["annotation"], col["document"], col["class"], col["spans"], col["text"]
+    out = []
+    for row in rows:
+        spans, text = row[s], row[t]
+        out.append(Annotation(
+            id=unquote(row[a].value.rsplit("/", 1)[1]),  # type: ignore[attr-defined]
+            document=row[d].value,  # type: ignore[attr-defined]
+            class_id=curies.compress(row[c].value),  # type: ignore[attr-defined]
+            spans=parse_spans_text(spans.value) if isinstance(spans, ox.Literal) else (),
+            text=text.value if isinstance(text, ox.Literal) else None,
+        ))
+    return out
+
+
+def document_texts(store: AnnotationStore, pmids: Iterable[str] | None = None) -> dict[str, str]:
+    """PMID -> article text for the documents the store holds (all, or those among ``pmids``)."""
+    rows = store.query(
+        "SELECT ?g ?id ?text WHERE { GRAPH ?g { ?d <%s> ?id ; <%s> ?text } }" % (FABIO.hasPubMedId, CRAFT.text),
+        substitutions={"g": ox.NamedNode(DOCUMENTS_GRAPH)})
+    wanted = set(pmids) if pmids is not None else None
+    return {r["id"].value: r["text"].value for r in rows if wanted is None or r["id"].value in wanted}

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.annotations import fetch_annotations
+from craftrdf.webanno import fetch_annotations
 from craftrdf.curie import CurieMap
 from craftrdf.errors import DataWarning
 from craftrdf.ingest.bionlp import read_bionlp, write_bionlp
 from craftrdf.ingest.knowtator import read_knowtator
-from craftrdf.ingest.webanno import annotation_nquads, set_nquads
+from craftrdf.webanno import annotation_nquads, set_nquads
 from craftrdf.model import Annotation, Span
 from craftrdf.rdf import literal
 from craftrdf.store import AnnotationStore

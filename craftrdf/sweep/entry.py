@@ -20,7 +20,8 @@ from .inputs import prepare_split_inputs
 from .plot import plot_pr
 from .report import best_markdown
 from .results import COLUMNS, SweepRow, best_rows, csv_line
-from .run import Progress, SweepExecutor, SweepResult, run_sweep
+from .executors import SweepExecutor
+from .run import Progress, SweepResult, run_sweep
 from .termfilter import FilteredRows, FilterScorer, TermFilter
 
 __all__ = ["SweepReport", "sweep_store"]
