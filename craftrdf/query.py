@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -22,9 +23,20 @@ import pyoxigraph as ox
 
 from .curie import CurieMap
 from .errors import QueryError
-from .store import AnnotationStore
+from .store import ReadableStore
 
-__all__ = ["NamedQuery", "QueryResult", "bind_value", "format_result", "library", "resolve_query", "run_query"]
+__all__ = [
+    "NamedQuery",
+    "PyValue",
+    "QueryResult",
+    "Term",
+    "bind_value",
+    "format_result",
+    "library",
+    "python_value",
+    "resolve_query",
+    "run_query",
+]
 
 OutputFormat = Literal["table", "csv", "tsv", "json"]
 _PARAM = re.compile(r"^#\s+\?(\w+)\s+(.*)$")
@@ -41,12 +53,96 @@ class NamedQuery:
     params: tuple[str, ...]
 
 
+Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
+#: A term as a Python value: an IRI or blank node as its string, a literal as ``int``, ``float``,
+#: ``bool``, ``decimal.Decimal`` or ``str`` by its datatype, an unbound variable as None.
+PyValue = str | int | float | bool | Decimal | None
+
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+_INTEGERS = {_XSD + t for t in ("integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
+                                "nonPositiveInteger", "negativeInteger", "unsignedInt", "unsignedLong",
+                                "unsignedShort", "unsignedByte")}
+
+
+def python_value(term: Term | None) -> PyValue:
+    """A term as a Python value (see :data:`PyValue`); a literal that does not parse stays a string.
+
+    >>> python_value(ox.Literal("3", datatype=ox.NamedNode(_XSD + "integer"))), python_value(None)
+    (3, None)
+    >>> python_value(ox.NamedNode("http://e/a")), python_value(ox.Literal("x", language="en"))
+    ('http://e/a', 'x')
+    """
+    if term is None:
+        return None
+    if isinstance(term, ox.Literal):
+        dt = term.datatype.value
+        try:
+            if dt in _INTEGERS:
+                return int(term.value)
+            if dt in (_XSD + "double", _XSD + "float"):
+                return float(term.value)
+            if dt == _XSD + "decimal":
+                return Decimal(term.value)
+            if dt == _XSD + "boolean":
+                return term.value in ("true", "1")
+        except (ValueError, ArithmeticError):
+            return term.value
+        return term.value
+    if isinstance(term, ox.Triple):
+        return str(term)
+    return term.value
+
+
 @dataclass(frozen=True, slots=True)
 class QueryResult:
-    """Rows of a SELECT query: column names and terms (None where unbound)."""
+    """Rows of a SELECT query: column names and terms (None where unbound).
+
+    ``rows`` keeps the terms as pyoxigraph gives them; :meth:`strings`,
+    :meth:`optional_strings` and :meth:`records` give typed views of the same rows, so
+    callers need not test each cell for None.
+
+    >>> r = QueryResult(("s", "n"), ((ox.NamedNode("http://e/a"), ox.Literal("2", datatype=ox.NamedNode(_XSD + "integer"))),))
+    >>> r.strings("s", "n"), r.records()
+    ([('http://e/a', '2')], [{'s': 'http://e/a', 'n': 2}])
+    """
 
     columns: tuple[str, ...]
-    rows: tuple[tuple[ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None, ...], ...]
+    rows: tuple[tuple[Term | None, ...], ...]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def index(self, column: str) -> int:
+        """The position of ``column``; QueryError naming the columns there are."""
+        try:
+            return self.columns.index(column)
+        except ValueError:
+            raise QueryError(f"no column {column!r} in the result; columns: {', '.join(self.columns)}") from None
+
+    def strings(self, *columns: str) -> list[tuple[str, ...]]:
+        """Each row's ``columns`` as lexical values (IRIs as IRIs); QueryError if one is unbound in a row."""
+        idx = [self.index(c) for c in columns]
+        try:
+            return [tuple(row[i].value for i in idx) for row in self.rows]  # type: ignore[union-attr]
+        except AttributeError:  # a None cell: say which column
+            for row in self.rows:
+                for c, i in zip(columns, idx):
+                    if row[i] is None:
+                        raise QueryError(f"column {c!r} is unbound in a row of the result") from None
+            raise
+
+    def optional_strings(self, *columns: str) -> list[tuple[str | None, ...]]:
+        """Each row's ``columns`` as lexical values, None where unbound."""
+        idx = [self.index(c) for c in columns]
+        return [tuple(None if (v := row[i]) is None else _lexical(v) for i in idx) for row in self.rows]
+
+    def records(self) -> list[dict[str, PyValue]]:
+        """Rows as ``{column: Python value}`` (:func:`python_value`): what a notebook wants."""
+        return [{c: python_value(t) for c, t in zip(self.columns, row)} for row in self.rows]
+
+
+def _lexical(term: Term) -> str:
+    return str(term) if isinstance(term, ox.Triple) else term.value
 
 
 def _parse(name: str, text: str) -> NamedQuery:
@@ -100,8 +196,8 @@ def bind_value(value: str, curies: CurieMap) -> ox.NamedNode | ox.Literal:
 
 
 def run_query(
-    store: AnnotationStore,
-    query: NamedQuery,
+    store: ReadableStore,
+    query: NamedQuery | str,
     params: Mapping[str, str] | None = None,
     *,
     curies: CurieMap | None = None,
@@ -109,9 +205,13 @@ def run_query(
 ) -> QueryResult:
     """Run a SELECT query with parameters bound by name; QueryError on any problem.
 
-    Each parameter name must be a variable of the query's SELECT list. ``named_graphs``
-    restricts the graphs the query sees (how views choose their annotation sets).
+    ``query`` is a :class:`NamedQuery` or a library query's name or a ``.rq`` path
+    (:func:`resolve_query`). Each parameter name must be a variable of the query's SELECT
+    list. ``named_graphs`` restricts the graphs the query sees (how views choose their
+    annotation sets).
     """
+    if isinstance(query, str):
+        query = resolve_query(query)
     curies = curies or CurieMap()
     subs = {}
     for name, value in (params or {}).items():

@@ -196,14 +196,15 @@ def containment_spans(store: AnnotationStore) -> list[tuple[str, str, int, int]]
     (``queries/containment-spans.rq``, one triple pattern per annotation); when any IRI is
     not one craftrdf minted, every row is asked for its document instead (``queries/spans.rq``).
     """
-    rows = run_query(store, resolve_query("containment-spans")).rows
-    docs = [annotation_document(r[0].value) for r in rows]  # type: ignore[union-attr]
+    result = run_query(store, "containment-spans")
+    rows = result.strings("annotation", "spans")
+    docs = [annotation_document(ann) for ann, _ in rows]
     if any(d is None for d in docs):  # an annotation IRI craftrdf did not mint: ask for the documents
-        full = run_query(store, resolve_query("spans")).rows
-        return [(r[1].value, r[2].value, s.start, s.end) for r in full  # type: ignore[union-attr]
-                for s in parse_spans_text(r[3].value)]  # type: ignore[union-attr]
-    return [(r[0].value, d, s.start, s.end) for r, d in zip(rows, docs)  # type: ignore[union-attr]
-            for s in parse_spans_text(r[1].value)]  # type: ignore[union-attr]
+        full = run_query(store, "spans")
+        return [(ann, doc, s.start, s.end) for _, ann, doc, spans in full.strings("set", "annotation", "doc", "spans")
+                for s in parse_spans_text(spans)]
+    return [(ann, d, s.start, s.end) for (ann, spans), d in zip(rows, docs) if d is not None
+            for s in parse_spans_text(spans)]
 
 
 def ensure_containment(store: AnnotationStore) -> int:
@@ -295,17 +296,14 @@ def ensure_view_rows(store: AnnotationStore, sets: Sequence[str]) -> int:
     for key in stale:
         if set_iri(key) not in batches:
             raise ConfigError(f"no annotation set {key} in the store")
-        result = run_query(store, resolve_query("annotations"), {"set": key})
-        col = {c: i for i, c in enumerate(result.columns)}
+        result = run_query(store, "annotations", {"set": key})
         g = iri(view_rows_graph(key))
         row = iri(_ROW)
         lines = []
-        for r in result.rows:
-            spans, text = r[col["spans"]], r[col["text"]]
-            value = json.dumps([r[col["document"]].value, r[col["class"]].value,  # type: ignore[union-attr]
-                                spans.value if spans is not None else None,
-                                text.value if text is not None else None], ensure_ascii=False)
-            lines.append(f"<{r[col['annotation']].value}> {row} {literal(value)} {g} .")  # type: ignore[union-attr]
+        for ann, document, cls, spans, text in result.optional_strings("annotation", "document", "class", "spans",
+                                                                      "text"):
+            value = json.dumps([document, cls, spans, text], ensure_ascii=False)
+            lines.append(f"<{ann}> {row} {literal(value)} {g} .")
         store.load_batch(view_rows_graph(key), lines, digest=_rows_digest(batches[set_iri(key)].digest))
         logger.info("view rows of %s written: %d", key, len(lines))
     return len(stale)
@@ -324,20 +322,19 @@ def _fast_view(store: AnnotationStore, spec: ViewSpec, curies: CurieMap) -> list
         ensure_containment(store)
     rows = []
     for key in dict.fromkeys(spec.sets):
-        result = run_query(store, resolve_query("view-rows"), named_graphs=[view_rows_graph(key)])
-        for ann, value in result.rows:
-            document, cls, spans, text = json.loads(value.value)  # type: ignore[union-attr]
-            rows.append((key, ann.value, document, cls, spans, text))  # type: ignore[union-attr]
+        result = run_query(store, "view-rows", named_graphs=[view_rows_graph(key)])
+        for ann, value in result.strings("annotation", "row"):
+            document, cls, spans, text = json.loads(value)
+            rows.append((key, ann, document, cls, spans, text))
     nested: set[str] = set()
     if spec.nesting != "all":
         chosen = {r[1] for r in rows}
-        links = run_query(store, resolve_query("containment-links")).rows
-        nested = {inner.value for inner, outer in links  # type: ignore[union-attr]
-                  if inner.value in chosen and outer.value in chosen}  # type: ignore[union-attr]
+        links = run_query(store, "containment-links")
+        nested = {inner for inner, outer in links.strings("inner", "outer") if inner in chosen and outer in chosen}
     splits: dict[str, str] = {}
     if spec.split:
-        split_rows = run_query(store, resolve_query("document-splits")).rows
-        splits = {r[0].value: r[1].value for r in split_rows}  # type: ignore[union-attr]
+        split_rows = run_query(store, "document-splits")
+        splits = dict(split_rows.strings("document", "split"))
     out = []
     for key, ann, document, cls, spans, text in rows:
         # the same tests as queries/view.rq
@@ -367,8 +364,7 @@ def run_view(store: AnnotationStore, spec: ViewSpec, *, curies: CurieMap | None 
     if rows is None:
         result = _view_result(store, spec, curies)
         anns = rows_to_annotations(result.columns, result.rows, curies)
-        i = result.columns.index("set")
-        rows = [ViewRow(r[i].value, a) for r, a in zip(result.rows, anns)]  # type: ignore[union-attr]
+        rows = [ViewRow(key, a) for (key,), a in zip(result.strings("set"), anns)]
     rows.sort(key=lambda v: (v.set, v.annotation.document, v.annotation.id))
     return rows
 
@@ -381,7 +377,8 @@ def nested_annotations(store: AnnotationStore) -> set[str]:
     needs a writable store when the sets changed since they were computed.
     """
     ensure_containment(store)
-    return {inner.value for inner, _ in run_query(store, resolve_query("containment-links")).rows}  # type: ignore[union-attr]
+    links = run_query(store, "containment-links")
+    return {inner for inner, in links.strings("inner")}
 
 
 def nested_pairs(store: AnnotationStore, sets: Sequence[str], *, document: str | None = None) -> QueryResult:

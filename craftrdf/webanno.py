@@ -191,8 +191,8 @@ def fetch_annotations(
     result = run_query(store, resolve_query("annotations"), params, curies=curies)
     # sorted here rather than by ORDER BY: Oxigraph's sort decodes terms on every comparison,
     # which cost more than the rest of the query (same order: document, then annotation IRI)
-    d, a = result.columns.index("document"), result.columns.index("annotation")
-    rows = sorted(result.rows, key=lambda r: (r[d].value, r[a].value))  # type: ignore[union-attr]
+    keys = result.strings("document", "annotation")
+    rows = [row for _, row in sorted(zip(keys, result.rows), key=lambda kr: kr[0])]
     return rows_to_annotations(result.columns, rows, curies)
 
 

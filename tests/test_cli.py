@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from craftrdf.demo import sample_dir
+from tests.helpers.corpus import DATA
 
-DATA = Path(__file__).parent / "data"
 
 
 def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:

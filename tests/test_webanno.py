@@ -19,8 +19,8 @@ from craftrdf.webanno import annotation_nquads, set_nquads
 from craftrdf.model import Annotation, Span
 from craftrdf.rdf import literal
 from craftrdf.store import AnnotationStore
+from tests.helpers.corpus import DATA
 
-DATA = Path(__file__).parent.parent / "data"
 OA = "http://www.w3.org/ns/oa#"
 
 

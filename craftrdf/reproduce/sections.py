@@ -84,18 +84,18 @@ def documents_of(store: AnnotationStore, splits: Iterable[str]) -> list[str]:
 
 def sets_with_ontology(store: AnnotationStore) -> set[str]:
     """The set keys whose ontology is loaded in the store (``queries/sets.rq``)."""
-    result = run_query(store, resolve_query("sets"), {})
-    i, j = result.columns.index("set"), result.columns.index("ontology")
-    return {row[i].value for row in result.rows if row[j] is not None}  # type: ignore[union-attr]
+    rows = run_query(store, "sets").optional_strings("set", "ontology")
+    return {key for key, ontology in rows if key is not None and ontology is not None}
 
 
 def count_rows(store: AnnotationStore, published: Mapping[str, tuple[int, int, int, int]]) -> list[CountRow]:
     """Annotation counts per set, train+dev and test (``queries/annotation-counts.rq``)."""
     acc: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for key, split, n, d in run_query(store, resolve_query("annotation-counts"), {}).rows:
-        col = 2 if split.value == "test" else 0  # type: ignore[union-attr]
-        acc[key.value][col] += int(n.value)  # type: ignore[union-attr]
-        acc[key.value][col + 1] += int(d.value)  # type: ignore[union-attr]
+    result = run_query(store, "annotation-counts")
+    for key, split, n, d in result.strings("set", "split", "annotations", "discontinuous"):
+        col = 2 if split == "test" else 0
+        acc[key][col] += int(n)
+        acc[key][col + 1] += int(d)
     published_upper = {k.upper(): v for k, v in published.items()}
     return [CountRow(k, (v[0], v[1], v[2], v[3]), published_upper.get(k.upper())) for k, v in sorted(acc.items())]
 

@@ -16,8 +16,8 @@ from craftrdf.export import ExportFormat, export_set
 from craftrdf.store import AnnotationStore
 
 from tests.helpers.sample import article_text, raw_set
+from tests.helpers.corpus import DATA
 
-DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:

@@ -33,8 +33,9 @@ from craftrdf.export import export_set
 from craftrdf.store import AnnotationStore
 
 from tests.helpers.sample import article_text, raw_set
+from tests.helpers.corpus import DATA as TESTS_DATA
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "export"
+DATA = TESTS_DATA / "export"
 BASE = "https://w3id.org/craftrdf/"
 OBO = "http://purl.obolibrary.org/obo/"
 OA = "http://www.w3.org/ns/oa#"

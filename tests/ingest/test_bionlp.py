@@ -15,8 +15,8 @@ from craftrdf.ingest.bionlp import read_bionlp, write_bionlp
 from craftrdf.ingest.knowtator import read_knowtator
 from craftrdf.ingest.validate import validate_annotations
 from craftrdf.model import Annotation, Span
+from tests.helpers.corpus import DATA
 
-DATA = Path(__file__).resolve().parent.parent / "data"
 BIONLP = DATA / "bionlp"
 # "The granule cell layer of the adult dentate gyrus contains neurons.\n"
 TEXT = (DATA / "knowtator" / "valid.txt").read_text(encoding="utf-8")

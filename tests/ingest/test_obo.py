@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from craftrdf.errors import DataWarning, InputError, OboSyntaxError
 from craftrdf.ingest.obo import OboHeader, iter_obo, open_text
 from craftrdf.model import Synonym, Term, Typedef
+from tests.helpers.corpus import DATA as TESTS_DATA
 
-OBO_DATA = Path(__file__).resolve().parent.parent / "data" / "obo"
+OBO_DATA = TESTS_DATA / "obo"
 VALID = OBO_DATA / "valid.obo"
 MALFORMED = OBO_DATA / "malformed.obo"
 

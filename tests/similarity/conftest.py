@@ -8,8 +8,9 @@ import pytest
 
 from craftrdf.load import load_files
 from craftrdf.store import AnnotationStore
+from tests.helpers.corpus import DATA as TESTS_DATA
 
-SIM_DATA = Path(__file__).resolve().parent.parent / "data" / "similarity"
+SIM_DATA = TESTS_DATA / "similarity"
 FIG1_OBO = SIM_DATA / "wang2007_fig1.obo"
 TOY_OBO = SIM_DATA / "toy_extensions.obo"
 

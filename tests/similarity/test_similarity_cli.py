@@ -13,8 +13,9 @@ import pytest
 from craftrdf.cli import main
 from craftrdf.load import load_files
 from craftrdf.store import AnnotationStore
+from tests.helpers.corpus import DATA as TESTS_DATA
 
-SIM_DATA = Path(__file__).resolve().parent.parent / "data" / "similarity"
+SIM_DATA = TESTS_DATA / "similarity"
 FIG1 = f"{6.12 / 7.92:.6f}"  # the paper's Figure 1 example, worked out in test_wang.py
 
 

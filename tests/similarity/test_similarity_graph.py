@@ -21,8 +21,9 @@ from craftrdf.similarity import (
     similarity_index,
 )
 from craftrdf.similarity.graph import GRAPH_QUERY
+from tests.helpers.corpus import DATA as TESTS_DATA
 
-SIM_DATA = Path(__file__).resolve().parent.parent / "data" / "similarity"
+SIM_DATA = TESTS_DATA / "similarity"
 FIG1_SIM = 6.12 / 7.92  # worked out in test_wang.py from the paper's Figure 1
 
 
