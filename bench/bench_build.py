@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from craftrdf.build import build_store
+from craftrdf.builder import build_store
 from craftrdf.curie import CurieMap
-from craftrdf.query import resolve_query, run_query
+from craftrdf.querying import resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
 
@@ -62,7 +62,7 @@ def peak_mb():
 _OUR_LOAD = _PEAK + """
 import json, sys, time
 from pathlib import Path
-from craftrdf.build import ontology_lines
+from craftrdf.builder import ontology_lines
 from craftrdf.curie import CurieMap
 from craftrdf.store import AnnotationStore
 t = time.perf_counter()

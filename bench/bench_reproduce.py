@@ -20,11 +20,11 @@ import time
 import warnings
 from pathlib import Path
 
-from craftrdf.build import build_store
+from craftrdf.builder import build_store
 from craftrdf.registry import load_registry
 from craftrdf.reproduce import reproduce
 from craftrdf.store import AnnotationStore
-from craftrdf.sweep import LocalPool
+from craftrdf.sweeps import LocalPool
 
 GOAL = 180.0  # seconds: issue 9's "--quick finishes in under 3 minutes"
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import httpx
 import pyoxigraph as ox
 
-from craftrdf.query import library
+from craftrdf.querying import library
 from craftrdf.store import AnnotationStore
 
 DOCS = "https://w3id.org/craftrdf/documents"
@@ -145,7 +145,7 @@ def floor(store_path: Path, repeat: int) -> dict[str, float]:
 def build_sample(tmp: Path) -> Path:
     import warnings
 
-    from craftrdf.build import build_store
+    from craftrdf.builder import build_store
     from craftrdf.demo import sample_dir
     from craftrdf.errors import DataWarning
     from craftrdf.registry import load_registry

@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pyoxigraph as ox
 
-from craftrdf.build import build_store
+from craftrdf.builder import build_store
 from craftrdf.curie import CurieMap
 from craftrdf.registry import load_registry
 from craftrdf.similarity import (

@@ -33,8 +33,8 @@ from craftrdf.matcher import MatcherConfig, annotate_texts
 from craftrdf.matcher.dictionary import default_cache_dir
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
-from craftrdf.sweep import InlineExecutor, LocalPool, load_grid, plan, prepare_inputs, run_sweep
-from craftrdf.sweep.score import GoldStandard
+from craftrdf.sweeps import InlineExecutor, LocalPool, load_grid, plan, prepare_inputs, run_sweep
+from craftrdf.sweeps.score import GoldStandard
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from craftrdf.iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, set_iri
 from craftrdf.webanno import parse_spans_text
-from craftrdf.query import library, resolve_query, run_query
+from craftrdf.querying import library, resolve_query, run_query
 from craftrdf.store import AnnotationStore
 from craftrdf.views import (
     ViewSpec,

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from .build import BuildReport, Progress, build_store
+from .builder import BuildReport, Progress, build_store
 from .curie import CurieMap
-from .query import QueryResult, resolve_query, run_query
+from .querying import QueryResult, resolve_query, run_query
 from .registry import load_registry
 from .store import AnnotationStore
 

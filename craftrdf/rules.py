@@ -26,7 +26,7 @@ from typing import Literal
 from .curie import CurieMap
 from .errors import ConfigError
 from .model import Annotation
-from .query import resolve_query, run_query
+from .querying import resolve_query, run_query
 from .registry import Registry
 from .store import AnnotationStore
 

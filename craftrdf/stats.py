@@ -6,7 +6,7 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .query import resolve_query, run_query
+from .querying import resolve_query, run_query
 from .store import AnnotationStore
 
 __all__ = ["ArticleStats", "set_stats", "summarize"]

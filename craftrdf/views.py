@@ -39,7 +39,7 @@ from .errors import ConfigError
 from .webanno import annotation_nquads, parse_spans_text, set_nquads
 from .iris import BASE, CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, annotation_document, check_set_key, set_iri
 from .model import Annotation
-from .query import QueryResult, resolve_query, run_query
+from .querying import QueryResult, resolve_query, run_query
 from .rdf import iri, literal, quad
 from .store import AnnotationStore
 from .vocab import CRAFT

@@ -32,7 +32,7 @@ from .curie import CurieMap
 from .errors import InputError
 from .iris import DOCUMENTS_GRAPH, annotation_iri, document_iri, set_iri
 from .model import Annotation, Document, Span
-from .query import resolve_query, run_query
+from .querying import resolve_query, run_query
 from .rdf import int_literal, iri, literal, quad
 from .store import AnnotationStore
 from .vocab import CRAFT, DCTERMS, FABIO, OA, RDF

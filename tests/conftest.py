@@ -45,7 +45,7 @@ def corpus_store(craft_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
         return Path(prebuilt)
     import warnings
 
-    from craftrdf.build import build_store
+    from craftrdf.builder import build_store
     from craftrdf.errors import DataWarning
     from craftrdf.registry import load_registry
     from craftrdf.store import AnnotationStore

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from craftrdf.errors import QueryError
-from craftrdf.query import library, resolve_query, run_query
+from craftrdf.querying import library, resolve_query, run_query
 from craftrdf.bindings import bind_values
 from craftrdf.lexer import tokenize
 from craftrdf.vocab import CRAFT

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.build import build_store
-from craftrdf.query import resolve_query, run_query
+from craftrdf.builder import build_store
+from craftrdf.querying import resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.query import resolve_query, run_query
+from craftrdf.querying import resolve_query, run_query
 from craftrdf.stats import set_stats
 from craftrdf.store import AnnotationStore
 

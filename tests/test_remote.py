@@ -35,11 +35,11 @@ from tests.helpers.queries import (
     tiny_quads,
 )
 
-from craftrdf.build import build_store
+from craftrdf.builder import build_store
 from craftrdf.cli import main
 from craftrdf.demo import sample_dir
 from craftrdf.errors import QueryError, StoreError
-from craftrdf.query import library, resolve_query, run_query
+from craftrdf.querying import library, resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.remote import RemoteStore
 from craftrdf.store import AnnotationStore

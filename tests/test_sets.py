@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from craftrdf.errors import ConfigError
-from craftrdf.load import load_files
+from craftrdf.loader import load_files
 from craftrdf.sets import list_sets, resolve_set
 from craftrdf.store import AnnotationStore
 

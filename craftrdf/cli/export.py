@@ -10,7 +10,7 @@ _FORMATS = ("turtle", "trig", "nquads", "jsonld", "bionlp", "pubannotation")
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from ..export import export_set
+    from ..exports import export_set
 
     with open_store(args, mode="read") as store:
         r = export_set(store,  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     pool = None
     workers = worker_count("--workers", args.workers, os.cpu_count() or 1)
     if workers > 1:
-        from ..sweep import LocalPool
+        from ..sweeps import LocalPool
 
         pool = LocalPool(workers)
     try:

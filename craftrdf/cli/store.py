@@ -17,7 +17,7 @@ from ._common import (
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from ..demo import run_demo
-    from ..query import QueryResult, format_result
+    from ..querying import QueryResult, format_result
 
     r = run_demo(progress=progress_bar(args.quiet))
     print(f"craftrdf demo: built the bundled CRAFT sample in {r.build.seconds:.1f} s "
@@ -37,7 +37,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from ..build import build_store, check_craft_dir
+    from ..builder import build_store, check_craft_dir
     from ..registry import load_registry
 
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
@@ -54,7 +54,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
-    from ..query import format_result, resolve_query, run_query
+    from ..querying import format_result, resolve_query, run_query
 
     q = resolve_query(args.query)
     with open_store(args, mode="read") as store:
@@ -64,7 +64,7 @@ def _cmd_query(args: argparse.Namespace) -> int:
 
 
 def _cmd_load(args: argparse.Namespace) -> int:
-    from ..load import load_files
+    from ..loader import load_files
 
     with open_store(args, mode="write") as store:
         paths = [Path(p) for p in args.inputs]

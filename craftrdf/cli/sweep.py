@@ -33,7 +33,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from ..matcher.dictionary import default_cache_dir
     from ..registry import load_registry
     from ._common import open_store, worker_count
-    from ..sweep import DaskExecutor, InlineExecutor, LocalPool, TermFilter, load_grid, sweep_store
+    from ..sweeps import DaskExecutor, InlineExecutor, LocalPool, TermFilter, load_grid, sweep_store
 
     if (args.select_on is None) != (args.report_on is None):
         raise ConfigError("--select-on and --report-on go together (e.g. --select-on train,dev --report-on test)")

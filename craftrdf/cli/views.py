@@ -10,7 +10,7 @@ from ._common import add_store_options, open_store
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
-    from ..export.views import write_view_rows
+    from ..exports.views import write_view_rows
     from ..views import ViewSpec, materialize_view, resolve_sets, run_view
 
     # a local store opens for writing (nesting links are computed on first use); a remote one

@@ -351,7 +351,7 @@ def evaluate_craft(craft: str | Path, gold: str, pred: str, *, boundary: Boundar
     :func:`evaluate_store` does. Sets whose ontology file is absent score nothing: every
     class is then outside the ontology, which is logged.
     """
-    from ..build import build_store
+    from ..builder import build_store
     from ..registry import load_registry
     from ..store import AnnotationStore
 

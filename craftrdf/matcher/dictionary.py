@@ -40,7 +40,7 @@ import pyoxigraph as ox
 
 from ..curie import CurieMap
 from ..errors import ConfigError
-from ..query import resolve_query
+from ..querying import resolve_query
 from ..registry import ModuleSpec, Registry
 from ..sets import SetRef
 from ..store import ReadableStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 
-from ..sweep import SweepReport
+from ..sweeps import SweepReport
 from .published import Published
 from .sections import CountRow, SimilarityDistribution, StatsRow
 
@@ -117,7 +117,7 @@ def _sweeps(sweeps: Mapping[str, SweepReport], published: Published, grid: str, 
     out += ["", "Configurations list caseMatch, findAllMatches, orderIndependentLookup, searchStrategy, stemmer, "
             "stopWords, synonyms. *Term filter*: the matches of a term (matched text and class) are dropped when "
             "that term was seen at least twice and right less than half the time on other documents; here each "
-            "fifth of the articles is filtered by what the other four fifths taught (`craftrdf.sweep.TermFilter`). "
+            "fifth of the articles is filtered by what the other four fifths taught (`craftrdf.sweeps.TermFilter`). "
             "Precision–recall figures: " +
             ", ".join(f"[{k}](sweeps/{k}/pr.png)" for k in sweeps if k in published.conceptmapper) + "."]
     return out

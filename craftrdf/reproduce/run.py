@@ -8,12 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..build import build_store, check_craft_dir
+from ..builder import build_store, check_craft_dir
 from ..errors import ConfigError
 from ..matcher import MatcherConfig
 from ..registry import load_registry
 from ..store import AnnotationStore
-from ..sweep import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
+from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
 from .figures import ser_figure, similarity_figure
 from .published import load_published
 from .report import render_report

@@ -17,13 +17,13 @@ from ..curie import is_extension_curie
 from ..iris import annotation_iri
 from ..matcher import MatcherConfig, MatchingSession
 from ..matcher.dictionary import load_terms
-from ..query import resolve_query, run_query
+from ..querying import resolve_query, run_query
 from ..registry import Registry
 from ..stats import ArticleStats, summarize
 from ..sets import resolve_set
 from ..store import AnnotationStore
-from ..sweep import Progress, SweepExecutor, SweepReport, TermFilter, sweep_store
-from ..sweep.inputs import document_splits
+from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, sweep_store
+from ..sweeps.inputs import document_splits
 from ..views import nested_annotations
 
 __all__ = ["CountRow", "SimilarityDistribution", "StatsRow", "UBERON_VIEWS", "count_rows", "documents_of",
@@ -137,7 +137,7 @@ def run_sweeps(store: AnnotationStore, keys: Sequence[str], configs: Sequence[Ma
 
     ``cache_dir`` keeps sentence splits and dictionaries between sets (the splitting of
     each document is most of a sweep's set-up). ``apply_craft_rules`` and ``prefer_labels``
-    are :func:`craftrdf.sweep.sweep_store`'s; both off is ConceptMapper's behaviour.
+    are :func:`craftrdf.sweeps.sweep_store`'s; both off is ConceptMapper's behaviour.
     ``term_filter`` also scores the best-F1 and lowest-SER configurations with that
     filter (the reports' ``filtered``); ``plot`` draws ``pr.png``.
     """

@@ -8,7 +8,7 @@ The functions taking a ``store`` first run inside a query worker
   annotation's target and selectors are fragments of its IRI, see docs/rdf-model.md).
 - :func:`void_triples` builds the VoID description (one ``void:subset`` per annotation set
   and ontology graph, with triple counts from ``queries/graph-sizes.rq``).
-- :func:`dump_set` writes a set with :func:`craftrdf.export.sets.export_set` into the
+- :func:`dump_set` writes a set with :func:`craftrdf.exports.sets.export_set` into the
   server's dump cache; the set key is checked against the key grammar first, so no request
   path can name a file outside the cache.
 """
@@ -27,10 +27,10 @@ import pyoxigraph as ox
 from ..curie import CurieMap
 from ..errors import ConfigError
 from ..iris import check_set_key, ontology_graph, set_iri
-from ..query import resolve_query
+from ..querying import resolve_query
 from ..store import AnnotationStore
 from ..vocab import BASE, DCTERMS, RDF, RDFS, prefixes
-from ..export import ExportFormat, export_set
+from ..exports import ExportFormat, export_set
 from .guard import RequestRefused
 
 __all__ = ["DUMP_FORMATS", "describe", "dump_set", "render_html", "resource_iri", "void_triples"]

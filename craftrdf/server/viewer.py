@@ -30,12 +30,12 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..store import ReadableStore
 from ..errors import InputError
 from .viewer_data import (
     ClassRef,
     ClassView,
     DocumentView,
-    QueryStore,
     ViewerState,
     class_view,
     document_view,
@@ -170,7 +170,7 @@ def _not_found(message: str, *, api: bool) -> Response:
     return HTMLResponse(_page("Not found", body, body_class="error-page"), status_code=404, headers=_HEADERS)
 
 
-def viewer_routes(store: QueryStore, *, base_iri: str, state: ViewerState | None = None) -> list[BaseRoute]:
+def viewer_routes(store: ReadableStore, *, base_iri: str, state: ViewerState | None = None) -> list[BaseRoute]:
     """The viewer's routes: ``/doc/{pmid}``, ``/class/{curie}``, their ``/api/...`` JSON twins, ``/static``.
 
     ``store`` needs only ``query(sparql, *, substitutions=..., named_graphs=...)``

@@ -44,7 +44,7 @@ from ..curie import CurieMap, is_extension_curie
 from ..errors import InputError
 from ..iris import document_iri
 from ..model import Span
-from ..query import QueryResult, resolve_query, run_query
+from ..querying import QueryResult, resolve_query, run_query
 from ..similarity import UnknownTermError, WangIndex, similarity_index
 from ..store import ReadableStore
 from ..views import containment_pairs

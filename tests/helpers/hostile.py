@@ -9,7 +9,7 @@ from craftrdf.store import AnnotationStore
 
 def hostile_store(tmp_path: Path) -> tuple[AnnotationStore, str, str]:
     """An in-memory store with one document and one class whose label and covered text are HTML."""
-    from craftrdf.build import ontology_lines
+    from craftrdf.builder import ontology_lines
     from craftrdf.curie import CurieMap
     from craftrdf.webanno import annotation_nquads, document_nquads, set_nquads
     from craftrdf.iris import DOCUMENTS_GRAPH, ontology_graph, set_iri

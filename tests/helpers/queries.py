@@ -11,7 +11,7 @@ import re
 import pyoxigraph as ox
 from hypothesis import strategies as st
 
-from craftrdf.query import library, resolve_query
+from craftrdf.querying import library, resolve_query
 from craftrdf.vocab import CRAFT
 
 SET_GRAPH = "https://w3id.org/craftrdf/set/UBERON_EXT"

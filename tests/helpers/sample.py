@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from craftrdf.build import build_store
+from craftrdf.builder import build_store
 from craftrdf.demo import sample_dir
 from craftrdf.errors import DataWarning
 from craftrdf.registry import load_registry

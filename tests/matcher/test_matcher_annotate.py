@@ -10,7 +10,7 @@ import pytest
 
 from tests.helpers.sample import SAMPLE_PMIDS, sample_store_path
 from craftrdf.webanno import fetch_annotations
-from craftrdf.build import build_store
+from craftrdf.builder import build_store
 from craftrdf.cli import main
 from craftrdf.demo import sample_dir
 from craftrdf.errors import ConfigError, InputError
@@ -18,7 +18,7 @@ from craftrdf.ingest.bionlp import read_bionlp
 from craftrdf.iris import set_iri
 from craftrdf.matcher import Matcher, MatcherConfig, MatchingSession, read_inputs
 from craftrdf.vocab import CM
-from craftrdf.query import resolve_query, run_query
+from craftrdf.querying import resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
 

@@ -289,7 +289,7 @@ def test_html_escapes_data(tmp_path):
 def test_pooled_store_serves_library_code(pool):
     """PooledStore answers run_query like the embedded store (what the viewer relies on)."""
     from craftrdf.server.workers import PooledStore
-    from craftrdf.query import resolve_query, run_query
+    from craftrdf.querying import resolve_query, run_query
 
     result = run_query(PooledStore(pool, timeout=20), resolve_query("sets"), {"set": "UBERON_EXT"})
     row = dict(zip(result.columns, result.rows[0]))

@@ -1,6 +1,6 @@
 """Bound parameters cannot change a query's structure: adversarial strings through every library query.
 
-Every parameter of every ``queries/*.rq`` is bound (through ``craftrdf.query.run_query``, as the
+Every parameter of every ``queries/*.rq`` is bound (through ``craftrdf.querying.run_query``, as the
 CLI and the server's library code do) to strings full of SPARQL syntax: quotes, braces, ``}``,
 ``#``, newlines, ``> . } DROP ALL {``, backslashes, unicode. Each such value matches nothing in
 the store, so if it stays a single term the query returns exactly what it returns for a plain
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from craftrdf.curie import CurieMap
-from craftrdf.query import bind_value, library, run_query
+from craftrdf.querying import bind_value, library, run_query
 
 PARAMETERISED = [(name, p) for name, q in library().items() for p in q.params]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.load import load_files
+from craftrdf.loader import load_files
 from craftrdf.store import AnnotationStore
 from tests.helpers.corpus import DATA as TESTS_DATA
 

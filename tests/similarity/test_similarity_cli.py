@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from craftrdf.cli import main
-from craftrdf.load import load_files
+from craftrdf.loader import load_files
 from craftrdf.store import AnnotationStore
 from tests.helpers.corpus import DATA as TESTS_DATA
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 import pytest
 
-from craftrdf.build import build_store
+from craftrdf.builder import build_store
 from craftrdf.curie import CurieMap
 from craftrdf.registry import load_registry
 from craftrdf.similarity import (

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from craftrdf.errors import ConfigError
-from craftrdf.load import load_files
-from craftrdf.query import library
+from craftrdf.loader import load_files
+from craftrdf.querying import library
 from craftrdf.similarity import (
     SimilarityCache,
     SimilarityWarning,

@@ -1,7 +1,7 @@
 """Reading a sweep's inputs from the store, once, in the parent process.
 
 Store-bound objects do not pickle, so everything a worker needs is read here into a
-:class:`~craftrdf.sweep.run.SweepInputs`: the documents of the chosen splits (texts and
+:class:`~craftrdf.sweeps.run.SweepInputs`: the documents of the chosen splits (texts and
 sentence spans), the dictionary's names (:func:`~craftrdf.matcher.dictionary.load_terms`,
 cached on disk), the set's gold annotations, the ``bossy`` Wang index (as
 ``craftrdf evaluate`` uses it) and, for ``apply_craft_rules``, the set's mapping data.

@@ -11,10 +11,10 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from craftrdf.build import build_store
+from craftrdf.builder import build_store
 from craftrdf.demo import sample_dir
 from craftrdf.errors import InputError
-from craftrdf.query import resolve_query, run_query
+from craftrdf.querying import resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
 

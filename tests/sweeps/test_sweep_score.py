@@ -8,7 +8,7 @@ import pytest
 
 from craftrdf.evaluation.bossy import score_document
 from craftrdf.model import Annotation, Span
-from craftrdf.sweep.score import ExactCounts, GoldStandard, overlap_clusters
+from craftrdf.sweeps.score import ExactCounts, GoldStandard, overlap_clusters
 
 
 class Flat:

@@ -13,8 +13,8 @@ from craftrdf.matcher import MatcherConfig, annotate_texts, grid
 from craftrdf.matcher.dictionary import DictionaryTerm
 from craftrdf.model import Annotation, Span
 from craftrdf.similarity.wang import WangIndex
-from craftrdf.sweep import InlineExecutor, LocalPool, SweepInputs, load_grid, read_results, run_sweep
-from craftrdf.sweep.score import ShippedIndex
+from craftrdf.sweeps import InlineExecutor, LocalPool, SweepInputs, load_grid, read_results, run_sweep
+from craftrdf.sweeps.score import ShippedIndex
 
 TEXTS = {"d1": "The Brain and the lens fibers of the eye.", "d2": "Eye lenses; brain regions."}
 TERMS = (
@@ -127,7 +127,7 @@ def test_a_local_process_pool_gives_the_same_rows():
 @pytest.mark.slow
 def test_a_dask_local_cluster_gives_the_same_rows():
     distributed = pytest.importorskip("distributed")
-    from craftrdf.sweep import DaskExecutor
+    from craftrdf.sweeps import DaskExecutor
 
     configs = load_grid("quick")
     inline = run_sweep(inputs(), configs)

@@ -6,7 +6,7 @@ import pytest
 
 from craftrdf.errors import ConfigError
 from craftrdf.matcher import MatcherConfig, grid
-from craftrdf.sweep.grid import load_grid, plan
+from craftrdf.sweeps.grid import load_grid, plan
 
 
 def test_full_grid_folds_to_432_runs_in_48_dictionaries():

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from craftrdf.export import export_set
+from craftrdf.exports import export_set
 from craftrdf.store import AnnotationStore
 
 

@@ -56,7 +56,7 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
     with ``report_on`` (a split), ``report.csv``: the best configurations run on those
     documents. ConfigError for an unknown set or split, or an ``out_dir`` holding a
     sweep of other inputs. With ``term_filter``, the best-F1 and lowest-SER configurations
-    are also scored with it (:class:`~craftrdf.sweep.termfilter.FilterScorer`:
+    are also scored with it (:class:`~craftrdf.sweeps.termfilter.FilterScorer`:
     cross-validated on the selection documents, learned there and applied to the report
     documents) into the report's ``filtered``; the report documents' rows are then computed
     in this process, once for the plain and the filtered scores.

@@ -4,13 +4,13 @@ Data path: :func:`prepare_inputs` reads from the store, once, everything a worke
 (texts and their sentence spans, the dictionary's names, gold, the Wang index, CRAFT's
 mapping data) into one picklable :class:`SweepInputs`; :func:`run_sweep` ships it to
 the workers once (:meth:`SweepExecutor.share`), submits one task per dictionary
-(:class:`~craftrdf.sweep.grid.RunGroup`: the distinct searches of one
+(:class:`~craftrdf.sweeps.grid.RunGroup`: the distinct searches of one
 normalization and synonym policy), and appends each task's rows to ``results.csv``
 as it finishes. On a worker, a :class:`~craftrdf.matcher.annotate.MatchingSession`
 keeps tokens, normalized texts and dictionaries between tasks, so each normalization
 is computed once per worker and each dictionary once.
 
-The executor is passed in (:mod:`craftrdf.sweep.executors`: this process, a local process
+The executor is passed in (:mod:`craftrdf.sweeps.executors`: this process, a local process
 pool, or a Dask cluster).
 """
 
@@ -249,7 +249,7 @@ def run_sweep(inputs: SweepInputs, configs: Sequence[MatcherConfig] | None = Non
     With ``out_dir``, rows are appended to ``out_dir/results.csv`` as tasks finish and a
     rerun skips configurations already there (``sweep.json`` records the inputs' digest:
     resuming with other inputs raises ConfigError). Configurations that behave alike are
-    run once (:func:`~craftrdf.sweep.grid.plan`). ``executor`` defaults to
+    run once (:func:`~craftrdf.sweeps.grid.plan`). ``executor`` defaults to
     :class:`InlineExecutor`; ``progress(done, total, label)`` is called as rows arrive.
     """
     configs = tuple(configs) if configs is not None else grid()

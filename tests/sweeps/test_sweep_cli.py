@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.sample import sample_store_path
-from craftrdf.build import build_store
+from craftrdf.builder import build_store
 from craftrdf.demo import sample_dir
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
-from craftrdf.sweep import COLUMNS, read_results
+from craftrdf.sweeps import COLUMNS, read_results
 
 GRID = """[grid]
 caseMatch = ["CASE_SENSITIVE", "CASE_INSENSITIVE", "CASE_IGNORE", "CASE_FOLD_DIGITS"]

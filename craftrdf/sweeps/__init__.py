@@ -7,7 +7,7 @@ SER), :mod:`.results` (``results.csv``, best rows, Pareto front), :mod:`.report`
 (``best.md``), :mod:`.plot` (``pr.png``) and :mod:`.executors` (where tasks run) and
 :mod:`.entry` (:func:`sweep_store`, what ``craftrdf sweep`` calls).
 
->>> from craftrdf.sweep import load_grid, plan
+>>> from craftrdf.sweeps import load_grid, plan
 >>> len(load_grid("all")), sum(len(g.runs) for g in plan(load_grid("all")))
 (576, 432)
 """

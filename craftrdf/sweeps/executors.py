@@ -108,7 +108,7 @@ class LocalPool:
     Use as a context manager, or call :meth:`close`.
     """
 
-    def __init__(self, workers: int | None = None, *, preload: Sequence[str] = ("craftrdf.sweep.run",)) -> None:
+    def __init__(self, workers: int | None = None, *, preload: Sequence[str] = ("craftrdf.sweeps.run",)) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.preload = tuple(preload)
         self._pool: ProcessPoolExecutor | None = None

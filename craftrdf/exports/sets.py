@@ -49,7 +49,7 @@ from ..errors import ConfigError, DataWarning
 from ..ingest.bionlp import write_bionlp
 from ..iris import DOCUMENTS_GRAPH, document_iri
 from ..model import Annotation, Span
-from ..query import resolve_query
+from ..querying import resolve_query
 from ..sets import SetRef, resolve_set
 from ..store import AnnotationStore
 from ..vocab import BASE, CRAFT, FABIO, OA, RDF, prefixes
@@ -174,7 +174,7 @@ def export_set(
     PubAnnotation outputs.
 
     >>> import tempfile
-    >>> from craftrdf.load import load_files
+    >>> from craftrdf.loader import load_files
     >>> folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "d1.bionlp").write_text("T1\\tCL:0000540 0 6;10 14\\tneuron ... cell\\n")
     >>> store = AnnotationStore.memory()

@@ -1,12 +1,12 @@
 """Publishing a store's annotation sets: exports to RDF, Web Annotation JSON-LD, PubAnnotation, BioNLP.
 
->>> from craftrdf.export import ExportFormat
+>>> from craftrdf.exports import ExportFormat
 >>> [f.value for f in ExportFormat]
 ['turtle', 'trig', 'nquads', 'jsonld', 'pubannotation', 'bionlp']
 
 From a store::
 
-    from craftrdf.export import export_set
+    from craftrdf.exports import export_set
     with AnnotationStore.open("craft.store", mode="read") as store:
         report = export_set(store, "UBERON_EXT", "out/", format="bionlp")
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from craftrdf.errors import ConfigError
 from craftrdf.model import Annotation, Span
-from craftrdf.sweep import TermFilter, cross_validated
+from craftrdf.sweeps import TermFilter, cross_validated
 
 TEXT = "A reduction of the reduction, a brain and a brain."
 #       0123456789012345678901234567890123456789012345678

@@ -9,7 +9,7 @@ import pytest
 from craftrdf.demo import sample_dir
 from craftrdf.errors import ConfigError
 from craftrdf.registry import load_registry
-from craftrdf.sweep import prepare_inputs, prepare_split_inputs
+from craftrdf.sweeps import prepare_inputs, prepare_split_inputs
 
 
 def _ids(split: str) -> list[str]:
@@ -42,7 +42,7 @@ def test_an_unknown_split_is_refused_by_name(sample_store):
 
 def test_the_term_filter_only_takes_predictions_away(sample_store, tmp_path):
     from craftrdf.matcher import MatcherConfig
-    from craftrdf.sweep import TermFilter, sweep_store
+    from craftrdf.sweeps import TermFilter, sweep_store
 
     rep = sweep_store(sample_store, "SO_EXT", [MatcherConfig()], registry=load_registry(), out_dir=tmp_path / "s",
                       split="train,dev", report_on="test", apply_craft_rules=True, plot=False,

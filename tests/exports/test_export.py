@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from craftrdf.errors import ConfigError, DataWarning
-from craftrdf.load import load_files
-from craftrdf.export import ExportFormat, export_set
+from craftrdf.loader import load_files
+from craftrdf.exports import ExportFormat, export_set
 from craftrdf.store import AnnotationStore
 
 from tests.helpers.sample import article_text, raw_set

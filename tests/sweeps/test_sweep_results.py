@@ -6,7 +6,7 @@ import pytest
 
 from craftrdf.errors import ConfigError
 from craftrdf.matcher import MatcherConfig
-from craftrdf.sweep.results import COLUMNS, ResultsFile, SweepRow, best_rows, pareto_front, read_results
+from craftrdf.sweeps.results import COLUMNS, ResultsFile, SweepRow, best_rows, pareto_front, read_results
 
 
 def row(case: str, tp: int, fp: int, fn: int, ser: float, stemmer: str = "PORTER") -> SweepRow:

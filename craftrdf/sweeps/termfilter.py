@@ -139,7 +139,7 @@ class FilterScorer:
 
     The documents are normalized and each dictionary built once for every configuration
     scored, in the worker state a sweep run in this process left behind when there is
-    one (:func:`~craftrdf.sweep.run.run_sweep` keeps the last). :meth:`rows` runs a
+    one (:func:`~craftrdf.sweeps.run.run_sweep` keeps the last). :meth:`rows` runs a
     configuration exactly as a sweep runs it (CRAFT's rules included when the inputs
     carry them); :meth:`plain_report` gives its unfiltered row on the report documents
     from the same predictions.

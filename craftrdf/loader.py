@@ -79,7 +79,7 @@ def load_files(
     documents whose text is in the store are checked against it; others are loaded
     with a warning that they could not be checked.
     """
-    from .build import ontology_lines  # the CRAFT build and this share one ontology reader
+    from .builder import ontology_lines  # the CRAFT build and this share one ontology reader
 
     curies = curies or CurieMap()
     ontologies: list[tuple[Path, list[str]]] = []

@@ -27,9 +27,9 @@ from craftrdf.demo import sample_dir
 from craftrdf.errors import DataWarning
 from craftrdf.webanno import document_nquads
 from craftrdf.iris import DOCUMENTS_GRAPH
-from craftrdf.load import load_files
+from craftrdf.loader import load_files
 from craftrdf.model import Document, Span
-from craftrdf.export import export_set
+from craftrdf.exports import export_set
 from craftrdf.store import AnnotationStore
 
 from tests.helpers.sample import article_text, raw_set

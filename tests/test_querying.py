@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from craftrdf.curie import CurieMap
 from craftrdf.errors import QueryError
-from craftrdf.query import QueryResult, bind_value, format_result, library, resolve_query, run_query
+from craftrdf.querying import QueryResult, bind_value, format_result, library, resolve_query, run_query
 from craftrdf.store import AnnotationStore
 
 

@@ -1,0 +1,62 @@
+"""craftrdf: the CRAFT corpus's ontologies and concept annotations as one queryable RDF store.
+
+The names here are the public API; everything else is reached through its module and may
+change between versions. In a notebook::
+
+    import craftrdf
+
+    with craftrdf.open("craft.store", mode="write") as store:        # or craftrdf.open() in memory
+        craftrdf.build(store, "../shared/craft")                     # a CRAFT directory
+        counts = craftrdf.query(store, "annotation-counts", set="UBERON_EXT")
+        rows = counts.records()                                        # [{"set": ..., "annotations": 14910}, ...]
+        index = craftrdf.similarity_index(store)                       # Wang similarity
+        index.similarity("UBERON:0000955", "UBERON:0001017")
+
+Each function's docstring says what it does and which module has every option; the guide
+(docs/guide.md) walks through all of them.
+"""
+
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+from importlib.metadata import version as _version
+
+from ._api import annotate, build, evaluate, export, load, open, query, serve, sweep, view
+from .errors import CraftrdfError
+from .matcher.config import MatcherConfig
+from .model import Annotation, Document, Span
+from .querying import QueryResult
+from .remote import RemoteStore
+from .sets import SetRef
+from .similarity import WangIndex, similarity_index
+from .store import AnnotationStore, ReadableStore, WritableStore
+
+try:
+    __version__ = _version("craftrdf")
+except _PackageNotFoundError:  # pragma: no cover - running from a tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "Annotation",
+    "AnnotationStore",
+    "CraftrdfError",
+    "Document",
+    "MatcherConfig",
+    "QueryResult",
+    "ReadableStore",
+    "RemoteStore",
+    "SetRef",
+    "Span",
+    "WangIndex",
+    "WritableStore",
+    "__version__",
+    "annotate",
+    "build",
+    "evaluate",
+    "export",
+    "load",
+    "open",
+    "query",
+    "serve",
+    "similarity_index",
+    "sweep",
+    "view",
+]

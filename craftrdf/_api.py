@@ -1,0 +1,176 @@
+"""The few functions ``import craftrdf`` offers a notebook user, each a thin call into the modules.
+
+They take plain values (paths, set keys, query names) and fill in the defaults the command line
+uses (the CRAFT registry, the CURIE map); the modules underneath take the full set of options.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from .builder import BuildReport, Progress, build_store
+from .curie import CurieMap
+from .errors import ConfigError
+from .loader import LoadReport, load_files
+from .model import Annotation
+from .querying import QueryResult, run_query
+from .registry import load_registry
+from .store import AnnotationStore, ReadableStore, WritableStore
+from .views import ClassFilter, NestingFilter, ViewRow, ViewSpec, run_view
+
+if TYPE_CHECKING:
+    from .exports.sets import ExportReport
+    from .evaluation.run import SetReport
+    from .matcher.config import MatcherConfig
+    from .remote import RemoteStore
+    from .sweeps.entry import SweepReport
+    from .sweeps.executors import SweepExecutor
+
+__all__ = ["annotate", "build", "evaluate", "export", "load", "open", "query", "serve", "sweep", "view"]
+
+
+def open(location: str | os.PathLike[str] | None = None, *, mode: Literal["read", "write"] = "read",
+         graph_store: str | None = None, timeout: float = 60.0) -> AnnotationStore | RemoteStore:
+    """Open a store: a directory, a SPARQL endpoint URL, or (``None``) a new one in memory.
+
+    A directory opens as an :class:`~craftrdf.store.AnnotationStore` (``mode="write"``
+    creates it and takes the writer lock; ``"read"`` shares it with other readers). An
+    ``http(s)://`` URL opens a :class:`~craftrdf.remote.RemoteStore` on that query endpoint;
+    it writes through ``graph_store``, its Graph Store Protocol URL, when given. Use the
+    result as a context manager so locks are released. StoreError when it cannot be opened.
+
+    >>> import craftrdf
+    >>> with craftrdf.open() as store:
+    ...     len(store)
+    0
+    """
+    if location is None:
+        return AnnotationStore.memory()
+    text = os.fspath(location)
+    if text.startswith(("http://", "https://")):
+        from .remote import RemoteStore
+
+        return RemoteStore(text, graph_store=graph_store, timeout=timeout)
+    return AnnotationStore.open(text, mode=mode)
+
+
+def build(store: WritableStore, craft_dir: str | os.PathLike[str], *, sets: Iterable[str] | None = None,
+          progress: Progress | None = None) -> BuildReport:
+    """Load a CRAFT directory (a clone of UCDenver-ccp/CRAFT, or the bundled sample) into ``store``.
+
+    Batches already loaded from the same input are skipped, so a re-run adds nothing;
+    ``sets`` limits the annotation sets (keys such as ``UBERON_EXT``). See
+    :func:`craftrdf.builder.build_store`.
+    """
+    return build_store(Path(craft_dir), store, registry=load_registry(), sets=sets, progress=progress)
+
+
+def load(store: WritableStore, paths: Sequence[str | os.PathLike[str]], *, set_key: str | None = None,
+         module: str | None = None) -> LoadReport:
+    """Add files outside the CRAFT layout: ontologies (OBO, OWL, Turtle) and annotations (Knowtator, BioNLP).
+
+    Annotation files go into the set ``set_key``. Everything is validated before anything
+    is written. See :func:`craftrdf.loader.load_files`.
+    """
+    return load_files(store, [Path(p) for p in paths], set_key=set_key, module=module)
+
+
+def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = None, /,
+          **bindings: str) -> QueryResult:
+    """Run a library query by name (``queries/<name>.rq``) or a ``.rq`` file, with parameters bound.
+
+    Parameters come as a mapping or as keywords (``set="UBERON_EXT"``); a CURIE or an IRI
+    binds an IRI, anything else a string literal, never pasted into the query text.
+    :meth:`QueryResult.records` gives the rows as Python values. QueryError names an
+    unknown query or parameter. See docs/queries.md for the library.
+    """
+    return run_query(store, name, {**(params or {}), **bindings})
+
+
+def export(store: ReadableStore, set_key: str, out: str | os.PathLike[str], *, format: str,
+           document: str | None = None) -> ExportReport:
+    """Write an annotation set to ``out``: turtle, trig, nquads, jsonld, pubannotation or bionlp.
+
+    The RDF and JSON-LD formats write one file; pubannotation and bionlp a folder of one
+    file per document. See :func:`craftrdf.exports.sets.export_set` and docs/exports.md.
+    """
+    from .exports import export_set
+
+    return export_set(store, set_key, out, format=format, document=document)
+
+
+def view(store: ReadableStore, sets: str | Sequence[str], *, classes: ClassFilter = "all",
+         nesting: NestingFilter = "all", split: str | None = None) -> list[ViewRow]:
+    """The annotations of some sets, filtered by class (proper or extension) and nesting (outermost or nested).
+
+    ``sets`` is one key or several (exact store keys). See :func:`craftrdf.views.run_view`
+    and docs/views.md for the filters.
+    """
+    keys = (sets,) if isinstance(sets, str) else tuple(sets)
+    return run_view(store, ViewSpec(keys, classes, nesting, split))  # type: ignore[arg-type]
+
+
+def evaluate(store: ReadableStore, gold: str, pred: str, *, apply_craft_rules: bool = False,
+             craft: str | os.PathLike[str] | None = None) -> list[SetReport]:
+    """Score predictions as the CRAFT Shared Task 2019 did, plus the classic NER criteria.
+
+    ``gold`` and ``pred`` are set keys of the store, or directories of BioNLP files (a
+    Shared Task run). One :class:`~craftrdf.evaluation.run.SetReport` per set. See
+    :func:`craftrdf.evaluation.run.evaluate_store` and docs/evaluation.md.
+    """
+    from .evaluation.run import evaluate_store
+
+    return evaluate_store(store, gold, pred, craft=craft, apply_craft_rules=apply_craft_rules)
+
+
+def annotate(store: ReadableStore, set_key: str, texts: Mapping[str, str], config: MatcherConfig | None = None, *,
+             cache_dir: str | os.PathLike[str] | None = None) -> dict[str, list[Annotation]]:
+    """Run the dictionary matcher with the names of set ``set_key``'s ontology on ``texts`` (id -> text).
+
+    ``config`` defaults to the matcher's default configuration (docs/matcher.md); the
+    dictionary is cached in ``cache_dir`` when given. Returns the annotations per text id.
+    """
+    from .matcher.annotate import MatchingSession
+    from .matcher.config import MatcherConfig
+    from .matcher.dictionary import load_terms
+    from .sets import resolve_set
+
+    cache = Path(cache_dir) if cache_dir is not None else None
+    terms, _ = load_terms(store, resolve_set(store, set_key), registry=load_registry(), cache_dir=cache,
+                          curies=CurieMap())
+    return MatchingSession(texts, terms, cache_dir=cache).annotate(config or MatcherConfig())
+
+
+def sweep(store: ReadableStore, set_key: str, out_dir: str | os.PathLike[str], *, grid: str = "quick",
+          split: str = "train,dev", report_on: str | None = None,
+          executor: SweepExecutor | None = None) -> SweepReport:
+    """Run the matcher's configurations of ``grid`` (``quick``, ``all``) against the gold of ``set_key``.
+
+    Selects on the documents of ``split``, reports on those of ``report_on``; writes
+    ``results.csv`` (resumable), ``best.md`` and ``pr.png`` in ``out_dir``. See
+    :func:`craftrdf.sweeps.entry.sweep_store` and docs/sweep.md.
+    """
+    from .sweeps.entry import sweep_store
+    from .sweeps.grid import load_grid
+
+    return sweep_store(store, set_key, load_grid(grid), registry=load_registry(), out_dir=Path(out_dir),
+                       split=split, report_on=report_on, executor=executor)
+
+
+def serve(store: str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8080, workers: int = 2,
+          base_iri: str | None = None) -> None:
+    """Publish an on-disk store over HTTP (SPARQL 1.1 endpoint, linked data, viewer) until interrupted.
+
+    Read-only, with the defaults of ``craftrdf serve``; needs the ``craftrdf[server]``
+    extra. See :func:`craftrdf.server.app.serve` for every option and docs/server.md.
+    """
+    try:
+        from .server.app import ServerConfig
+        from .server.app import serve as run
+    except ImportError as exc:
+        raise ConfigError(f"serving needs the server extra: pip install 'craftrdf[server]' ({exc})") from None
+    config = ServerConfig(base_iri=base_iri or f"http://{host}:{port}/")
+    run(store, config, host=host, port=port, workers=workers)
