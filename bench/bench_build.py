@@ -59,7 +59,9 @@ def peak_mb():
             return int(line.split()[1]) / 1024
 """
 
-_OUR_LOAD = _PEAK + """
+_OUR_LOAD = (
+    _PEAK
+    + """
 import json, sys, time
 from pathlib import Path
 from craftrdf.builder import ontology_lines
@@ -72,8 +74,11 @@ with AnnotationStore.open(sys.argv[2]) as st:
 print(json.dumps({"seconds": time.perf_counter() - t, "quads": n,
                   "peak_mb": peak_mb()}))
 """
+)
 
-_FLOOR_LOAD = _PEAK + """
+_FLOOR_LOAD = (
+    _PEAK
+    + """
 import json, sys, time
 import pyoxigraph as ox
 t = time.perf_counter()
@@ -83,6 +88,7 @@ st.flush()
 print(json.dumps({"seconds": time.perf_counter() - t,
                   "peak_mb": peak_mb()}))
 """
+)
 
 
 def _run(code: str, *args: str) -> dict[str, float]:
@@ -114,11 +120,16 @@ def bench_corpus(craft: Path, work: Path, repeat: int) -> None:
         shutil.rmtree(floor_dir)
         builds.append(build_s)
         floors.append(floor_s)
-        print(f"run {r + 1}: build {build_s:.1f} s ({len(report.loaded)} batches, {quads:,} quads, "
-              f"{annotations:,} annotations); bulk_load floor {floor_s:.1f} s", flush=True)
+        print(
+            f"run {r + 1}: build {build_s:.1f} s ({len(report.loaded)} batches, {quads:,} quads, "
+            f"{annotations:,} annotations); bulk_load floor {floor_s:.1f} s",
+            flush=True,
+        )
     b, f = statistics.median(builds), statistics.median(floors)
-    print(f"\ncorpus build (median of {repeat}): {b:.1f} s, {quads:,} quads, {annotations / b:,.0f} annotations/s, "
-          f"{quads / b:,.0f} quads/s")
+    print(
+        f"\ncorpus build (median of {repeat}): {b:.1f} s, {quads:,} quads, {annotations / b:,.0f} annotations/s, "
+        f"{quads / b:,.0f} quads/s"
+    )
     print(f"bulk_load floor (same quads as N-Quads): {f:.1f} s   ratio build/floor = {b / f:.2f}x")
 
 
@@ -131,8 +142,11 @@ def bench_growth(files: list[tuple[str, Path]], work: Path) -> None:
         st.dump(str(nq), ox.RdfFormat.N_QUADS)
         del st
         floor = _run(_FLOOR_LOAD, str(nq), str(work / f"{label}-floor.store"))
-        print(f"{label:<22}{int(ours['quads']):>11,}{ours['seconds']:>12.1f}{ours['peak_mb']:>9.0f}"
-              f"{floor['seconds']:>9.1f}{floor['peak_mb']:>9.0f}{ours['seconds'] / floor['seconds']:>7.2f}", flush=True)
+        print(
+            f"{label:<22}{int(ours['quads']):>11,}{ours['seconds']:>12.1f}{ours['peak_mb']:>9.0f}"
+            f"{floor['seconds']:>9.1f}{floor['peak_mb']:>9.0f}{ours['seconds'] / floor['seconds']:>7.2f}",
+            flush=True,
+        )
         for p in (work / f"{label}.store", work / f"{label}-floor.store"):
             shutil.rmtree(p, ignore_errors=True)
         nq.unlink()

@@ -25,12 +25,12 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
-from craftrdf.webanno import fetch_annotations
 from craftrdf.evaluation.run import evaluate_store, load_side
 from craftrdf.ingest.bionlp import write_bionlp
 from craftrdf.model import Annotation, Span
 from craftrdf.similarity import similarity_index
 from craftrdf.store import AnnotationStore
+from craftrdf.webanno import fetch_annotations
 
 SETS = ("CL", "CL_EXT", "GO_MF", "GO_MF_EXT", "MOP", "MOP_EXT", "SO", "SO_EXT", "UBERON", "UBERON_EXT")
 
@@ -89,9 +89,9 @@ def main() -> None:
             d.mkdir(parents=True)
             for doc in sorted(test_ids):
                 (d / f"{doc}.bionlp").write_text(
-                    write_bionlp([a for a in pred if a.document == doc], text=texts[doc]), encoding="utf-8")
-        print(f"{len(SETS)} sets, {len(test_ids)} test documents: {n_gold:,} gold and {n_pred:,} predicted "
-              "annotations")
+                    write_bionlp([a for a in pred if a.document == doc], text=texts[doc]), encoding="utf-8"
+                )
+        print(f"{len(SETS)} sets, {len(test_ids)} test documents: {n_gold:,} gold and {n_pred:,} predicted annotations")
         spec = ",".join(SETS)
         floor, full = [], []
         reports = []

@@ -41,8 +41,8 @@ from craftrdf.matcher.dictionary import SCOPES, Dictionary, fetch_terms
 from craftrdf.matcher.normalize import Normalizer, normalize_text
 from craftrdf.matcher.tokenize import analyze, split_sentences
 from craftrdf.registry import load_registry
-from craftrdf.store import AnnotationStore
 from craftrdf.sets import resolve_set
+from craftrdf.store import AnnotationStore
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
@@ -77,14 +77,18 @@ def main() -> int:
 
     with AnnotationStore.open(args.store, mode="read") as store:
         rows["names from store (SPARQL)"], terms = timed(
-            lambda: fetch_terms(store, resolve_set(store, args.set), registry=registry), args.repeat)
+            lambda: fetch_terms(store, resolve_set(store, args.set), registry=registry), args.repeat
+        )
     normalization = config.normalization
     rows["dictionary (normalize names)"], dictionary = timed(
-        lambda: Dictionary.build(terms, normalization, config.synonyms), args.repeat)  # type: ignore[arg-type]
+        lambda: Dictionary.build(terms, normalization, config.synonyms), args.repeat
+    )  # type: ignore[arg-type]
     rows["sentence splitting (syntok)"], sentences = timed(
-        lambda: {d: split_sentences(t) for d, t in texts.items()}, max(1, args.repeat // 2))
+        lambda: {d: split_sentences(t) for d, t in texts.items()}, max(1, args.repeat // 2)
+    )
     rows["tokenization"], tokenized = timed(
-        lambda: {d: analyze(t, sentences[d]) for d, t in texts.items()}, args.repeat)  # type: ignore[index]
+        lambda: {d: analyze(t, sentences[d]) for d, t in texts.items()}, args.repeat
+    )  # type: ignore[index]
 
     def normalize_all() -> dict[str, object]:
         n = Normalizer(normalization)  # a fresh memo each run: the cost of a new normalization
@@ -129,12 +133,24 @@ def main() -> int:
     e2e: dict[str, float] = {}
     if args.end_to_end:
         with tempfile.TemporaryDirectory() as tmp:
-            base = [sys.executable, "-m", "craftrdf.cli", "-q", "annotate", "--store", args.store, "--set", args.set,
-                    args.craft, "--out", str(Path(tmp) / "out")] + [x for p in args.param for x in ("--param", p)]
+            base = [
+                sys.executable,
+                "-m",
+                "craftrdf.cli",
+                "-q",
+                "annotate",
+                "--store",
+                args.store,
+                "--set",
+                args.set,
+                args.craft,
+                "--out",
+                str(Path(tmp) / "out"),
+            ] + [x for p in args.param for x in ("--param", p)]
             cold = []
             for _ in range(args.end_to_end):
                 t = time.perf_counter()
-                subprocess.run(base + ["--no-cache"], check=True, capture_output=True)
+                subprocess.run([*base, "--no-cache"], check=True, capture_output=True)
                 cold.append(time.perf_counter() - t)
             cache = ["--cache-dir", str(Path(tmp) / "cache")]
             subprocess.run(base + cache, check=True, capture_output=True)  # fill the cache
@@ -143,11 +159,15 @@ def main() -> int:
                 t = time.perf_counter()
                 subprocess.run(base + cache, check=True, capture_output=True)
                 warm.append(time.perf_counter() - t)
-            e2e = {"end to end, no cache (craftrdf annotate)": statistics.median(cold),
-                   "end to end, warm cache (craftrdf annotate)": statistics.median(warm)}
+            e2e = {
+                "end to end, no cache (craftrdf annotate)": statistics.median(cold),
+                "end to end, warm cache (craftrdf annotate)": statistics.median(warm),
+            }
 
-    print(f"{len(texts)} texts, {chars:,} characters; set {args.set}; {len(terms):,} names, "  # type: ignore[arg-type]
-          f"{len(dictionary):,} entries; {n_ann:,} annotations; floor hits {hits:,}")  # type: ignore[arg-type]
+    print(
+        f"{len(texts)} texts, {chars:,} characters; set {args.set}; {len(terms):,} names, "  # type: ignore[arg-type]
+        f"{len(dictionary):,} entries; {n_ann:,} annotations; floor hits {hits:,}"
+    )  # type: ignore[arg-type]
     print(f"configuration: {config.label()}")
     print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
     one_time = sum(v for k, v in rows.items() if not k.startswith(("matching", "floor")))
@@ -155,9 +175,20 @@ def main() -> int:
         print(f"  {k:<45} {v:8.3f} s")
     ratio = rows["matching"] / rows["floor: pyahocorasick matching"]
     print(f"  matching / floor: {ratio:.2f}x")
-    print(json.dumps({"seconds": rows, "end_to_end": e2e, "ratio": ratio, "annotations": n_ann,
-                      "loadavg": os.getloadavg(),
-                      "config": config.params(), "texts": len(texts), "characters": chars}))
+    print(
+        json.dumps(
+            {
+                "seconds": rows,
+                "end_to_end": e2e,
+                "ratio": ratio,
+                "annotations": n_ann,
+                "loadavg": os.getloadavg(),
+                "config": config.params(),
+                "texts": len(texts),
+                "characters": chars,
+            }
+        )
+    )
     return 0
 
 

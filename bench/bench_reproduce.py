@@ -61,8 +61,10 @@ def main() -> None:
             floors.append(time.perf_counter() - t)
             print(f"run {i + 1}: build alone {floors[-1]:.1f} s (load {_load()})", flush=True)
     total, floor = statistics.median(totals), statistics.median(floors)
-    print(f"median reproduce --quick from nothing: {total:.1f} s (range {min(totals):.1f}-{max(totals):.1f}); "
-          f"{total / GOAL:.2f} of the {GOAL:.0f} s goal")
+    print(
+        f"median reproduce --quick from nothing: {total:.1f} s (range {min(totals):.1f}-{max(totals):.1f}); "
+        f"{total / GOAL:.2f} of the {GOAL:.0f} s goal"
+    )
     print(f"median build alone (floor): {floor:.1f} s; reproduce / floor = {total / floor:.2f}x")
 
 

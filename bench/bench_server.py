@@ -38,9 +38,9 @@ from craftrdf.store import AnnotationStore
 
 DOCS = "https://w3id.org/craftrdf/documents"
 SIMPLE = {
-    "ask": "ASK { GRAPH <%s> { ?d a <http://purl.org/spar/fabio/ResearchPaper> } }" % DOCS,
-    "small-select": "SELECT ?d ?pmid WHERE { GRAPH <%s> { ?d <http://purl.org/spar/fabio/hasPubMedId> ?pmid } } "
-                    "ORDER BY ?pmid LIMIT 10" % DOCS,
+    "ask": f"ASK {{ GRAPH <{DOCS}> {{ ?d a <http://purl.org/spar/fabio/ResearchPaper> }} }}",
+    "small-select": f"SELECT ?d ?pmid WHERE {{ GRAPH <{DOCS}> {{ ?d <http://purl.org/spar/fabio/hasPubMedId> ?pmid }} }} "
+    "ORDER BY ?pmid LIMIT 10",
     "set-list": library()["viewer-sets"].text,
 }
 HEAVY = {name: library()[name].text for name in ("sets", "top-classes", "annotation-counts")}
@@ -55,8 +55,22 @@ def free_port() -> int:
 
 
 def start_server(store: Path, port: int, workers: int, timeout: float) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "craftrdf.cli", "serve", "--store", str(store), "--port", str(port),
-           "--workers", str(workers), "--timeout", str(timeout), "--max-results", "1000000"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "craftrdf.cli",
+        "serve",
+        "--store",
+        str(store),
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--timeout",
+        str(timeout),
+        "--max-results",
+        "1000000",
+    ]
     proc = subprocess.Popen(cmd)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -87,8 +101,9 @@ def drive(url: str, clients: int, seconds: float, heavy_share: float, seed: int)
                 kind = rng.choice(sorted(pool))
                 t = time.perf_counter()
                 try:
-                    status = http.post("sparql", data={"query": pool[kind]},
-                                       headers={"Accept": "application/sparql-results+json"}).status_code
+                    status = http.post(
+                        "sparql", data={"query": pool[kind]}, headers={"Accept": "application/sparql-results+json"}
+                    ).status_code
                 except httpx.HTTPError:
                     status = 0
                 local.append((kind, time.perf_counter() - t, status))
@@ -113,8 +128,10 @@ def report(phase: str, results: dict[str, list[tuple[float, int]]], seconds: flo
     total = sum(len(v) for v in results.values())
     errors = sum(1 for v in results.values() for _, s in v if s != 200)
     simple = sum(len(results[k]) for k in SIMPLE)
-    print(f"\n{phase}: {total} queries in {seconds:.0f} s = {total / seconds:.0f}/s "
-          f"(simple ones {simple / seconds:.0f}/s), errors {errors}")
+    print(
+        f"\n{phase}: {total} queries in {seconds:.0f} s = {total / seconds:.0f}/s "
+        f"(simple ones {simple / seconds:.0f}/s), errors {errors}"
+    )
     print(f"  {'kind':<18}{'count':>7}{'per s':>8}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}")
     p50s = {}
     for kind in [*SIMPLE, *HEAVY]:
@@ -123,8 +140,10 @@ def report(phase: str, results: dict[str, list[tuple[float, int]]], seconds: flo
             continue
         lat = [dt for dt, _ in v]
         p50s[kind] = pct(lat, 0.5)
-        print(f"  {kind:<18}{len(v):>7}{len(v) / seconds:>8.1f}{pct(lat, 0.5) * 1e3:>9.1f}{pct(lat, 0.99) * 1e3:>9.1f}"
-              f"{sum(1 for _, s in v if s != 200):>8}")
+        print(
+            f"  {kind:<18}{len(v):>7}{len(v) / seconds:>8.1f}{pct(lat, 0.5) * 1e3:>9.1f}{pct(lat, 0.99) * 1e3:>9.1f}"
+            f"{sum(1 for _, s in v if s != 200):>8}"
+        )
     return p50s
 
 
@@ -174,8 +193,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = build_sample(Path(tmp)) if args.sample else args.store
         port = free_port()
-        print(f"store {store}; {args.clients} clients, {args.workers} workers, {args.seconds:.0f} s, "
-              f"heavy share {args.heavy_share:.0%} in the mixed phase")
+        print(
+            f"store {store}; {args.clients} clients, {args.workers} workers, {args.seconds:.0f} s, "
+            f"heavy share {args.heavy_share:.0%} in the mixed phase"
+        )
         server = start_server(store, port, args.workers, args.timeout)
         try:
             url = f"http://127.0.0.1:{port}/"

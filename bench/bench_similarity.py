@@ -99,8 +99,9 @@ def load_peer(obo_zip: Path) -> tuple[Any, float] | None:
         return dag, time.perf_counter() - t
 
 
-def run_peer(dag: Any, pairs: list[tuple[str, str]], repeat: int, ours: Callable[[], object],
-             ours_repeat: int) -> tuple[float, float, float, list[float]]:
+def run_peer(
+    dag: Any, pairs: list[tuple[str, str]], repeat: int, ours: Callable[[], object], ours_repeat: int
+) -> tuple[float, float, float, list[float]]:
     """goatools' SsWang on the pairs: set-up for their terms, then the per-pair loop.
 
     Our ``ours()`` runs ``ours_repeat`` times before each of the peer's ``repeat`` loops,
@@ -136,8 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--peer-repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--engine", choices=["auto", "numba", "numpy"], default="auto",
-                    help="WangIndex engine: compiled kernels when numba works (auto), or the numpy fallback")
+    ap.add_argument(
+        "--engine",
+        choices=["auto", "numba", "numpy"],
+        default="auto",
+        help="WangIndex engine: compiled kernels when numba works (auto), or the numpy fallback",
+    )
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
 
@@ -170,13 +175,21 @@ def main(argv: list[str] | None = None) -> int:
     similarity_index(store, ontology=ONTOLOGY, weights=WEIGHTS, cache=first, engine=args.engine)
     t_first_index = time.perf_counter() - t
     t_index, index = median_time(index_build, args.repeat)
-    print(f"graph query ({ONTOLOGY}): {t_graph:.2f} s median; {len(graph.classes):,} classes, "
-          f"{len(graph.edges):,} edges")
-    print(f"kernels: engine {index.engine}" + (f" (numba {numba_version()}): import {t_numba_import:.2f} s, "
-          f"first index build with kernel compile or cache load {t_first_index:.2f} s (one-time)"
-          if kernels is not None else " (no compiled kernels: the numpy path)"))
-    print(f"index build (S-values of every class): {t_index:.3f} s median; {len(index):,} terms, "
-          f"{index.nnz:,} S-values")
+    print(
+        f"graph query ({ONTOLOGY}): {t_graph:.2f} s median; {len(graph.classes):,} classes, {len(graph.edges):,} edges"
+    )
+    print(
+        f"kernels: engine {index.engine}"
+        + (
+            f" (numba {numba_version()}): import {t_numba_import:.2f} s, "
+            f"first index build with kernel compile or cache load {t_first_index:.2f} s (one-time)"
+            if kernels is not None
+            else " (no compiled kernels: the numpy path)"
+        )
+    )
+    print(
+        f"index build (S-values of every class): {t_index:.3f} s median; {len(index):,} terms, {index.nnz:,} S-values"
+    )
 
     obo_zip = args.craft / "concept-annotation" / "UBERON" / "UBERON+extensions" / "UBERON+extensions.obo.zip"
     peer = load_peer(obo_zip)
@@ -186,8 +199,10 @@ def main(argv: list[str] | None = None) -> int:
         # goatools reads an alt_id as its main class; keep classes both read the same way
         godag = peer[0]
         kept = [t for t in terms if t in godag and godag[t].item_id == t]
-        print(f"pairs drawn from {len(kept):,} UBERON classes ({len(terms) - len(kept)} left out: "
-              "deprecated here or an alt_id in goatools)")
+        print(
+            f"pairs drawn from {len(kept):,} UBERON classes ({len(terms) - len(kept)} left out: "
+            "deprecated here or an alt_id in goatools)"
+        )
         terms = kept
     rng = random.Random(args.seed)
     pairs = [(rng.choice(terms), rng.choice(terms)) for _ in range(args.pairs)]
@@ -196,20 +211,23 @@ def main(argv: list[str] | None = None) -> int:
         warnings.simplefilter("ignore", SimilarityWarning)
         t_pairs, ours = median_time(lambda: index.pairs(a, b), args.repeat)
     rate = args.pairs / t_pairs
-    print(f"pairs: {args.pairs:,} random UBERON pairs in {t_pairs * 1000:.1f} ms median = {rate:,.0f} pairs/s "
-          f"(goal >= 200,000)")
+    print(
+        f"pairs: {args.pairs:,} random UBERON pairs in {t_pairs * 1000:.1f} ms median = {rate:,.0f} pairs/s "
+        f"(goal >= 200,000)"
+    )
     ra, rb = index.rows(a), index.rows(b)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SimilarityWarning)
         t_rows, by_row = median_time(lambda: index.pairs_by_row(ra, rb), args.repeat)
     assert np.array_equal(by_row, ours)
-    print(f"pairs by row number (no CURIE lookups): {t_rows * 1000:.1f} ms median = "
-          f"{args.pairs / t_rows:,.0f} pairs/s")
+    print(f"pairs by row number (no CURIE lookups): {t_rows * 1000:.1f} ms median = {args.pairs / t_rows:,.0f} pairs/s")
 
     used = [t for t in annotated_classes(store) if t in index]
     t_matrix, m = median_time(lambda: index.matrix(used), args.repeat)
-    print(f"matrix: all pairs of the {len(used)} classes used in CRAFT's UBERON annotations "
-          f"({m.shape[0]}x{m.shape[1]}) in {t_matrix * 1000:.0f} ms median (goal < 2 s)")
+    print(
+        f"matrix: all pairs of the {len(used)} classes used in CRAFT's UBERON annotations "
+        f"({m.shape[0]}x{m.shape[1]}) in {t_matrix * 1000:.0f} ms median (goal < 2 s)"
+    )
 
     probes = used[:100]
     t_top, _ = median_time(lambda: [index.top_k(p, 10) for p in probes], args.repeat)
@@ -217,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if peer is None:
         return 0
+
     def our_pairs() -> object:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SimilarityWarning)
@@ -225,18 +244,28 @@ def main(argv: list[str] | None = None) -> int:
     setup, peer_pairs, t_pairs, peer_values = run_peer(peer[0], pairs, args.peer_repeat, our_pairs, args.repeat)
     values = np.array([np.nan if v is None else v for v in peer_values])
     diff = float(np.nanmax(np.abs(values - np.asarray(ours))))
-    print(f"peer goatools {goatools_version()} SsWang: DAG load {peer[1]:.2f} s; set-up for the "
-          f"{len({x for p in pairs for x in p}):,} terms {setup:.2f} s; pairs {peer_pairs:.2f} s median = "
-          f"{args.pairs / peer_pairs:,.0f} pairs/s; largest difference from ours {diff:.1e}")
-    print(f"ours, interleaved with the peer's loops ({args.repeat} before each of its {args.peer_repeat}): "
-          f"{t_pairs * 1000:.1f} ms median = {args.pairs / t_pairs:,.0f} pairs/s")
+    print(
+        f"peer goatools {goatools_version()} SsWang: DAG load {peer[1]:.2f} s; set-up for the "
+        f"{len({x for p in pairs for x in p}):,} terms {setup:.2f} s; pairs {peer_pairs:.2f} s median = "
+        f"{args.pairs / peer_pairs:,.0f} pairs/s; largest difference from ours {diff:.1e}"
+    )
+    print(
+        f"ours, interleaved with the peer's loops ({args.repeat} before each of its {args.peer_repeat}): "
+        f"{t_pairs * 1000:.1f} ms median = {args.pairs / t_pairs:,.0f} pairs/s"
+    )
     print(f"ratio, pairs only (after each side's one-time work; interleaved medians): {peer_pairs / t_pairs:.1f}x")
-    print(f"ratio, similarity work for the {args.pairs:,} pairs once the ontology is in memory "
-          f"(peer set-up + pairs vs our index build + pairs): {(setup + peer_pairs) / (t_index + t_pairs):.1f}x")
-    print(f"ratio, as above but our index build is this process's first (numba import and kernel "
-          f"load included): {(setup + peer_pairs) / (t_numba_import + t_first_index + t_pairs):.1f}x")
-    print(f"ratio, from the ontology file/store (peer DAG load + set-up + pairs vs our graph query + index + "
-          f"pairs): {(peer[1] + setup + peer_pairs) / (t_graph + t_index + t_pairs):.1f}x")
+    print(
+        f"ratio, similarity work for the {args.pairs:,} pairs once the ontology is in memory "
+        f"(peer set-up + pairs vs our index build + pairs): {(setup + peer_pairs) / (t_index + t_pairs):.1f}x"
+    )
+    print(
+        f"ratio, as above but our index build is this process's first (numba import and kernel "
+        f"load included): {(setup + peer_pairs) / (t_numba_import + t_first_index + t_pairs):.1f}x"
+    )
+    print(
+        f"ratio, from the ontology file/store (peer DAG load + set-up + pairs vs our graph query + index + "
+        f"pairs): {(peer[1] + setup + peer_pairs) / (t_graph + t_index + t_pairs):.1f}x"
+    )
     return 0
 
 

@@ -51,11 +51,12 @@ def main() -> int:
 
     configs = load_grid(args.grid)
     if args.limit:
-        configs = configs[:args.limit]
+        configs = configs[: args.limit]
     t = time.perf_counter()
     with AnnotationStore.open(args.store, mode="read") as store:
-        inputs = prepare_inputs(store, args.set, split=args.split, registry=load_registry(),
-                                cache_dir=default_cache_dir())
+        inputs = prepare_inputs(
+            store, args.set, split=args.split, registry=load_registry(), cache_dir=default_cache_dir()
+        )
     t_inputs = time.perf_counter() - t
 
     config = MatcherConfig()
@@ -84,8 +85,10 @@ def main() -> int:
     per_config = result.seconds / len(configs)
     per_cpu = result.run_cpu_seconds / max(1, result.distinct_runs)
     per_wall = result.run_seconds / max(1, result.distinct_runs)
-    print(f"{args.set}, {inputs.documents}; {len(configs)} configurations -> {result.distinct_runs} distinct searches "
-          f"in {len(groups)} dictionaries; {args.workers} worker(s)")
+    print(
+        f"{args.set}, {inputs.documents}; {len(configs)} configurations -> {result.distinct_runs} distinct searches "
+        f"in {len(groups)} dictionaries; {args.workers} worker(s)"
+    )
     print(f"{'inputs from the store (once)':<58}{t_inputs:>9.2f} s")
     print(f"{'floor: one configuration from scratch, scored (median)':<58}{t_floor:>9.2f} s")
     print(f"{'sweep: wall clock':<58}{result.seconds:>9.2f} s")
@@ -97,13 +100,27 @@ def main() -> int:
         print(f"{'sweep: processor time per configuration (all work)':<58}{sweep_cpu / len(configs):>9.2f} s")
         print(f"ratio floor / sweep per configuration, processor time: {c_floor / (sweep_cpu / len(configs)):.1f}x")
     print(f"ratio floor / sweep per configuration, wall clock: {t_floor / per_config:.1f}x")
-    print(json.dumps({"set": args.set, "documents": inputs.documents, "configurations": len(configs),
-                      "distinct": result.distinct_runs, "workers": args.workers, "inputs_s": round(t_inputs, 2),
-                      "floor_s": round(t_floor, 2), "floor_runs": [round(x, 2) for x in floor],
-                      "sweep_s": round(result.seconds, 2), "per_config_s": round(per_config, 3),
-                      "per_search_wall_s": round(per_wall, 3), "per_search_cpu_s": round(per_cpu, 3),
-                      "ratio": round(t_floor / per_config, 2), "floor_cpu_s": round(c_floor, 2),
-                      "sweep_cpu_s": None if sweep_cpu is None else round(sweep_cpu, 2)}))
+    print(
+        json.dumps(
+            {
+                "set": args.set,
+                "documents": inputs.documents,
+                "configurations": len(configs),
+                "distinct": result.distinct_runs,
+                "workers": args.workers,
+                "inputs_s": round(t_inputs, 2),
+                "floor_s": round(t_floor, 2),
+                "floor_runs": [round(x, 2) for x in floor],
+                "sweep_s": round(result.seconds, 2),
+                "per_config_s": round(per_config, 3),
+                "per_search_wall_s": round(per_wall, 3),
+                "per_search_cpu_s": round(per_cpu, 3),
+                "ratio": round(t_floor / per_config, 2),
+                "floor_cpu_s": round(c_floor, 2),
+                "sweep_cpu_s": None if sweep_cpu is None else round(sweep_cpu, 2),
+            }
+        )
+    )
     return 0
 
 

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 from craftrdf.iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, set_iri
-from craftrdf.webanno import parse_spans_text
 from craftrdf.querying import library, resolve_query, run_query
 from craftrdf.store import AnnotationStore
 from craftrdf.views import (
@@ -31,13 +30,30 @@ from craftrdf.views import (
     nested_pairs,
     run_view,
 )
+from craftrdf.webanno import parse_spans_text
 
-EXT = ("CHEBI_EXT", "CL_EXT", "GO_BP_EXT", "GO_CC_EXT", "GO_MF_EXT", "MOP_EXT", "NCBITaxon_EXT", "PR_EXT",
-       "SO_EXT", "UBERON_EXT")
+EXT = (
+    "CHEBI_EXT",
+    "CL_EXT",
+    "GO_BP_EXT",
+    "GO_CC_EXT",
+    "GO_MF_EXT",
+    "MOP_EXT",
+    "NCBITaxon_EXT",
+    "PR_EXT",
+    "SO_EXT",
+    "UBERON_EXT",
+)
 PARAMS = {
-    "annotation-counts": {}, "sets": {}, "annotations": {"set": "UBERON_EXT"},
-    "annotations-of-class": {"cls": "UBERON:0001016"}, "per-document-stats": {}, "unique-concepts": {},
-    "top-classes": {"set": "UBERON_EXT"}, "missing-classes": {}, "set-mappings": {"set": "SO_EXT"},
+    "annotation-counts": {},
+    "sets": {},
+    "annotations": {"set": "UBERON_EXT"},
+    "annotations-of-class": {"cls": "UBERON:0001016"},
+    "per-document-stats": {},
+    "unique-concepts": {},
+    "top-classes": {"set": "UBERON_EXT"},
+    "missing-classes": {},
+    "set-mappings": {"set": "SO_EXT"},
     "spans": {"set": "UBERON_EXT"},
 }
 
@@ -55,6 +71,7 @@ def timed(fn, repeat: int) -> tuple[float, float, object]:
 
 def bench_containment(store: AnnotationStore, repeat: int) -> None:
     """Recompute the containment links from scratch; read their input the new way and the old way."""
+
     def recompute() -> int:
         store.remove_batch(CONTAINMENT_GRAPH)
         return ensure_containment(store)
@@ -69,8 +86,10 @@ def bench_containment(store: AnnotationStore, repeat: int) -> None:
 
     s2, c2, spans2 = timed(old_read, repeat)
     assert len(spans) == len(spans2)
-    print(f"their input, {len(spans):,} spans: containment-spans.rq + IRI {s1:.2f} s (cpu {c1:.2f} s); "
-          f"peer spans.rq (three patterns per annotation) {s2:.2f} s (cpu {c2:.2f} s); ratio {s2 / s1:.1f}x")
+    print(
+        f"their input, {len(spans):,} spans: containment-spans.rq + IRI {s1:.2f} s (cpu {c1:.2f} s); "
+        f"peer spans.rq (three patterns per annotation) {s2:.2f} s (cpu {c2:.2f} s); ratio {s2 / s1:.1f}x"
+    )
     s3, c3, pairs = timed(lambda: sum(1 for _ in containment_pairs(spans)), repeat)
     print(f"their pairs: {pairs:,} in {s3:.2f} s (cpu {c3:.2f} s)", flush=True)
 
@@ -79,9 +98,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--store", type=Path, required=True)
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--containment", action="store_true",
-                    help="also recompute the containment links --repeat times (the graph is dropped first) and "
-                         "time their input read as before (queries/spans.rq) as the peer")
+    ap.add_argument(
+        "--containment",
+        action="store_true",
+        help="also recompute the containment links --repeat times (the graph is dropped first) and "
+        "time their input read as before (queries/spans.rq) as the peer",
+    )
     args = ap.parse_args()
     with AnnotationStore.open(args.store) as store:
         if args.containment:
@@ -91,19 +113,30 @@ def main() -> None:
         print(f"containment links (one-time, after any set changes): {time.perf_counter() - t:.1f} s")
         t = time.perf_counter()
         n = ensure_view_rows(store, EXT)
-        print(f"view rows of the *_EXT sets (one-time, per changed set): {n} sets written, "
-              f"{time.perf_counter() - t:.1f} s")
+        print(
+            f"view rows of the *_EXT sets (one-time, per changed set): {n} sets written, "
+            f"{time.perf_counter() - t:.1f} s"
+        )
         for nesting in ("all", "outermost", "nested"):
-            s, c, rows = timed(lambda: run_view(store, ViewSpec(EXT, "all", nesting)), args.repeat)
+            s, c, rows = timed(lambda n=nesting: run_view(store, ViewSpec(EXT, "all", n)), args.repeat)
             if nesting == "outermost":
                 outer = (s, c)
-            print(f"view *_EXT classes=all nesting={nesting:<9}: {len(rows):>7,} annotations  {s:6.2f} s "
-                  f"(cpu {c:5.2f} s)  (goal < 10 s)", flush=True)
+            print(
+                f"view *_EXT classes=all nesting={nesting:<9}: {len(rows):>7,} annotations  {s:6.2f} s "
+                f"(cpu {c:5.2f} s)  (goal < 10 s)",
+                flush=True,
+            )
         graphs = [set_iri(k) for k in EXT] + [CONTAINMENT_GRAPH, DOCUMENTS_GRAPH]
-        ps, pc, res = timed(lambda: run_query(store, resolve_query("view"), {"classes": "all", "nesting": "outermost"},
-                                              named_graphs=graphs), 1)
-        print(f"peer: queries/view.rq *_EXT nesting=outermost: {len(res.rows):>7,} rows {ps:6.2f} s (cpu {pc:5.2f} s); "
-              f"run_view / peer: wall {outer[0] / ps:.2f}, cpu {outer[1] / pc:.2f}")
+        ps, pc, res = timed(
+            lambda: run_query(
+                store, resolve_query("view"), {"classes": "all", "nesting": "outermost"}, named_graphs=graphs
+            ),
+            1,
+        )
+        print(
+            f"peer: queries/view.rq *_EXT nesting=outermost: {len(res.rows):>7,} rows {ps:6.2f} s (cpu {pc:5.2f} s); "
+            f"run_view / peer: wall {outer[0] / ps:.2f}, cpu {outer[1] / pc:.2f}"
+        )
         s, c, res = timed(lambda: nested_pairs(store, EXT), args.repeat)
         print(f"nested-pairs over *_EXT: {len(res.rows):,} pairs  {s:.2f} s (cpu {c:.2f} s)")
         print()
@@ -113,9 +146,10 @@ def main() -> None:
             # view-rows and containment-spans are the bulk reads of run_view and of the containment links,
             # timed with them
             if name in ("view", "nested-pairs", "view-rows", "containment-spans") or name.startswith(
-                    ("export-", "matcher-", "similarity-", "viewer-")):
+                ("export-", "matcher-", "similarity-", "viewer-")
+            ):
                 continue
-            s, c, res = timed(lambda: run_query(store, q, PARAMS.get(name, {})), args.repeat)
+            s, c, res = timed(lambda q=q, name=name: run_query(store, q, PARAMS.get(name, {})), args.repeat)
             flag = "" if s < 2 else "   over the 2 s goal"
             print(f"{name:<22}{len(res.rows):>8,} rows {s:7.2f} s (cpu {c:5.2f} s){flag}", flush=True)
 

@@ -22,8 +22,8 @@ from .store import AnnotationStore, ReadableStore, WritableStore
 from .views import ClassFilter, NestingFilter, ViewRow, ViewSpec, run_view
 
 if TYPE_CHECKING:
-    from .exports.sets import ExportReport
     from .evaluation.run import SetReport
+    from .exports.sets import ExportReport
     from .matcher.config import MatcherConfig
     from .remote import RemoteStore
     from .sweeps.entry import SweepReport
@@ -32,8 +32,13 @@ if TYPE_CHECKING:
 __all__ = ["annotate", "build", "evaluate", "export", "load", "open", "query", "serve", "sweep", "view"]
 
 
-def open(location: str | os.PathLike[str] | None = None, *, mode: Literal["read", "write"] = "read",
-         graph_store: str | None = None, timeout: float = 60.0) -> AnnotationStore | RemoteStore:
+def open(
+    location: str | os.PathLike[str] | None = None,
+    *,
+    mode: Literal["read", "write"] = "read",
+    graph_store: str | None = None,
+    timeout: float = 60.0,
+) -> AnnotationStore | RemoteStore:
     """Open a store: a directory, a SPARQL endpoint URL, or (``None``) a new one in memory.
 
     A directory opens as an :class:`~craftrdf.store.AnnotationStore` (``mode="write"``
@@ -57,8 +62,13 @@ def open(location: str | os.PathLike[str] | None = None, *, mode: Literal["read"
     return AnnotationStore.open(text, mode=mode)
 
 
-def build(store: WritableStore, craft_dir: str | os.PathLike[str], *, sets: Iterable[str] | None = None,
-          progress: Progress | None = None) -> BuildReport:
+def build(
+    store: WritableStore,
+    craft_dir: str | os.PathLike[str],
+    *,
+    sets: Iterable[str] | None = None,
+    progress: Progress | None = None,
+) -> BuildReport:
     """Load a CRAFT directory (a clone of UCDenver-ccp/CRAFT, or the bundled sample) into ``store``.
 
     Batches already loaded from the same input are skipped, so a re-run adds nothing;
@@ -68,8 +78,13 @@ def build(store: WritableStore, craft_dir: str | os.PathLike[str], *, sets: Iter
     return build_store(Path(craft_dir), store, registry=load_registry(), sets=sets, progress=progress)
 
 
-def load(store: WritableStore, paths: Sequence[str | os.PathLike[str]], *, set_key: str | None = None,
-         module: str | None = None) -> LoadReport:
+def load(
+    store: WritableStore,
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    set_key: str | None = None,
+    module: str | None = None,
+) -> LoadReport:
     """Add files outside the CRAFT layout: ontologies (OBO, OWL, Turtle) and annotations (Knowtator, BioNLP).
 
     Annotation files go into the set ``set_key``. Everything is validated before anything
@@ -78,8 +93,7 @@ def load(store: WritableStore, paths: Sequence[str | os.PathLike[str]], *, set_k
     return load_files(store, [Path(p) for p in paths], set_key=set_key, module=module)
 
 
-def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = None, /,
-          **bindings: str) -> QueryResult:
+def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = None, /, **bindings: str) -> QueryResult:
     """Run a library query by name (``queries/<name>.rq``) or a ``.rq`` file, with parameters bound.
 
     Parameters come as a mapping or as keywords (``set="UBERON_EXT"``); a CURIE or an IRI
@@ -90,8 +104,9 @@ def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = No
     return run_query(store, name, {**(params or {}), **bindings})
 
 
-def export(store: ReadableStore, set_key: str, out: str | os.PathLike[str], *, format: str,
-           document: str | None = None) -> ExportReport:
+def export(
+    store: ReadableStore, set_key: str, out: str | os.PathLike[str], *, format: str, document: str | None = None
+) -> ExportReport:
     """Write an annotation set to ``out``: turtle, trig, nquads, jsonld, pubannotation or bionlp.
 
     The RDF and JSON-LD formats write one file; pubannotation and bionlp a folder of one
@@ -102,8 +117,14 @@ def export(store: ReadableStore, set_key: str, out: str | os.PathLike[str], *, f
     return export_set(store, set_key, out, format=format, document=document)
 
 
-def view(store: ReadableStore, sets: str | Sequence[str], *, classes: ClassFilter = "all",
-         nesting: NestingFilter = "all", split: str | None = None) -> list[ViewRow]:
+def view(
+    store: ReadableStore,
+    sets: str | Sequence[str],
+    *,
+    classes: ClassFilter = "all",
+    nesting: NestingFilter = "all",
+    split: str | None = None,
+) -> list[ViewRow]:
     """The annotations of some sets, filtered by class (proper or extension) and nesting (outermost or nested).
 
     ``sets`` is one key or several (exact store keys). See :func:`craftrdf.views.run_view`
@@ -113,8 +134,14 @@ def view(store: ReadableStore, sets: str | Sequence[str], *, classes: ClassFilte
     return run_view(store, ViewSpec(keys, classes, nesting, split))  # type: ignore[arg-type]
 
 
-def evaluate(store: ReadableStore, gold: str, pred: str, *, apply_craft_rules: bool = False,
-             craft: str | os.PathLike[str] | None = None) -> list[SetReport]:
+def evaluate(
+    store: ReadableStore,
+    gold: str,
+    pred: str,
+    *,
+    apply_craft_rules: bool = False,
+    craft: str | os.PathLike[str] | None = None,
+) -> list[SetReport]:
     """Score predictions as the CRAFT Shared Task 2019 did, plus the classic NER criteria.
 
     ``gold`` and ``pred`` are set keys of the store, or directories of BioNLP files (a
@@ -126,8 +153,14 @@ def evaluate(store: ReadableStore, gold: str, pred: str, *, apply_craft_rules: b
     return evaluate_store(store, gold, pred, craft=craft, apply_craft_rules=apply_craft_rules)
 
 
-def annotate(store: ReadableStore, set_key: str, texts: Mapping[str, str], config: MatcherConfig | None = None, *,
-             cache_dir: str | os.PathLike[str] | None = None) -> dict[str, list[Annotation]]:
+def annotate(
+    store: ReadableStore,
+    set_key: str,
+    texts: Mapping[str, str],
+    config: MatcherConfig | None = None,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> dict[str, list[Annotation]]:
     """Run the dictionary matcher with the names of set ``set_key``'s ontology on ``texts`` (id -> text).
 
     ``config`` defaults to the matcher's default configuration (docs/matcher.md); the
@@ -139,14 +172,22 @@ def annotate(store: ReadableStore, set_key: str, texts: Mapping[str, str], confi
     from .sets import resolve_set
 
     cache = Path(cache_dir) if cache_dir is not None else None
-    terms, _ = load_terms(store, resolve_set(store, set_key), registry=load_registry(), cache_dir=cache,
-                          curies=CurieMap())
+    terms, _ = load_terms(
+        store, resolve_set(store, set_key), registry=load_registry(), cache_dir=cache, curies=CurieMap()
+    )
     return MatchingSession(texts, terms, cache_dir=cache).annotate(config or MatcherConfig())
 
 
-def sweep(store: ReadableStore, set_key: str, out_dir: str | os.PathLike[str], *, grid: str = "quick",
-          split: str = "train,dev", report_on: str | None = None,
-          executor: SweepExecutor | None = None) -> SweepReport:
+def sweep(
+    store: ReadableStore,
+    set_key: str,
+    out_dir: str | os.PathLike[str],
+    *,
+    grid: str = "quick",
+    split: str = "train,dev",
+    report_on: str | None = None,
+    executor: SweepExecutor | None = None,
+) -> SweepReport:
     """Run the matcher's configurations of ``grid`` (``quick``, ``all``) against the gold of ``set_key``.
 
     Selects on the documents of ``split``, reports on those of ``report_on``; writes
@@ -156,12 +197,26 @@ def sweep(store: ReadableStore, set_key: str, out_dir: str | os.PathLike[str], *
     from .sweeps.entry import sweep_store
     from .sweeps.grid import load_grid
 
-    return sweep_store(store, set_key, load_grid(grid), registry=load_registry(), out_dir=Path(out_dir),
-                       split=split, report_on=report_on, executor=executor)
+    return sweep_store(
+        store,
+        set_key,
+        load_grid(grid),
+        registry=load_registry(),
+        out_dir=Path(out_dir),
+        split=split,
+        report_on=report_on,
+        executor=executor,
+    )
 
 
-def serve(store: str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8080, workers: int = 2,
-          base_iri: str | None = None) -> None:
+def serve(
+    store: str | os.PathLike[str],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    workers: int = 2,
+    base_iri: str | None = None,
+) -> None:
     """Publish an on-disk store over HTTP (SPARQL 1.1 endpoint, linked data, viewer) until interrupted.
 
     Read-only, with the defaults of ``craftrdf serve``; needs the ``craftrdf[server]``

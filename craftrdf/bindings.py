@@ -25,7 +25,6 @@ __all__ = ["bind_values", "query_form"]
 Term = ox.NamedNode | ox.Literal
 
 
-
 @dataclass(slots=True)
 class _Level:
     """A query or subquery: its projection and the token range of its WHERE group."""
@@ -163,8 +162,9 @@ def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
         here = bound(level)
         clash = [n for n in here if n in level.assigned]
         if clash:
-            raise QueryError(f"?{clash[0]} is computed in a SELECT list of the query and cannot be bound "
-                             "on a remote store")
+            raise QueryError(
+                f"?{clash[0]} is computed in a SELECT list of the query and cannot be bound on a remote store"
+            )
         if not here:
             continue
         iris = {n for n in here if isinstance(substitutions[n], ox.NamedNode)}
@@ -187,10 +187,11 @@ def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
             bind = _bind_at(toks, i)
             if bind is not None and bind[2] in here:
                 expr_from, expr_to, var, last = bind
-                expr = sparql[toks[expr_from].start:toks[expr_to].end]
+                expr = sparql[toks[expr_from].start : toks[expr_to].end]
                 replaced[i] = (last, f"FILTER(COALESCE(sameTerm(({expr}), {values[var]}), true))")
                 mentions.setdefault(stack[-1], set()).update(
-                    u.text[1:] for u in toks[expr_from:expr_to + 1] if u.kind == "var" and u.text[1:] in here)
+                    u.text[1:] for u in toks[expr_from : expr_to + 1] if u.kind == "var" and u.text[1:] in here
+                )
                 i = last + 1
                 continue
             if t.text == "{":
@@ -209,8 +210,13 @@ def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
         for g, ns in mentions.items():
             if ns:
                 chosen = [n for n in here if n in ns]
-                inserts[g] = (" VALUES (" + " ".join("?" + n for n in chosen) + ") { ("
-                              + " ".join(values[n] for n in chosen) + ") }")
+                inserts[g] = (
+                    " VALUES ("
+                    + " ".join("?" + n for n in chosen)
+                    + ") { ("
+                    + " ".join(values[n] for n in chosen)
+                    + ") }"
+                )
     out: list[str] = []
     pos = 0
     i = 0
@@ -218,13 +224,13 @@ def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
         t = toks[i]
         if i in replaced:
             last, text = replaced[i]
-            out.append(sparql[pos:t.start])
+            out.append(sparql[pos : t.start])
             out.append(text)
             pos = toks[last].end
             i = last + 1
             continue
         if i in inserts:
-            out.append(sparql[pos:t.end])
+            out.append(sparql[pos : t.end])
             out.append(inserts[i])
             pos = t.end
         i += 1
@@ -233,7 +239,7 @@ def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
 
 
 def _mentions(toks: list[Token], level: _Level, name: str) -> bool:
-    return any(t.kind == "var" and t.text[1:] == name for t in toks[level.open:level.close])
+    return any(t.kind == "var" and t.text[1:] == name for t in toks[level.open : level.close])
 
 
 def _bind_at(toks: list[Token], i: int) -> tuple[int, int, str, int] | None:

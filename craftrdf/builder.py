@@ -21,17 +21,17 @@ from .errors import ConfigError, DataWarning, InputError
 from .ingest.corpus import read_documents
 from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.mappings import mapping_nquads, read_mapping_file
-from .ingest.rdfsource import rdf_file_nquads
 from .ingest.obo import iter_obo
 from .ingest.ontology import ontology_nquads
+from .ingest.rdfsource import rdf_file_nquads
 from .ingest.validate import validate_annotations
-from .webanno import annotation_nquads, document_nquads, set_nquads
 from .iris import DOCUMENTS_GRAPH, mapping_graph, ontology_graph, set_iri
 from .model import Annotation, Document
 from .rdf import iri, literal, quad
 from .registry import AnnotationSetSpec, Registry, ontology_name
-from .store import AnnotationStore
+from .store import ReadableStore, WritableStore
 from .vocab import CRAFT, OBOINOWL, OWL, RDF, RDFS
+from .webanno import annotation_nquads, document_nquads, set_nquads
 
 __all__ = ["BuildReport", "Step", "build_store", "check_craft_dir", "plan_build"]
 
@@ -137,12 +137,12 @@ def parallel_class_lines(
             yield quad(c, iri(RDFS.label), literal(labels[b_iri]), g)
 
 
-_CLASSES = """
-SELECT ?g ?c ?label WHERE { GRAPH ?g { ?c a <%s> . OPTIONAL { ?c <%s> ?label } } }
-""" % (OWL.Class, RDFS.label)
+_CLASSES = f"""
+SELECT ?g ?c ?label WHERE {{ GRAPH ?g {{ ?c a <{OWL.Class}> . OPTIONAL {{ ?c <{RDFS.label}> ?label }} }} }}
+"""
 
 
-def _ontology_classes(store: AnnotationStore, graph: str | None) -> tuple[set[str], dict[str, str]]:
+def _ontology_classes(store: ReadableStore, graph: str | None) -> tuple[set[str], dict[str, str]]:
     import pyoxigraph as ox
 
     if graph is None:
@@ -166,7 +166,7 @@ def check_craft_dir(craft_dir: Path) -> Path:
 
 def plan_build(
     craft_dir: Path,
-    store: AnnotationStore,
+    store: ReadableStore,
     *,
     registry: Registry,
     curies: CurieMap,
@@ -183,8 +183,7 @@ def plan_build(
     texts = {d.pmid: d.text for d in documents}
     doc_digest = _digest(*(d.pmid + "\0" + d.text + "\0" + (d.split or "") + (d.pmcid or "") for d in documents))
     steps: list[Step] = [
-        Step(DOCUMENTS_GRAPH, "documents", doc_digest,
-             lambda: document_nquads(documents, graph=DOCUMENTS_GRAPH))
+        Step(DOCUMENTS_GRAPH, "documents", doc_digest, lambda: document_nquads(documents, graph=DOCUMENTS_GRAPH))
     ]
     skipped: dict[str, str] = {}
     planned_ontologies: dict[str, str] = {}
@@ -200,33 +199,47 @@ def plan_build(
                 onto_digest = _file_digest(path)
                 if onto_graph not in planned_ontologies:
                     planned_ontologies[onto_graph] = onto_digest
-                    steps.append(Step(onto_graph, f"ontology {path.name}", onto_digest,
-                                      _bind_ontology(path, onto_graph, curies)))
+                    steps.append(
+                        Step(onto_graph, f"ontology {path.name}", onto_digest, _bind_ontology(path, onto_graph, curies))
+                    )
         folder = ca / spec.annotations
         if not folder.is_dir():
             skipped[spec.key + " annotations"] = f"annotation folder {folder} not found"
             continue
         files = _annotation_files(folder, spec.format)
-        set_digest = _digest(doc_digest, spec.key, *(p.name + hashlib.sha256(p.read_bytes()).hexdigest() for p in files))
+        set_digest = _digest(
+            doc_digest, spec.key, *(p.name + hashlib.sha256(p.read_bytes()).hexdigest() for p in files)
+        )
         mgraph = mapping_graph(spec.key)
         cache: dict[str, list[Annotation]] = {}
 
-        def read_annotations(spec: AnnotationSetSpec = spec, folder: Path = folder,
-                        cache: dict[str, list[Annotation]] = cache) -> list[Annotation]:
+        def read_annotations(
+            spec: AnnotationSetSpec = spec, folder: Path = folder, cache: dict[str, list[Annotation]] = cache
+        ) -> list[Annotation]:
             if "a" not in cache:
                 cache["a"] = read_set_annotations(spec, folder, texts, curies=curies)
             return cache["a"]
 
-        def set_lines(spec: AnnotationSetSpec = spec, onto: str | None = onto_graph, mg: str = mgraph,
-                      annotations: Callable[[], list[Annotation]] = read_annotations) -> Iterator[str]:
+        def set_lines(
+            spec: AnnotationSetSpec = spec,
+            onto: str | None = onto_graph,
+            mg: str = mgraph,
+            annotations: Callable[[], list[Annotation]] = read_annotations,
+        ) -> Iterator[str]:
             yield from set_nquads(spec.key, module=spec.module, variant=spec.variant, ontology=onto, mappings=mg)
             yield from annotation_nquads(annotations(), set_key=spec.key, curies=curies)
 
         steps.append(Step(set_iri(spec.key), f"annotations {spec.key}", set_digest, set_lines))
         mfiles = {kind: ca / rel for kind, rel in spec.mapping_files().items() if (ca / rel).is_file()}
         map_digest = _digest(set_digest, onto_digest, *(p for p in mfiles.values()))
-        steps.append(Step(mgraph, f"mappings {spec.key}", map_digest,
-                          _bind_mappings(spec, mfiles, mgraph, onto_graph, read_annotations, store, curies)))
+        steps.append(
+            Step(
+                mgraph,
+                f"mappings {spec.key}",
+                map_digest,
+                _bind_mappings(spec, mfiles, mgraph, onto_graph, read_annotations, store, curies),
+            )
+        )
     return steps, skipped
 
 
@@ -248,7 +261,7 @@ def _bind_mappings(
     graph: str,
     onto_graph: str | None,
     annotations: Callable[[], list[Annotation]],
-    store: AnnotationStore,
+    store: ReadableStore,
     curies: CurieMap,
 ) -> Callable[[], Iterable[str]]:
     def lines() -> Iterator[str]:
@@ -268,7 +281,7 @@ def _bind_mappings(
 
 def build_store(
     craft_dir: Path,
-    store: AnnotationStore,
+    store: WritableStore,
     *,
     registry: Registry,
     curies: CurieMap | None = None,

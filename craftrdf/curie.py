@@ -19,12 +19,27 @@ import curies
 from .errors import InputError
 from .vocab import OBO
 
-__all__ = ["CurieMap", "is_extension_curie", "parallel_base", "CRAFT_PREFIXES"]
+__all__ = ["CRAFT_PREFIXES", "CurieMap", "is_extension_curie", "parallel_base"]
 
 #: Prefixes of the ten CRAFT ontologies, MONDO, and the ontologies their files import.
 CRAFT_PREFIXES: tuple[str, ...] = (
-    "BFO", "CARO", "CHEBI", "CL", "GO", "MOP", "MONDO", "NCBITaxon", "PATO", "PR", "RO",
-    "SO", "UBERON", "IAO", "OBI", "CHMO", "CHEMINF",
+    "BFO",
+    "CARO",
+    "CHEBI",
+    "CL",
+    "GO",
+    "MOP",
+    "MONDO",
+    "NCBITaxon",
+    "PATO",
+    "PR",
+    "RO",
+    "SO",
+    "UBERON",
+    "IAO",
+    "OBI",
+    "CHMO",
+    "CHEMINF",
 )
 
 _CURIE = re.compile(r"^([A-Za-z][A-Za-z0-9_]*):([^\s<>\"{}|^`\\:]+)$")
@@ -104,7 +119,7 @@ class CurieMap:
         if known is not None:
             return known
         if iri.startswith(OBO.NS):
-            m = _OBO_LOCAL.match(iri[len(OBO.NS):])
+            m = _OBO_LOCAL.match(iri[len(OBO.NS) :])
             if m is not None and not self._converter.has_prefix(m.group(1)):
                 self._converter.add_prefix(m.group(1), OBO.NS + m.group(1) + "_")
         curie = self._converter.compress(iri)

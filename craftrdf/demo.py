@@ -10,7 +10,7 @@ from .builder import BuildReport, Progress, build_store
 from .curie import CurieMap
 from .querying import QueryResult, resolve_query, run_query
 from .registry import load_registry
-from .store import AnnotationStore
+from .store import AnnotationStore, ReadableStore
 
 __all__ = ["DemoReport", "run_demo", "sample_dir"]
 
@@ -31,7 +31,7 @@ def sample_dir() -> Path:
     return Path(str(resources.files("craftrdf.sample").joinpath("craft")))
 
 
-def run_demo(store: AnnotationStore | None = None, *, progress: Progress | None = None) -> DemoReport:
+def run_demo(store: ReadableStore | None = None, *, progress: Progress | None = None) -> DemoReport:
     """Build the sample into ``store`` (a new in-memory one by default) and query it."""
     store = store or AnnotationStore.memory()
     curies = CurieMap()

@@ -14,8 +14,15 @@ from .rdf import mint
 from .vocab import BASE
 
 __all__ = [
-    "CONTAINMENT_GRAPH", "DOCUMENTS_GRAPH", "annotation_document", "annotation_iri", "check_set_key", "document_iri", "mapping_graph",
-    "ontology_graph", "set_iri",
+    "CONTAINMENT_GRAPH",
+    "DOCUMENTS_GRAPH",
+    "annotation_document",
+    "annotation_iri",
+    "check_set_key",
+    "document_iri",
+    "mapping_graph",
+    "ontology_graph",
+    "set_iri",
 ]
 
 #: The graph holding every document resource (ids, split, text).
@@ -60,7 +67,7 @@ def annotation_document(iri: str) -> str | None:
     prefix = BASE + "ann/"
     if not iri.startswith(prefix):
         return None
-    parts = iri[len(prefix):].split("/")
+    parts = iri[len(prefix) :].split("/")
     return unquote(parts[1]) if len(parts) == 3 and all(parts) else None
 
 

@@ -28,43 +28,45 @@ from .errors import QueryError
 
 __all__ = ["Token", "TokenKind", "match_bracket", "tokenize"]
 
-TokenKind = Literal["iri", "pname", "bnode", "var", "string", "number", "langtag", "keyword", "punct",
-                    "comment"]
+TokenKind = Literal["iri", "pname", "bnode", "var", "string", "number", "langtag", "keyword", "punct", "comment"]
 
 # The grammar's character classes (SPARQL 1.1 Query Language, productions 164-173).
-_PN_CHARS_BASE = ("A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
-                  "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff")
+_PN_CHARS_BASE = (
+    "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
+    "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
+)
 _PN_CHARS_U = _PN_CHARS_BASE + "_"
 _PN_CHARS = _PN_CHARS_U + r"\-0-9\u00b7\u0300-\u036f\u203f-\u2040"
 _PLX = r"(?:%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%])"
 _PN_PREFIX = f"[{_PN_CHARS_BASE}](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?"
-_PN_LOCAL = (f"(?:[{_PN_CHARS_U}:0-9]|{_PLX})"
-             f"(?:(?:[{_PN_CHARS}.:]|{_PLX})*(?:[{_PN_CHARS}:]|{_PLX}))?")
+_PN_LOCAL = f"(?:[{_PN_CHARS_U}:0-9]|{_PLX})(?:(?:[{_PN_CHARS}.:]|{_PLX})*(?:[{_PN_CHARS}:]|{_PLX}))?"
 _UCHAR = r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}"
 _ECHAR = r"""\\[tbnrf\\"']"""
 _ESC = f"(?:{_ECHAR}|{_UCHAR})"
 
 _TERMINALS = re.compile(
-    "|".join([
-        r"(?P<ws>[\x20\t\r\n]+)",
-        r"(?P<comment>#[^\r\n]*)",
-        rf"(?P<iri><(?:[^<>\"{{}}|^`\\\x00-\x20]|{_UCHAR})*>)",
-        # long strings before short ones: '''...''' would otherwise read as '' then '...
-        rf"(?P<string>\"\"\"(?:(?:\"|\"\")?(?:[^\"\\]|{_ESC}))*\"\"\""
-        rf"|'''(?:(?:'|'')?(?:[^'\\]|{_ESC}))*'''"
-        rf"|\"(?:[^\"\\\n\r]|{_ESC})*\""
-        rf"|'(?:[^'\\\n\r]|{_ESC})*')",
-        rf"(?P<bnode>_:[{_PN_CHARS_U}0-9](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?)",
-        rf"(?P<pname>(?:{_PN_PREFIX})?:(?:{_PN_LOCAL})?)",
-        rf"(?P<var>[?$][{_PN_CHARS_U}0-9][{_PN_CHARS_U}0-9\u00b7\u0300-\u036f\u203f-\u2040]*)",
-        r"(?P<langtag>@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*)",
-        # DOUBLE, then DECIMAL, then INTEGER: the longest numeric terminal that matches
-        r"(?P<number>[0-9]+\.[0-9]*[eE][+-]?[0-9]+|\.[0-9]+[eE][+-]?[0-9]+|[0-9]+[eE][+-]?[0-9]+"
-        r"|[0-9]*\.[0-9]+|[0-9]+)",
-        # keywords, function names and ``a``: the grammar's bare words
-        r"(?P<keyword>[A-Za-z_][A-Za-z0-9_]*)",
-        r"(?P<punct>\^\^|\|\||&&|!=|<=|>=|[{}()\[\].,;*+\-/!=<>|^?])",
-    ]),
+    "|".join(
+        [
+            r"(?P<ws>[\x20\t\r\n]+)",
+            r"(?P<comment>#[^\r\n]*)",
+            rf"(?P<iri><(?:[^<>\"{{}}|^`\\\x00-\x20]|{_UCHAR})*>)",
+            # long strings before short ones: '''...''' would otherwise read as '' then '...
+            rf"(?P<string>\"\"\"(?:(?:\"|\"\")?(?:[^\"\\]|{_ESC}))*\"\"\""
+            rf"|'''(?:(?:'|'')?(?:[^'\\]|{_ESC}))*'''"
+            rf"|\"(?:[^\"\\\n\r]|{_ESC})*\""
+            rf"|'(?:[^'\\\n\r]|{_ESC})*')",
+            rf"(?P<bnode>_:[{_PN_CHARS_U}0-9](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?)",
+            rf"(?P<pname>(?:{_PN_PREFIX})?:(?:{_PN_LOCAL})?)",
+            rf"(?P<var>[?$][{_PN_CHARS_U}0-9][{_PN_CHARS_U}0-9\u00b7\u0300-\u036f\u203f-\u2040]*)",
+            r"(?P<langtag>@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*)",
+            # DOUBLE, then DECIMAL, then INTEGER: the longest numeric terminal that matches
+            r"(?P<number>[0-9]+\.[0-9]*[eE][+-]?[0-9]+|\.[0-9]+[eE][+-]?[0-9]+|[0-9]+[eE][+-]?[0-9]+"
+            r"|[0-9]*\.[0-9]+|[0-9]+)",
+            # keywords, function names and ``a``: the grammar's bare words
+            r"(?P<keyword>[A-Za-z_][A-Za-z0-9_]*)",
+            r"(?P<punct>\^\^|\|\||&&|!=|<=|>=|[{}()\[\].,;*+\-/!=<>|^?])",
+        ]
+    ),
 )
 
 

@@ -13,18 +13,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .webanno import document_texts
 from .curie import CurieMap
 from .errors import ConfigError, InputError
 from .ingest.bionlp import read_bionlp
 from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.rdfsource import rdf_format_of
 from .ingest.validate import validate_annotations
-from .webanno import annotation_nquads, set_nquads
 from .iris import check_set_key, ontology_graph, set_iri
 from .model import Annotation
 from .registry import ontology_name
-from .store import AnnotationStore
+from .store import WritableStore
+from .webanno import annotation_nquads, document_texts, set_nquads
 
 __all__ = ["LoadReport", "load_files", "read_annotation_path"]
 
@@ -40,7 +39,7 @@ class LoadReport:
 
 
 def _is_ontology(path: Path) -> bool:
-    return ".obo" in path.name.lower() or rdf_format_of(path) is not None and not path.name.endswith(".knowtator.xml")
+    return ".obo" in path.name.lower() or (rdf_format_of(path) is not None and not path.name.endswith(".knowtator.xml"))
 
 
 def read_annotation_path(path: Path, *, curies: CurieMap) -> list[Annotation]:
@@ -48,8 +47,11 @@ def read_annotation_path(path: Path, *, curies: CurieMap) -> list[Annotation]:
 
     A BioNLP file's document id is its file stem; the XML formats name their document.
     """
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(_ANNOTATION_SUFFIXES)) \
-        if path.is_dir() else [path]
+    files = (
+        sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(_ANNOTATION_SUFFIXES))
+        if path.is_dir()
+        else [path]
+    )
     if not files:
         raise InputError("no annotation files (*.knowtator.xml, *.xml, *.bionlp, *.ann) found", source=str(path))
     out: list[Annotation] = []
@@ -66,7 +68,7 @@ def read_annotation_path(path: Path, *, curies: CurieMap) -> list[Annotation]:
 
 
 def load_files(
-    store: AnnotationStore,
+    store: WritableStore,
     paths: Sequence[Path],
     *,
     set_key: str | None = None,
@@ -106,8 +108,11 @@ def load_files(
             if doc in texts:
                 validate_annotations(anns, texts[doc], source=f"{set_key}/{doc}")
         if unchecked:
-            logger.warning("%d document(s) have no text in the store, spans not checked: %s",
-                           len(unchecked), ", ".join(unchecked[:10]))
+            logger.warning(
+                "%d document(s) have no text in the store, spans not checked: %s",
+                len(unchecked),
+                ", ".join(unchecked[:10]),
+            )
         ann_lines = list(set_nquads(set_key, module=module, variant=None, ontology=None, mappings=None))
         for path, anns in groups:  # per input, so a bad class id names its file
             ann_lines.extend(annotation_nquads(anns, set_key=set_key, curies=curies, source=str(path)))

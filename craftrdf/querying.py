@@ -59,9 +59,24 @@ Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 PyValue = str | int | float | bool | Decimal | None
 
 _XSD = "http://www.w3.org/2001/XMLSchema#"
-_INTEGERS = {_XSD + t for t in ("integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
-                                "nonPositiveInteger", "negativeInteger", "unsignedInt", "unsignedLong",
-                                "unsignedShort", "unsignedByte")}
+_INTEGERS = {
+    _XSD + t
+    for t in (
+        "integer",
+        "int",
+        "long",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedInt",
+        "unsignedLong",
+        "unsignedShort",
+        "unsignedByte",
+    )
+}
 
 
 def python_value(term: Term | None) -> PyValue:
@@ -101,7 +116,8 @@ class QueryResult:
     :meth:`optional_strings` and :meth:`records` give typed views of the same rows, so
     callers need not test each cell for None.
 
-    >>> r = QueryResult(("s", "n"), ((ox.NamedNode("http://e/a"), ox.Literal("2", datatype=ox.NamedNode(_XSD + "integer"))),))
+    >>> two = ox.Literal("2", datatype=ox.NamedNode(_XSD + "integer"))
+    >>> r = QueryResult(("s", "n"), ((ox.NamedNode("http://e/a"), two),))
     >>> r.strings("s", "n"), r.records()
     ([('http://e/a', '2')], [{'s': 'http://e/a', 'n': 2}])
     """

@@ -61,7 +61,9 @@ class AnnotationSetSpec:
             return {"unused": f"{folder}/unused_classes_for_{m}_annotations.txt"}
         return {
             "related": f"{folder}/{m}_extension_classes_and_related_{m}_classes.txt",
-            "substitute": f"{folder}/unused_classes_and_substitute_extension_classes_for_{m}+extensions_annotations.txt",
+            "substitute": (
+                f"{folder}/unused_classes_and_substitute_extension_classes_for_{m}+extensions_annotations.txt"
+            ),
         }
 
 
@@ -130,7 +132,11 @@ def parse_registry(data: Mapping[str, Any]) -> Registry:
             if "sets" in entry:
                 for key, s in entry["sets"].items():
                     sets[key] = AnnotationSetSpec(
-                        key, name, s.get("variant", "proper"), s["annotations"], s.get("format", "knowtator"),
+                        key,
+                        name,
+                        s.get("variant", "proper"),
+                        s["annotations"],
+                        s.get("format", "knowtator"),
                         s.get("ontology", entry.get("proper")),
                     )
             else:
@@ -138,7 +144,11 @@ def parse_registry(data: Mapping[str, Any]) -> Registry:
                     name, name, "proper", entry["annotations_proper"], "knowtator", entry.get("proper")
                 )
                 sets[f"{name}_EXT"] = AnnotationSetSpec(
-                    f"{name}_EXT", name, "extensions", entry["annotations_extensions"], "knowtator",
+                    f"{name}_EXT",
+                    name,
+                    "extensions",
+                    entry["annotations_extensions"],
+                    "knowtator",
                     entry.get("extensions"),
                 )
         except (KeyError, TypeError) as exc:

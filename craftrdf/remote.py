@@ -1,7 +1,8 @@
 """A store someone else runs: the remote twin of :class:`craftrdf.store.AnnotationStore`.
 
 :class:`RemoteStore` satisfies :class:`~craftrdf.store.ReadableStore` (and, with a Graph Store
-URL, :class:`~craftrdf.store.WritableStore`) over the SPARQL 1.1 Protocol, through SPARQLWrapper; results come back as SPARQL JSON and are
+URL, :class:`~craftrdf.store.WritableStore`) over the SPARQL 1.1 Protocol, through SPARQLWrapper;
+results come back as SPARQL JSON and are
 parsed by pyoxigraph, so rows are the same ``QuerySolutions`` of real terms the
 embedded store gives and every library function works unchanged. With a Graph Store
 Protocol URL it also writes batches (``load_batch``, ``remove_batch``): each batch is
@@ -19,7 +20,6 @@ import re
 import tempfile
 import urllib.error
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from types import TracebackType
 from typing import IO
 
@@ -68,8 +68,9 @@ class RemoteStore(SparqlReads):
     Use as a context manager like :class:`~craftrdf.store.AnnotationStore`.
     """
 
-    def __init__(self, endpoint: str, *, graph_store: str | None = None, timeout: float = 60.0,
-                 user_agent: str = "craftrdf") -> None:
+    def __init__(
+        self, endpoint: str, *, graph_store: str | None = None, timeout: float = 60.0, user_agent: str = "craftrdf"
+    ) -> None:
         if not endpoint.startswith(("http://", "https://")):
             raise StoreError(f"endpoint {endpoint!r} is not an http(s) URL")
         self.endpoint = endpoint
@@ -93,9 +94,14 @@ class RemoteStore(SparqlReads):
 
     # -- queries -----------------------------------------------------------------------------
 
-    def query(self, sparql: str, *, substitutions: Substitutions | None = None,
-              prefixes: Mapping[str, str] | None = None,
-              named_graphs: Sequence[str] | None = None) -> QueryAnswer:
+    def query(
+        self,
+        sparql: str,
+        *,
+        substitutions: Substitutions | None = None,
+        prefixes: Mapping[str, str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+    ) -> QueryAnswer:
         """Run SPARQL on the endpoint with values bound by name (see :func:`bind_values`).
 
         Returns what ``AnnotationStore.query`` returns: QuerySolutions for SELECT,
@@ -142,16 +148,21 @@ class RemoteStore(SparqlReads):
             result = wrapper.query()  # type: ignore[attr-defined]
             return bytes(result.response.read())
         except SPARQLExceptions.QueryBadFormed as exc:
-            raise QueryError(f"endpoint {self.endpoint} refused the query (HTTP 400): "
-                             f"{_wrapper_message(exc)}") from None
+            raise QueryError(
+                f"endpoint {self.endpoint} refused the query (HTTP 400): {_wrapper_message(exc)}"
+            ) from None
         except SPARQLExceptions.SPARQLWrapperException as exc:
-            status = {"EndPointNotFound": 404, "Unauthorized": 401, "URITooLong": 414,
-                      "EndPointInternalError": 500}.get(type(exc).__name__, "error")
-            raise StoreError(f"endpoint {self.endpoint} failed (HTTP {status}): "
-                             f"{_wrapper_message(exc)}") from None
+            status = {
+                "EndPointNotFound": 404,
+                "Unauthorized": 401,
+                "URITooLong": 414,
+                "EndPointInternalError": 500,
+            }.get(type(exc).__name__, "error")
+            raise StoreError(f"endpoint {self.endpoint} failed (HTTP {status}): {_wrapper_message(exc)}") from None
         except urllib.error.HTTPError as exc:
-            raise StoreError(f"endpoint {self.endpoint} failed (HTTP {exc.code}): "
-                             f"{_server_message(exc.read())}") from None
+            raise StoreError(
+                f"endpoint {self.endpoint} failed (HTTP {exc.code}): {_server_message(exc.read())}"
+            ) from None
         except urllib.error.URLError as exc:
             raise StoreError(f"cannot reach endpoint {self.endpoint}: {exc.reason}") from None
         except TimeoutError:
@@ -159,13 +170,22 @@ class RemoteStore(SparqlReads):
         except OSError as exc:
             raise StoreError(f"cannot reach endpoint {self.endpoint}: {exc}") from None
 
-    def quads_for_pattern(self, subject: ox.NamedNode | ox.BlankNode | None, predicate: ox.NamedNode | None,
-                          object: ox.NamedNode | ox.BlankNode | ox.Literal | None,
-                          graph_name: ox.NamedNode | ox.DefaultGraph | None = None) -> Iterator[ox.Quad]:
+    def quads_for_pattern(
+        self,
+        subject: ox.NamedNode | ox.BlankNode | None,
+        predicate: ox.NamedNode | None,
+        object: ox.NamedNode | ox.BlankNode | ox.Literal | None,
+        graph_name: ox.NamedNode | ox.DefaultGraph | None = None,
+    ) -> Iterator[ox.Quad]:
         """The quads matching a pattern (None is a wildcard); a whole named graph is fetched
         through the Graph Store Protocol when one is configured (no result-size limit applies)."""
-        if (isinstance(graph_name, ox.NamedNode) and subject is None and predicate is None and object is None
-                and self.graph_store is not None):
+        if (
+            isinstance(graph_name, ox.NamedNode)
+            and subject is None
+            and predicate is None
+            and object is None
+            and self.graph_store is not None
+        ):
             return self._graph_quads(graph_name)
         return super().quads_for_pattern(subject, predicate, object, graph_name)
 
@@ -174,18 +194,22 @@ class RemoteStore(SparqlReads):
 
         assert self.graph_store is not None
         try:
-            r = httpx.get(self.graph_store, params={"graph": graph.value},
-                          headers={"Accept": "application/n-triples", "User-Agent": self.user_agent},
-                          timeout=self.timeout)
+            r = httpx.get(
+                self.graph_store,
+                params={"graph": graph.value},
+                headers={"Accept": "application/n-triples", "User-Agent": self.user_agent},
+                timeout=self.timeout,
+            )
         except httpx.HTTPError as exc:
             raise StoreError(f"cannot reach graph store {self.graph_store}: {exc}") from None
         if r.status_code == 404:
             return iter(())
         if r.status_code != 200:
-            raise StoreError(f"graph store {self.graph_store} failed reading {graph.value} "
-                             f"(HTTP {r.status_code}): {_server_message(r.content)}")
-        return (ox.Quad(q.subject, q.predicate, q.object, graph)
-                for q in ox.parse(r.content, ox.RdfFormat.N_TRIPLES))
+            raise StoreError(
+                f"graph store {self.graph_store} failed reading {graph.value} "
+                f"(HTTP {r.status_code}): {_server_message(r.content)}"
+            )
+        return (ox.Quad(q.subject, q.predicate, q.object, graph) for q in ox.parse(r.content, ox.RdfFormat.N_TRIPLES))
 
     def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
         """Write one batch into ``graph`` with a Graph Store Protocol PUT, replacing an older version.
@@ -197,8 +221,9 @@ class RemoteStore(SparqlReads):
         Returns the lines written, 0 without writing when the same digest is there.
         """
         if self.graph_store is None:
-            raise StoreError(f"{self.endpoint} is open read-only: give a Graph Store Protocol URL "
-                             "(--graph-store) to write to it")
+            raise StoreError(
+                f"{self.endpoint} is open read-only: give a Graph Store Protocol URL (--graph-store) to write to it"
+            )
         if self.has_batch(graph, digest):
             logger.info("batch %s already loaded, skipped", graph)
             return 0
@@ -223,15 +248,20 @@ class RemoteStore(SparqlReads):
         assert self.graph_store is not None
         logger.info("PUT %s bytes into %s at %s", size, graph, self.graph_store)
         try:
-            r = httpx.put(self.graph_store, params={"graph": graph}, content=body.read(),
-                          headers={"Content-Type": "application/n-triples", "User-Agent": self.user_agent},
-                          timeout=httpx.Timeout(self.timeout, write=max(self.timeout, 600.0),
-                                                read=max(self.timeout, 600.0)))
+            r = httpx.put(
+                self.graph_store,
+                params={"graph": graph},
+                content=body.read(),
+                headers={"Content-Type": "application/n-triples", "User-Agent": self.user_agent},
+                timeout=httpx.Timeout(self.timeout, write=max(self.timeout, 600.0), read=max(self.timeout, 600.0)),
+            )
         except httpx.HTTPError as exc:
             raise StoreError(f"cannot write batch {graph} to graph store {self.graph_store}: {exc}") from None
         if r.status_code not in (200, 201, 204):
-            raise StoreError(f"graph store {self.graph_store} refused batch {graph} (HTTP {r.status_code}): "
-                             f"{_server_message(r.content)}")
+            raise StoreError(
+                f"graph store {self.graph_store} refused batch {graph} (HTTP {r.status_code}): "
+                f"{_server_message(r.content)}"
+            )
 
     def remove_batch(self, graph: str) -> bool:
         """Remove a batch's graph with a Graph Store Protocol DELETE; True if it was there."""

@@ -27,11 +27,20 @@ from .curie import CurieMap
 from .errors import ConfigError
 from .model import Annotation
 from .querying import resolve_query, run_query
-from .registry import Registry
-from .store import AnnotationStore
+from .store import ReadableStore, WritableStore
 
-__all__ = ["Mappings", "Pick", "RuleReport", "apply_rules", "craft_rules", "drop_unused", "postprocess_set",
-           "replace_related", "set_mappings", "substitute_unused"]
+__all__ = [
+    "Mappings",
+    "Pick",
+    "RuleReport",
+    "apply_rules",
+    "craft_rules",
+    "drop_unused",
+    "postprocess_set",
+    "replace_related",
+    "set_mappings",
+    "substitute_unused",
+]
 
 Pick = Literal["first", "all", "drop"]
 RULES = ("unused", "substitute", "related")
@@ -59,7 +68,7 @@ class RuleReport:
     added: int = 0
 
 
-def set_mappings(store: AnnotationStore, key: str, *, curies: CurieMap | None = None) -> Mappings:
+def set_mappings(store: ReadableStore, key: str, *, curies: CurieMap | None = None) -> Mappings:
     """The mapping data the store holds for set ``key`` (empty when it has none), classes as CURIEs."""
     curies = curies or CurieMap()
     rows = run_query(store, resolve_query("set-mappings"), {"set": key}, curies=curies).rows
@@ -82,7 +91,9 @@ def set_mappings(store: AnnotationStore, key: str, *, curies: CurieMap | None = 
     )
 
 
-def drop_unused(annotations: Sequence[Annotation], unused: frozenset[str] | set[str]) -> tuple[list[Annotation], RuleReport]:
+def drop_unused(
+    annotations: Sequence[Annotation], unused: frozenset[str] | set[str]
+) -> tuple[list[Annotation], RuleReport]:
     """Rule 1: drop every annotation whose class is unused."""
     kept = [a for a in annotations if a.class_id not in unused]
     return kept, RuleReport("unused", len(annotations), len(kept), dropped=len(annotations) - len(kept))
@@ -114,8 +125,9 @@ def substitute_unused(
         existing.add(key)
         out.append(replace(a, class_id=targets[0]))
         replaced += 1
-    return out, RuleReport("substitute", len(annotations), len(out), dropped=dropped, replaced=replaced,
-                           duplicates=duplicates)
+    return out, RuleReport(
+        "substitute", len(annotations), len(out), dropped=dropped, replaced=replaced, duplicates=duplicates
+    )
 
 
 def replace_related(
@@ -151,8 +163,9 @@ def replace_related(
                 replaced += 1
             else:
                 added += 1
-    return out, RuleReport("related", len(annotations), len(out), dropped=dropped, replaced=replaced,
-                           duplicates=duplicates, added=added)
+    return out, RuleReport(
+        "related", len(annotations), len(out), dropped=dropped, replaced=replaced, duplicates=duplicates, added=added
+    )
 
 
 def craft_rules(set_key: str, variant: str | None = None) -> tuple[str, ...]:
@@ -191,7 +204,7 @@ def apply_rules(
 
 
 def postprocess_set(
-    store: AnnotationStore,
+    store: WritableStore,
     key: str,
     rules: Sequence[str],
     *,
@@ -205,11 +218,10 @@ def postprocess_set(
     Returns the number of annotations stored and one report per rule. The new set
     records its source, the rules and the mapping set.
     """
-    from .webanno import fetch_annotations
-    from .webanno import annotation_nquads, set_nquads
     from .iris import check_set_key, set_iri
     from .rdf import iri, literal, quad
     from .vocab import CRAFT
+    from .webanno import annotation_nquads, fetch_annotations, set_nquads
 
     check_set_key(into)
     if into == key:
@@ -218,10 +230,12 @@ def postprocess_set(
     anns = fetch_annotations(store, key, curies=curies)
     result, reports = apply_rules(anns, rules, set_mappings(store, mappings or key, curies=curies), pick=pick)
     s = iri(set_iri(into))
-    lines = [*set_nquads(into, module=None, variant=None, ontology=None, mappings=None),
-             quad(s, iri(CRAFT.derivedFrom), iri(set_iri(key)), s),
-             *(quad(s, iri(CRAFT.appliedRule), literal(r), s) for r in rules),
-             *annotation_nquads(result, set_key=into, curies=curies)]
+    lines = [
+        *set_nquads(into, module=None, variant=None, ontology=None, mappings=None),
+        quad(s, iri(CRAFT.derivedFrom), iri(set_iri(key)), s),
+        *(quad(s, iri(CRAFT.appliedRule), literal(r), s) for r in rules),
+        *annotation_nquads(result, set_key=into, curies=curies),
+    ]
     digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
     store.load_batch(set_iri(into), lines, digest=digest)
     return len(result), reports

@@ -50,7 +50,8 @@ class SetRef:
         if self.ontology is None:
             raise ConfigError(
                 f"set {self.key!r} has no ontology in this store (craft:ontology): build it with its ontology "
-                "file, or give the dictionary directly")
+                "file, or give the dictionary directly"
+            )
         return self.ontology
 
 
@@ -97,7 +98,8 @@ def resolve_set(store: ReadableStore, key: str) -> SetRef:
     if len(folded) == 1:
         return _describe(store, folded[0][1], folded[0][0])
     if folded:
-        raise ConfigError(f"annotation set key {key!r} is ambiguous: {', '.join(k for k, _ in folded)}; "
-                          "give it exactly")
+        raise ConfigError(
+            f"annotation set key {key!r} is ambiguous: {', '.join(k for k, _ in folded)}; give it exactly"
+        )
     known = ", ".join(sorted({k for k, _ in keys})) or "none"
     raise ConfigError(f"no annotation set {key!r} in the store; sets: {known}")

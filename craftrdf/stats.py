@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .querying import resolve_query, run_query
-from .store import AnnotationStore
+from .store import ReadableStore
 
 __all__ = ["ArticleStats", "set_stats", "summarize"]
 
@@ -31,22 +31,34 @@ class ArticleStats:
     concepts_max: int
 
 
-def summarize(per_document: dict[str, tuple[int, int]], concepts: int,
-              documents: Iterable[str] | None = None) -> ArticleStats:
+def summarize(
+    per_document: dict[str, tuple[int, int]], concepts: int, documents: Iterable[str] | None = None
+) -> ArticleStats:
     """Stats from ``document -> (annotations, unique concepts)`` and the set's total unique concepts."""
     docs = sorted(set(documents) if documents is not None else per_document)
     anns = [per_document.get(d, (0, 0))[0] for d in docs]
     cons = [per_document.get(d, (0, 0))[1] for d in docs]
     if not docs:
         return ArticleStats(0, 0, concepts, 0.0, 0.0, 0, 0.0, 0.0, 0)
-    return ArticleStats(len(docs), sum(anns), concepts, statistics.fmean(anns), statistics.median(anns), max(anns),
-                        statistics.fmean(cons), statistics.median(cons), max(cons))
+    return ArticleStats(
+        len(docs),
+        sum(anns),
+        concepts,
+        statistics.fmean(anns),
+        statistics.median(anns),
+        max(anns),
+        statistics.fmean(cons),
+        statistics.median(cons),
+        max(cons),
+    )
 
 
-def set_stats(store: AnnotationStore, key: str, documents: Iterable[str] | None = None) -> ArticleStats:
+def set_stats(store: ReadableStore, key: str, documents: Iterable[str] | None = None) -> ArticleStats:
     """Stats of one annotation set from the query library (per-document-stats, unique-concepts)."""
-    per_doc = {r[1].value: (int(r[2].value), int(r[3].value))
-               for r in run_query(store, resolve_query("per-document-stats"), {"set": key}).rows}
+    per_doc = {
+        r[1].value: (int(r[2].value), int(r[3].value))
+        for r in run_query(store, resolve_query("per-document-stats"), {"set": key}).rows
+    }
     rows = run_query(store, resolve_query("unique-concepts"), {"set": key}).rows
     concepts = int(rows[0][2].value) if rows else 0
     return summarize(per_doc, concepts, documents)

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import fcntl
 import io
-import queue
-import threading
-import shutil
-import tempfile
 import logging
 import os
+import queue
+import shutil
 import sys
+import tempfile
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +41,7 @@ from typing import IO, Literal, Protocol, runtime_checkable
 
 import pyoxigraph as ox
 
-from .errors import StoreError, StoreLockedError
+from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, literal, quad
 from .vocab import CRAFT
 
@@ -53,6 +53,7 @@ __all__ = [
     "SparqlReads",
     "Substitutions",
     "WritableStore",
+    "require_writable",
 ]
 
 logger = logging.getLogger(__name__)
@@ -60,8 +61,8 @@ logger = logging.getLogger(__name__)
 LOCK_FILE = "craftrdf.lock"
 Mode = Literal["write", "read"]
 
-_BATCHES = """
-SELECT ?g ?digest WHERE { GRAPH ?g { ?g <%s> ?digest } }""" % CRAFT.digest
+_BATCHES = f"""
+SELECT ?g ?digest WHERE {{ GRAPH ?g {{ ?g <{CRAFT.digest}> ?digest }} }}"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +98,24 @@ class ReadableStore(Protocol):
         """True when the store can take batches (:class:`WritableStore`)."""
         ...
 
-    def query(self, sparql: str, *, substitutions: Substitutions | None = None,
-              prefixes: Mapping[str, str] | None = None,
-              named_graphs: Sequence[str] | None = None) -> QueryAnswer:
+    def query(
+        self,
+        sparql: str,
+        *,
+        substitutions: Substitutions | None = None,
+        prefixes: Mapping[str, str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+    ) -> QueryAnswer:
         """Run a SPARQL query with values bound by name."""
         ...
 
-    def quads_for_pattern(self, subject: Subject | None, predicate: ox.NamedNode | None, object: Object | None,
-                          graph_name: ox.NamedNode | ox.DefaultGraph | None = None) -> Iterator[ox.Quad]:
+    def quads_for_pattern(
+        self,
+        subject: Subject | None,
+        predicate: ox.NamedNode | None,
+        object: Object | None,
+        graph_name: ox.NamedNode | ox.DefaultGraph | None = None,
+    ) -> Iterator[ox.Quad]:
         """The quads matching a pattern; None is a wildcard."""
         ...
 
@@ -138,6 +149,13 @@ class WritableStore(ReadableStore, Protocol):
         ...
 
 
+def require_writable(store: ReadableStore, what: str) -> WritableStore:
+    """``store`` as a :class:`WritableStore`; ConfigError saying ``what`` needs writing when it is read-only."""
+    if store.writable and isinstance(store, WritableStore):
+        return store
+    raise ConfigError(f"{what} needs a store open for writing; this one is read-only")
+
+
 _PATTERN = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 _DEFAULT_PATTERN = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
 _GRAPH_EXISTS = "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 1"
@@ -153,9 +171,14 @@ class SparqlReads:
 
     __slots__ = ()
 
-    def query(self, sparql: str, *, substitutions: Substitutions | None = None,
-              prefixes: Mapping[str, str] | None = None,
-              named_graphs: Sequence[str] | None = None) -> QueryAnswer:
+    def query(
+        self,
+        sparql: str,
+        *,
+        substitutions: Substitutions | None = None,
+        prefixes: Mapping[str, str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+    ) -> QueryAnswer:
         raise NotImplementedError
 
     def _select(self, sparql: str, **bindings: ox.NamedNode | ox.Literal) -> ox.QuerySolutions:
@@ -164,8 +187,13 @@ class SparqlReads:
             raise StoreError("expected SELECT solutions from the store")
         return result
 
-    def quads_for_pattern(self, subject: Subject | None, predicate: ox.NamedNode | None, object: Object | None,
-                          graph_name: ox.NamedNode | ox.DefaultGraph | None = None) -> Iterator[ox.Quad]:
+    def quads_for_pattern(
+        self,
+        subject: Subject | None,
+        predicate: ox.NamedNode | None,
+        object: Object | None,
+        graph_name: ox.NamedNode | ox.DefaultGraph | None = None,
+    ) -> Iterator[ox.Quad]:
         """The quads matching a pattern (None is a wildcard), by a SELECT with the pattern's terms bound."""
         bindings: dict[str, ox.NamedNode | ox.Literal] = {}
         for name, term in (("s", subject), ("p", predicate), ("o", object)):
@@ -174,12 +202,16 @@ class SparqlReads:
             if term is not None:
                 bindings[name] = term
         if isinstance(graph_name, ox.DefaultGraph):
-            return (ox.Quad(_subject(r["s"]), _predicate(r["p"]), _object(r["o"]), ox.DefaultGraph())
-                    for r in self._select(_DEFAULT_PATTERN, **bindings))
+            return (
+                ox.Quad(_subject(r["s"]), _predicate(r["p"]), _object(r["o"]), ox.DefaultGraph())
+                for r in self._select(_DEFAULT_PATTERN, **bindings)
+            )
         if graph_name is not None:
             bindings["g"] = graph_name
-        return (ox.Quad(_subject(r["s"]), _predicate(r["p"]), _object(r["o"]), _predicate(r["g"]))
-                for r in self._select(_PATTERN, **bindings))
+        return (
+            ox.Quad(_subject(r["s"]), _predicate(r["p"]), _object(r["o"]), _predicate(r["g"]))
+            for r in self._select(_PATTERN, **bindings)
+        )
 
     def contains_named_graph(self, graph: str) -> bool:
         """True when the named graph holds at least one triple."""
@@ -231,7 +263,7 @@ class _Lock:
 
     def __init__(self, directory: Path, mode: Mode) -> None:
         self.path = directory / LOCK_FILE
-        self._fh: IO[str] | None = open(self.path, "a+", encoding="utf-8")
+        self._fh: IO[str] | None = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115  # held until release()
         op = fcntl.LOCK_EX if mode == "write" else fcntl.LOCK_SH
         try:
             fcntl.flock(self._fh.fileno(), op | fcntl.LOCK_NB)
@@ -277,8 +309,9 @@ def _remove_orphans(directory: Path) -> int:
         except FileNotFoundError:
             pass
     if freed:
-        logger.warning("removed %.1f MB of orphan bulk-load files left by an interrupted load in %s",
-                       freed / 1e6, directory)
+        logger.warning(
+            "removed %.1f MB of orphan bulk-load files left by an interrupted load in %s", freed / 1e6, directory
+        )
     return freed
 
 
@@ -362,8 +395,9 @@ class AnnotationStore:
     lock is released. ``raw`` is the underlying ``pyoxigraph.Store`` for queries.
     """
 
-    def __init__(self, store: ox.Store, *, path: Path | None = None, lock: _Lock | None = None,
-                 writable: bool = True) -> None:
+    def __init__(
+        self, store: ox.Store, *, path: Path | None = None, lock: _Lock | None = None, writable: bool = True
+    ) -> None:
         self.raw = store
         self.path = path
         self.writable = writable
@@ -400,7 +434,9 @@ class AnnotationStore:
         except OSError as exc:
             lock.release()
             if "lock" in str(exc).lower():
-                raise StoreLockedError(f"store {directory} is locked by another (non-craftrdf?) process: {exc}") from None
+                raise StoreLockedError(
+                    f"store {directory} is locked by another (non-craftrdf?) process: {exc}"
+                ) from None
             raise StoreError(f"cannot open store {directory}: {exc}") from None
         return cls(store, path=directory, lock=lock, writable=mode == "write")
 
@@ -435,10 +471,7 @@ class AnnotationStore:
     def has_batch(self, graph: str, digest: str) -> bool:
         """True when ``graph`` is loaded from input with this digest."""
         g = ox.NamedNode(graph)
-        return any(
-            q.object.value == digest
-            for q in self.raw.quads_for_pattern(g, ox.NamedNode(CRAFT.digest), None, g)
-        )
+        return any(q.object.value == digest for q in self.raw.quads_for_pattern(g, ox.NamedNode(CRAFT.digest), None, g))
 
     def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
         """Write one batch atomically into ``graph``, replacing an older version; returns quads written.
@@ -493,9 +526,13 @@ class AnnotationStore:
 
     # -- queries ---------------------------------------------------------------------
 
-    def quads_for_pattern(self, subject: ox.NamedNode | ox.BlankNode | None, predicate: ox.NamedNode | None,
-                          object: ox.NamedNode | ox.BlankNode | ox.Literal | None,
-                          graph_name: ox.NamedNode | ox.DefaultGraph | None = None) -> Iterator[ox.Quad]:
+    def quads_for_pattern(
+        self,
+        subject: ox.NamedNode | ox.BlankNode | None,
+        predicate: ox.NamedNode | None,
+        object: ox.NamedNode | ox.BlankNode | ox.Literal | None,
+        graph_name: ox.NamedNode | ox.DefaultGraph | None = None,
+    ) -> Iterator[ox.Quad]:
         """The quads matching a pattern (None is a wildcard), as ``pyoxigraph.Store.quads_for_pattern``.
 
         The same call on a :class:`~craftrdf.remote.RemoteStore` is answered over SPARQL, so
@@ -507,9 +544,14 @@ class AnnotationStore:
         """True when the store has the named graph ``graph`` (an IRI)."""
         return self.raw.contains_named_graph(ox.NamedNode(graph))
 
-    def query(self, sparql: str, *, substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
-              prefixes: Mapping[str, str] | None = None,
-              named_graphs: Sequence[str] | None = None) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+    def query(
+        self,
+        sparql: str,
+        *,
+        substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
+        prefixes: Mapping[str, str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+    ) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
         """Run SPARQL with values bound by name (never pasted into the text).
 
         ``named_graphs`` restricts the dataset ``GRAPH ?g`` ranges over (as the SPARQL
@@ -517,5 +559,6 @@ class AnnotationStore:
         """
         subs = {ox.Variable(k): v for k, v in (substitutions or {}).items()}
         graphs = [ox.NamedNode(g) for g in named_graphs] if named_graphs is not None else None
-        return self.raw.query(sparql, substitutions=subs or None, prefixes=dict(prefixes) if prefixes else None,
-                              named_graphs=graphs)
+        return self.raw.query(
+            sparql, substitutions=subs or None, prefixes=dict(prefixes) if prefixes else None, named_graphs=graphs
+        )

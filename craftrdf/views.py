@@ -33,16 +33,15 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from .webanno import rows_to_annotations
 from .curie import CurieMap
 from .errors import ConfigError
-from .webanno import annotation_nquads, parse_spans_text, set_nquads
 from .iris import BASE, CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, annotation_document, check_set_key, set_iri
 from .model import Annotation
 from .querying import QueryResult, resolve_query, run_query
 from .rdf import iri, literal, quad
-from .store import AnnotationStore
+from .store import ReadableStore, WritableStore, require_writable
 from .vocab import CRAFT
+from .webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads
 
 __all__ = [
     "ClassFilter",
@@ -95,12 +94,12 @@ class ViewRow:
     annotation: Annotation
 
 
-def _store_sets(store: AnnotationStore) -> dict[str, str]:
+def _store_sets(store: ReadableStore) -> dict[str, str]:
     """Every set key in the store -> its graph IRI."""
     return {row[0].value: set_iri(row[0].value) for row in run_query(store, resolve_query("sets")).rows}
 
 
-def resolve_sets(store: AnnotationStore, patterns: Iterable[str]) -> tuple[str, ...]:
+def resolve_sets(store: ReadableStore, patterns: Iterable[str]) -> tuple[str, ...]:
     """Store set keys for user patterns: exact keys (any case) or ``*`` wildcards (``*_EXT``).
 
     ConfigError names a pattern that matches nothing.
@@ -174,14 +173,15 @@ def containment_pairs(spans: Iterable[tuple[str, str, int, int]]) -> Iterator[tu
         for lo in range(0, len(items), step):
             sl = slice(lo, lo + step)
             # outer's box contains inner's box and outer has more characters
-            inner, outer = np.nonzero((begin[None, :] <= begin[sl, None]) & (end[None, :] >= end[sl, None])
-                                      & (size[None, :] > size[sl, None]))
+            inner, outer = np.nonzero(
+                (begin[None, :] <= begin[sl, None]) & (end[None, :] >= end[sl, None]) & (size[None, :] > size[sl, None])
+            )
             for i, j in zip((inner + lo).tolist(), outer.tolist()):
                 if single[j] or _within(ivs[i], ivs[j]):
                     yield names[i], names[j]
 
 
-def _containment_digest(store: AnnotationStore, graphs: Iterable[str]) -> str:
+def _containment_digest(store: ReadableStore, graphs: Iterable[str]) -> str:
     batches = store.batches()
     h = hashlib.sha256(b"containment-1")
     for g in sorted(graphs):
@@ -189,7 +189,7 @@ def _containment_digest(store: AnnotationStore, graphs: Iterable[str]) -> str:
     return h.hexdigest()
 
 
-def containment_spans(store: AnnotationStore) -> list[tuple[str, str, int, int]]:
+def containment_spans(store: ReadableStore) -> list[tuple[str, str, int, int]]:
     """``(annotation, document, start, end)`` per span of every annotation in the store's sets.
 
     The input of :func:`containment_pairs`. The document is read from the annotation IRI
@@ -201,13 +201,20 @@ def containment_spans(store: AnnotationStore) -> list[tuple[str, str, int, int]]
     docs = [annotation_document(ann) for ann, _ in rows]
     if any(d is None for d in docs):  # an annotation IRI craftrdf did not mint: ask for the documents
         full = run_query(store, "spans")
-        return [(ann, doc, s.start, s.end) for _, ann, doc, spans in full.strings("set", "annotation", "doc", "spans")
-                for s in parse_spans_text(spans)]
-    return [(ann, d, s.start, s.end) for (ann, spans), d in zip(rows, docs) if d is not None
-            for s in parse_spans_text(spans)]
+        return [
+            (ann, doc, s.start, s.end)
+            for _, ann, doc, spans in full.strings("set", "annotation", "doc", "spans")
+            for s in parse_spans_text(spans)
+        ]
+    return [
+        (ann, d, s.start, s.end)
+        for (ann, spans), d in zip(rows, docs)
+        if d is not None
+        for s in parse_spans_text(spans)
+    ]
 
 
-def ensure_containment(store: AnnotationStore) -> int:
+def ensure_containment(store: ReadableStore) -> int:
     """Bring the containment graph up to date with the store's sets; returns links written (0 if current).
 
     Needs a writable store when the sets changed since it was last computed.
@@ -216,14 +223,12 @@ def ensure_containment(store: AnnotationStore) -> int:
     digest = _containment_digest(store, graphs)
     if store.has_batch(CONTAINMENT_GRAPH, digest):
         return 0
-    if not store.writable:
-        raise ConfigError("the nesting links of this store are out of date; run the view once with write access "
-                          "(a store opened for reading cannot update them)")
+    writer = require_writable(store, "the nesting links of this store are out of date; updating them")
     spans = containment_spans(store)
     g = iri(CONTAINMENT_GRAPH)
     within = iri(CRAFT.within)
     lines = (f"<{inner}> {within} <{outer}> {g} ." for inner, outer in containment_pairs(spans))
-    n = store.load_batch(CONTAINMENT_GRAPH, lines, digest=digest)
+    n = writer.load_batch(CONTAINMENT_GRAPH, lines, digest=digest)
     logger.info("containment links computed: %d", n - 1)
     return n
 
@@ -231,7 +236,7 @@ def ensure_containment(store: AnnotationStore) -> int:
 # -- views ---------------------------------------------------------------------------
 
 
-def _graphs(store: AnnotationStore, sets: Sequence[str]) -> list[str]:
+def _graphs(store: ReadableStore, sets: Sequence[str]) -> list[str]:
     known = _store_sets(store)
     missing = [s for s in sets if s not in known]
     if missing:
@@ -239,7 +244,7 @@ def _graphs(store: AnnotationStore, sets: Sequence[str]) -> list[str]:
     return [known[s] for s in sets] + [CONTAINMENT_GRAPH, DOCUMENTS_GRAPH]
 
 
-def _view_result(store: AnnotationStore, spec: ViewSpec, curies: CurieMap) -> QueryResult:
+def _view_result(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> QueryResult:
     if spec.nesting != "all":
         ensure_containment(store)
     params = {"classes": spec.classes, "nesting": spec.nesting}
@@ -270,7 +275,7 @@ def _rows_digest(set_digest: str) -> str:
     return hashlib.sha256(_ROWS_VERSION + b"\0" + set_digest.encode()).hexdigest()
 
 
-def _stale_rows(store: AnnotationStore, sets: Sequence[str]) -> list[str]:
+def _stale_rows(store: ReadableStore, sets: Sequence[str]) -> list[str]:
     batches = store.batches()
     stale = []
     for key in sets:
@@ -281,7 +286,7 @@ def _stale_rows(store: AnnotationStore, sets: Sequence[str]) -> list[str]:
     return stale
 
 
-def ensure_view_rows(store: AnnotationStore, sets: Sequence[str]) -> int:
+def ensure_view_rows(store: WritableStore, sets: Sequence[str]) -> int:
     """Bring the derived view rows of ``sets`` up to date; returns how many sets were rewritten.
 
     Needs a writable store when a set changed since its rows were written (ConfigError
@@ -290,8 +295,10 @@ def ensure_view_rows(store: AnnotationStore, sets: Sequence[str]) -> int:
     """
     stale = _stale_rows(store, sets)
     if stale and not store.writable:
-        raise ConfigError(f"the view rows of {', '.join(stale)} are out of date; open the store for writing "
-                          "to update them (a store opened for reading cannot)")
+        raise ConfigError(
+            f"the view rows of {', '.join(stale)} are out of date; open the store for writing "
+            "to update them (a store opened for reading cannot)"
+        )
     batches = store.batches()
     for key in stale:
         if set_iri(key) not in batches:
@@ -300,8 +307,9 @@ def ensure_view_rows(store: AnnotationStore, sets: Sequence[str]) -> int:
         g = iri(view_rows_graph(key))
         row = iri(_ROW)
         lines = []
-        for ann, document, cls, spans, text in result.optional_strings("annotation", "document", "class", "spans",
-                                                                      "text"):
+        for ann, document, cls, spans, text in result.optional_strings(
+            "annotation", "document", "class", "spans", "text"
+        ):
             value = json.dumps([document, cls, spans, text], ensure_ascii=False)
             lines.append(f"<{ann}> {row} {literal(value)} {g} .")
         store.load_batch(view_rows_graph(key), lines, digest=_rows_digest(batches[set_iri(key)].digest))
@@ -309,13 +317,13 @@ def ensure_view_rows(store: AnnotationStore, sets: Sequence[str]) -> int:
     return len(stale)
 
 
-def _fast_view(store: AnnotationStore, spec: ViewSpec, curies: CurieMap) -> list[ViewRow] | None:
+def _fast_view(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> list[ViewRow] | None:
     """The view from the derived rows (filters applied here), or None when they are stale and read-only."""
     batches = store.batches()
     if any(set_iri(k) not in batches for k in spec.sets):
         _graphs(store, spec.sets)  # ConfigError naming the unknown sets (the sets query costs 0.4 s)
     if _stale_rows(store, spec.sets):
-        if not store.writable:
+        if not (store.writable and isinstance(store, WritableStore)):
             return None
         ensure_view_rows(store, spec.sets)
     if spec.nesting != "all":
@@ -344,13 +352,22 @@ def _fast_view(store: AnnotationStore, spec: ViewSpec, curies: CurieMap) -> list
             continue
         if spec.split and splits.get(document, "none") != spec.split:
             continue
-        out.append(ViewRow(key, Annotation(
-            id=unquote(ann.rsplit("/", 1)[1]), document=document, class_id=curies.compress(cls),
-            spans=parse_spans_text(spans) if spans is not None else (), text=text)))
+        out.append(
+            ViewRow(
+                key,
+                Annotation(
+                    id=unquote(ann.rsplit("/", 1)[1]),
+                    document=document,
+                    class_id=curies.compress(cls),
+                    spans=parse_spans_text(spans) if spans is not None else (),
+                    text=text,
+                ),
+            )
+        )
     return out
 
 
-def run_view(store: AnnotationStore, spec: ViewSpec, *, curies: CurieMap | None = None) -> list[ViewRow]:
+def run_view(store: ReadableStore, spec: ViewSpec, *, curies: CurieMap | None = None) -> list[ViewRow]:
     """The annotations of a view, each with its set, sorted by set, document and id.
 
     Computes the store's containment links first when the nesting filter needs them
@@ -369,7 +386,7 @@ def run_view(store: AnnotationStore, spec: ViewSpec, *, curies: CurieMap | None 
     return rows
 
 
-def nested_annotations(store: AnnotationStore) -> set[str]:
+def nested_annotations(store: ReadableStore) -> set[str]:
     """The IRIs of the annotations that lie within an annotation of any set in the store.
 
     The nesting of the ``nested`` view taken over every set, read from the containment
@@ -378,19 +395,17 @@ def nested_annotations(store: AnnotationStore) -> set[str]:
     """
     ensure_containment(store)
     links = run_query(store, "containment-links")
-    return {inner for inner, in links.strings("inner")}
+    return {inner for (inner,) in links.strings("inner")}
 
 
-def nested_pairs(store: AnnotationStore, sets: Sequence[str], *, document: str | None = None) -> QueryResult:
+def nested_pairs(store: ReadableStore, sets: Sequence[str], *, document: str | None = None) -> QueryResult:
     """Which annotation sits inside which, among the chosen sets (``queries/nested-pairs.rq``)."""
     ensure_containment(store)
     params = {"document": document} if document else {}
     return run_query(store, resolve_query("nested-pairs"), params, named_graphs=_graphs(store, sets))
 
 
-def materialize_view(
-    store: AnnotationStore, spec: ViewSpec, key: str, *, curies: CurieMap | None = None
-) -> int:
+def materialize_view(store: WritableStore, spec: ViewSpec, key: str, *, curies: CurieMap | None = None) -> int:
     """Store a view as a new annotation set ``key`` (a named graph like any set); returns annotations.
 
     Annotation ids become ``<source set>/<source id>``, so sets that reuse ids (UBERON and
@@ -402,19 +417,28 @@ def materialize_view(
         raise ConfigError(f"a view cannot replace one of its own sets ({key})")
     curies = curies or CurieMap()
     rows = run_view(store, spec, curies=curies)
-    anns = [Annotation(f"{r.set}/{r.annotation.id}", r.annotation.document, r.annotation.class_id,
-                       r.annotation.spans, r.annotation.text) for r in rows]
+    anns = [
+        Annotation(
+            f"{r.set}/{r.annotation.id}",
+            r.annotation.document,
+            r.annotation.class_id,
+            r.annotation.spans,
+            r.annotation.text,
+        )
+        for r in rows
+    ]
     s = iri(set_iri(key))
     desc = list(set_nquads(key, module=None, variant=None, ontology=None, mappings=None))
     desc += [quad(s, iri(CRAFT.derivedFrom), iri(set_iri(src)), s) for src in spec.sets]
-    desc += [quad(s, iri(CRAFT.viewClasses), literal(spec.classes), s),
-             quad(s, iri(CRAFT.viewNesting), literal(spec.nesting), s)]
+    desc += [
+        quad(s, iri(CRAFT.viewClasses), literal(spec.classes), s),
+        quad(s, iri(CRAFT.viewNesting), literal(spec.nesting), s),
+    ]
     if spec.split:
         desc.append(quad(s, iri(CRAFT.viewSplit), literal(spec.split), s))
     batches = store.batches()
     h = hashlib.sha256(repr(spec).encode())
     for g in sorted(set_iri(x) for x in spec.sets):
         h.update(batches[g].digest.encode() if g in batches else b"")
-    store.load_batch(set_iri(key), [*desc, *annotation_nquads(anns, set_key=key, curies=curies)],
-                     digest=h.hexdigest())
+    store.load_batch(set_iri(key), [*desc, *annotation_nquads(anns, set_key=key, curies=curies)], digest=h.hexdigest())
     return len(anns)

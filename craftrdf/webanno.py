@@ -34,7 +34,7 @@ from .iris import DOCUMENTS_GRAPH, annotation_iri, document_iri, set_iri
 from .model import Annotation, Document, Span
 from .querying import resolve_query, run_query
 from .rdf import int_literal, iri, literal, quad
-from .store import AnnotationStore
+from .store import ReadableStore
 from .vocab import CRAFT, DCTERMS, FABIO, OA, RDF
 
 __all__ = [
@@ -177,7 +177,7 @@ def set_nquads(
 
 
 def fetch_annotations(
-    store: AnnotationStore, set_key: str, *, document: str | None = None, curies: CurieMap | None = None
+    store: ReadableStore, set_key: str, *, document: str | None = None, curies: CurieMap | None = None
 ) -> list[Annotation]:
     """The annotations of a set (optionally one document), spans in their original order.
 
@@ -205,20 +205,23 @@ def rows_to_annotations(
     out = []
     for row in rows:
         spans, text = row[s], row[t]
-        out.append(Annotation(
-            id=unquote(row[a].value.rsplit("/", 1)[1]),  # type: ignore[attr-defined]
-            document=row[d].value,  # type: ignore[attr-defined]
-            class_id=curies.compress(row[c].value),  # type: ignore[attr-defined]
-            spans=parse_spans_text(spans.value) if isinstance(spans, ox.Literal) else (),
-            text=text.value if isinstance(text, ox.Literal) else None,
-        ))
+        out.append(
+            Annotation(
+                id=unquote(row[a].value.rsplit("/", 1)[1]),  # type: ignore[attr-defined]
+                document=row[d].value,  # type: ignore[attr-defined]
+                class_id=curies.compress(row[c].value),  # type: ignore[attr-defined]
+                spans=parse_spans_text(spans.value) if isinstance(spans, ox.Literal) else (),
+                text=text.value if isinstance(text, ox.Literal) else None,
+            )
+        )
     return out
 
 
-def document_texts(store: AnnotationStore, pmids: Iterable[str] | None = None) -> dict[str, str]:
+def document_texts(store: ReadableStore, pmids: Iterable[str] | None = None) -> dict[str, str]:
     """PMID -> article text for the documents the store holds (all, or those among ``pmids``)."""
     rows = store.query(
-        "SELECT ?g ?id ?text WHERE { GRAPH ?g { ?d <%s> ?id ; <%s> ?text } }" % (FABIO.hasPubMedId, CRAFT.text),
-        substitutions={"g": ox.NamedNode(DOCUMENTS_GRAPH)})
+        f"SELECT ?g ?id ?text WHERE {{ GRAPH ?g {{ ?d <{FABIO.hasPubMedId}> ?id ; <{CRAFT.text}> ?text }} }}",
+        substitutions={"g": ox.NamedNode(DOCUMENTS_GRAPH)},
+    )
     wanted = set(pmids) if pmids is not None else None
     return {r["id"].value: r["text"].value for r in rows if wanted is None or r["id"].value in wanted}

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from craftrdf.store import AnnotationStore
-
 from tests.helpers.corpus import DATA, find_craft_dir, find_go_obo
 from tests.helpers.sample import sample_store as build_sample
+
 
 @pytest.fixture(scope="session")
 def craft_dir() -> Path:
@@ -28,7 +28,7 @@ def go_obo() -> Path:
     return p
 
 
-@pytest.fixture()
+@pytest.fixture
 def data_dir() -> Path:
     return DATA
 

@@ -9,7 +9,6 @@ import pytest
 import craftrdf
 from craftrdf.demo import sample_dir
 from craftrdf.errors import QueryError
-
 from tests.helpers.sample import raw_set
 
 

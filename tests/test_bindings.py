@@ -8,24 +8,19 @@ adversarial strings are pushed through by Hypothesis.
 
 from __future__ import annotations
 
-import re
-
 import pyoxigraph as ox
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from craftrdf.errors import QueryError
-from craftrdf.querying import library, resolve_query, run_query
 from craftrdf.bindings import bind_values
+from craftrdf.errors import QueryError
 from craftrdf.lexer import tokenize
-from craftrdf.vocab import CRAFT
-
+from craftrdf.querying import resolve_query, run_query
 from tests.helpers.queries import (
     ADVERSARIAL,
-    LIBRARY_PARAMS,
     EMPTY_IN_SAMPLE,
     IRI_TAIL,
+    LIBRARY_PARAMS,
     PARAMETERISED,
     adversarial_cases,
     params_of,
@@ -34,6 +29,7 @@ from tests.helpers.queries import (
     tiny_quads,
 )
 from tests.helpers.sample import sample_store
+
 
 class _Rewriting:
     """The embedded store, but values bound by rewriting the text as RemoteStore does."""
@@ -54,8 +50,6 @@ def store():  # type: ignore[no-untyped-def]
     return s
 
 
-
-
 def test_the_listed_queries_exist() -> None:
     assert set(LIBRARY_PARAMS) <= set(PARAMETERISED)
 
@@ -71,7 +65,7 @@ def test_library_query_same_rows_as_pyoxigraph_substitutions(store, name: str) -
         graphs = _graphs(store, ["UBERON_EXT", "CL_EXT", "UBERON"])
     # every parameter alone (when the query can run without the others), and all of them together
     alone = [{k: v} for k, v in params.items() if required(name) <= {k}]
-    for chosen in alone + [params]:
+    for chosen in [*alone, params]:
         expected = run_query(store, q, chosen, named_graphs=graphs)
         got = run_query(_Rewriting(store), q, chosen, named_graphs=graphs)  # type: ignore[arg-type]
         assert got.columns == expected.columns
@@ -83,7 +77,8 @@ def test_library_query_same_rows_as_pyoxigraph_substitutions(store, name: str) -
 def test_values_block_placement() -> None:
     q = "SELECT ?x ?y WHERE { ?x <http://p> ?y }"
     assert bind_values(q, {"x": ox.NamedNode("http://e/a")}) == (
-        "SELECT ?x ?y WHERE { VALUES (?x) { (<http://e/a>) } <http://e/a> <http://p> ?y }")
+        "SELECT ?x ?y WHERE { VALUES (?x) { (<http://e/a>) } <http://e/a> <http://p> ?y }"
+    )
     nested = "SELECT ?x WHERE { OPTIONAL { ?x ?p ?o } FILTER NOT EXISTS { ?x ?q ?r } VALUES ?z { 1 } }"
     out = bind_values(nested, {"x": ox.Literal("v")})
     assert out.count('VALUES (?x) { ("v") }') == 3  # every group, not the VALUES data block
@@ -91,24 +86,25 @@ def test_values_block_placement() -> None:
 
 
 def test_subquery_gets_the_value_only_when_it_projects_the_variable() -> None:
-    q = ("SELECT ?a ?b WHERE { { SELECT ?a WHERE { ?a ?p ?o } } "
-         "{ SELECT ?c WHERE { ?c ?p ?a } } ?a ?q ?b }")
+    q = "SELECT ?a ?b WHERE { { SELECT ?a WHERE { ?a ?p ?o } } { SELECT ?c WHERE { ?c ?p ?a } } ?a ?q ?b }"
     out = bind_values(q, {"a": ox.Literal("v")})
     assert out.count('VALUES (?a) { ("v") }') == 2
     assert "{ SELECT ?c WHERE { ?c ?p ?a } }" in out
 
 
 def test_bind_of_a_bound_variable_becomes_a_compatibility_filter() -> None:
-    q = 'SELECT ?s ?v WHERE { ?s ?p ?o BIND(STR(?o) AS ?v) }'
+    q = "SELECT ?s ?v WHERE { ?s ?p ?o BIND(STR(?o) AS ?v) }"
     out = bind_values(q, {"v": ox.Literal("x")})
     assert "BIND" not in out
     assert 'FILTER(COALESCE(sameTerm((STR(?o)), "x"), true))' in out
 
 
 def test_strings_iris_and_comments_are_not_taken_for_structure() -> None:
-    q = ('# SELECT ?x WHERE { BIND(1 AS ?x) }\n'
-         'SELECT ?x ?l WHERE { ?x <http://e/a#b> "SELECT { BIND(1 AS ?x) }" . '
-         "?x <http://e/l> ?l FILTER(?l != '''# }''') }")
+    q = (
+        "# SELECT ?x WHERE { BIND(1 AS ?x) }\n"
+        'SELECT ?x ?l WHERE { ?x <http://e/a#b> "SELECT { BIND(1 AS ?x) }" . '
+        "?x <http://e/l> ?l FILTER(?l != '''# }''') }"
+    )
     out = bind_values(q, {"x": ox.NamedNode("http://e/s")})
     assert out.startswith("# SELECT ?x WHERE { BIND(1 AS ?x) }\nSELECT ?x ?l WHERE { VALUES (?x)")
     assert '"SELECT { BIND(1 AS ?x) }"' in out and "'''# }'''" in out
@@ -140,10 +136,13 @@ def test_run_query_reports_an_unknown_parameter_the_same_way(store) -> None:  # 
 
 # -- adversarial values --------------------------------------------------------------------------
 
+
 def check_structure(sparql: str, subs: dict[str, ox.NamedNode | ox.Literal]) -> None:
     """Binding the adversarial values gives the same token structure as binding plain ones."""
-    plain = {k: ox.NamedNode("http://example.org/plain") if isinstance(v, ox.NamedNode) else ox.Literal("plain")
-             for k, v in subs.items()}
+    plain = {
+        k: ox.NamedNode("http://example.org/plain") if isinstance(v, ox.NamedNode) else ox.Literal("plain")
+        for k, v in subs.items()
+    }
     got = [(t.kind, t.text) for t in tokenize(bind_values(sparql, subs))]
     ref = [(t.kind, t.text) for t in tokenize(bind_values(sparql, plain))]
     assert [k for k, _ in got] == [k for k, _ in ref]
@@ -166,11 +165,10 @@ def test_adversarial_values_bind_like_pyoxigraph(value: str, tail: str) -> None:
     for sparql, subs, graphs in adversarial_cases(value, cls):
         check_structure(sparql, subs)
         named = [ox.NamedNode(g) for g in graphs] if graphs else None
-        expected = rows_of(embedded.query(sparql, substitutions={ox.Variable(k): v for k, v in subs.items()},
-                                          named_graphs=named))
+        expected = rows_of(
+            embedded.query(sparql, substitutions={ox.Variable(k): v for k, v in subs.items()}, named_graphs=named)
+        )
         got = rows_of(embedded.query(bind_values(sparql, subs), named_graphs=named))
         assert got == expected
         assert len(expected) == 1, (sparql, expected)
     assert len(embedded) == sum(len(q) for q in tiny_quads(value, cls).values())
-
-

@@ -7,16 +7,15 @@ import io
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 from craftrdf.demo import sample_dir
 from tests.helpers.corpus import DATA
 
 
-
 def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "craftrdf.cli", "-q", *args], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "craftrdf.cli", "-q", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_demo_reports_the_sample():
@@ -24,9 +23,11 @@ def test_demo_reports_the_sample():
     assert r.returncode == 0, r.stderr
     # the brain count printed equals the UBERON:0000955 mentionClass count in the sample's UBERON sets
     ca = sample_dir() / "concept-annotation"
-    raw = sum(p.read_text().count('mentionClass id="UBERON:0000955"')
-              for p in list((ca / "UBERON/UBERON/knowtator").glob("*.xml"))
-              + list((ca / "UBERON/UBERON+extensions/knowtator").glob("*.xml")))
+    raw = sum(
+        p.read_text().count('mentionClass id="UBERON:0000955"')
+        for p in list((ca / "UBERON/UBERON/knowtator").glob("*.xml"))
+        + list((ca / "UBERON/UBERON+extensions/knowtator").glob("*.xml"))
+    )
     m = re.search(r"cls=UBERON:0000955\): (\d+)", r.stdout)
     assert m and int(m.group(1)) >= raw > 0
     assert "annotation-counts" in r.stdout and "PR_EXT" in r.stdout
@@ -49,8 +50,10 @@ def test_paths_and_counts_that_cannot_work_are_one_line_errors(tmp_path):
     r = craftrdf("reproduce", "--craft", sample, "--out", str(a_file), "--quick")
     assert r.returncode == 1 and r.stderr.count("\n") == 1 and "is not a directory" in r.stderr
     assert a_file.read_text() == "keep me"
-    for args in (["reproduce", "--craft", sample, "--out", str(tmp_path / "r"), "--quick", "--workers", "0"],
-                 ["sweep", "--store", str(tmp_path), "--set", "CL", "--out", str(tmp_path / "s"), "--workers", "-2"]):
+    for args in (
+        ["reproduce", "--craft", sample, "--out", str(tmp_path / "r"), "--quick", "--workers", "0"],
+        ["sweep", "--store", str(tmp_path), "--set", "CL", "--out", str(tmp_path / "s"), "--workers", "-2"],
+    ):
         r = craftrdf(*args)
         assert r.returncode == 1 and r.stderr.count("\n") == 1 and "--workers needs a positive number" in r.stderr
     assert not (tmp_path / "r").exists() and not (tmp_path / "s").exists()
@@ -59,8 +62,19 @@ def test_paths_and_counts_that_cannot_work_are_one_line_errors(tmp_path):
     # an output path below a file: the operating system's refusal, as one line naming the path
     store = tmp_path / "st"
     assert craftrdf("build", "--craft", sample, "--store", str(store)).returncode == 0
-    r = craftrdf("sweep", "--store", str(store), "--set", "MOP", "--grid", "quick", "--workers", "1",
-                 "--out", str(a_file / "sweep"))
+    r = craftrdf(
+        "sweep",
+        "--store",
+        str(store),
+        "--set",
+        "MOP",
+        "--grid",
+        "quick",
+        "--workers",
+        "1",
+        "--out",
+        str(a_file / "sweep"),
+    )
     assert r.returncode == 1 and r.stderr.count("\n") == 1 and str(a_file / "sweep") in r.stderr, r.stderr
 
 
@@ -71,8 +85,10 @@ def test_build_then_query_with_a_bound_parameter(tmp_path):
     r = craftrdf("query", "annotation-counts", "--store", store, "--param", "set=UBERON", "--format", "csv")
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
-    raw = sum(p.read_text().count("<annotation>")
-              for p in (sample_dir() / "concept-annotation/UBERON/UBERON/knowtator").glob("*.xml"))
+    raw = sum(
+        p.read_text().count("<annotation>")
+        for p in (sample_dir() / "concept-annotation/UBERON/UBERON/knowtator").glob("*.xml")
+    )
     assert {row["set"] for row in rows} == {"UBERON"}
     assert sum(int(row["annotations"]) for row in rows) == raw
 
@@ -87,7 +103,8 @@ def test_load_ontology_and_bionlp_set(tmp_path):
     assert r.returncode == 0, r.stderr
     r = craftrdf("query", "annotation-counts", "--store", store, "--format", "csv")
     assert list(csv.DictReader(io.StringIO(r.stdout))) == [
-        {"set": "MINE", "split": "none", "annotations": "2", "discontinuous": "1"}]
+        {"set": "MINE", "split": "none", "annotations": "2", "discontinuous": "1"}
+    ]
 
 
 def test_load_of_a_bad_file_changes_nothing(tmp_path):
@@ -105,7 +122,9 @@ def test_load_of_a_bad_file_changes_nothing(tmp_path):
 
 def test_view_and_postprocess_commands(tmp_path):
     store = str(tmp_path / "s")
-    assert craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "UBERON,CL,CL_EXT").returncode == 0
+    assert (
+        craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "UBERON,CL,CL_EXT").returncode == 0
+    )
     r = craftrdf("view", "--store", store, "--sets", "uberon,CL", "--nesting", "nested", "--format", "count")
     assert r.returncode == 0, r.stderr
     counts = dict(line.split("\t") for line in r.stdout.split("\n") if line)
@@ -115,7 +134,11 @@ def test_view_and_postprocess_commands(tmp_path):
     r = craftrdf("view", "--store", store, "--sets", "CL", "--split", "test", "--format", "bionlp", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert [p.name for p in out.iterdir()] == ["11319941.bionlp"]
-    raw = (sample_dir() / "concept-annotation/CL/CL/knowtator/11319941.txt.knowtator.xml").read_text().count("<annotation>")
+    raw = (
+        (sample_dir() / "concept-annotation/CL/CL/knowtator/11319941.txt.knowtator.xml")
+        .read_text()
+        .count("<annotation>")
+    )
     assert (out / "11319941.bionlp").read_text().count("\n") == raw
     r = craftrdf("postprocess", "--store", store, "--set", "CL_EXT", "--rules", "related", "--into", "CL_EXT_RELATED")
     assert r.returncode == 0, r.stderr

@@ -39,8 +39,21 @@ def _expected() -> dict[str, tuple[int, int, int, int]]:
 def test_annotation_counts_reproduce_the_published_table(store_path: Path):
     # through the public CLI, as a user would run it
     out = subprocess.run(
-        [sys.executable, "-m", "craftrdf.cli", "query", "annotation-counts", "--store", str(store_path),
-         "--format", "csv"], check=True, capture_output=True, text=True).stdout
+        [
+            sys.executable,
+            "-m",
+            "craftrdf.cli",
+            "query",
+            "annotation-counts",
+            "--store",
+            str(store_path),
+            "--format",
+            "csv",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     got: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for row in csv.DictReader(io.StringIO(out)):
         cols = (0, 1) if row["split"] in ("train", "dev") else (2, 3)
@@ -55,9 +68,13 @@ def test_ontology_classes_equal_raw_term_stanzas(store_path: Path, craft_dir: Pa
         raw = z.read("UBERON+extensions.obo").decode("utf-8")
     stanzas = len(re.findall(r"^\[Term\]$", raw, flags=re.M))
     with AnnotationStore.open(store_path, mode="read") as store:
-        rows = list(store.query(
-            "SELECT ?g (COUNT(DISTINCT ?c) AS ?n) WHERE { GRAPH ?g { ?c a <http://www.w3.org/2002/07/owl#Class> } } "
-            "GROUP BY ?g", substitutions=None))
+        rows = list(
+            store.query(
+                "SELECT ?g (COUNT(DISTINCT ?c) AS ?n) WHERE { GRAPH ?g { ?c a <http://www.w3.org/2002/07/owl#Class> } } "
+                "GROUP BY ?g",
+                substitutions=None,
+            )
+        )
     counts = {r["g"].value.rsplit("/", 1)[1]: int(r["n"].value) for r in rows}
     assert counts["UBERON+extensions"] == stanzas
 
@@ -78,8 +95,24 @@ def test_kill_9_during_a_build_leaves_whole_batches(craft_dir: Path, tmp_path: P
 
     store = tmp_path / "killed.store"
     sets = ["CL", "CL_EXT", "SO", "SO_EXT", "UBERON", "UBERON_EXT"]
-    p = subprocess.Popen([sys.executable, "-m", "craftrdf.cli", "-v", "-q", "build", "--craft", str(craft_dir),
-                          "--store", str(store), "--sets", ",".join(sets)], stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "craftrdf.cli",
+            "-v",
+            "-q",
+            "build",
+            "--craft",
+            str(craft_dir),
+            "--store",
+            str(store),
+            "--sets",
+            ",".join(sets),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     done = 0
     for line in p.stderr:  # the build logs one line per batch it has written
         if " quads in " in line:
@@ -96,9 +129,12 @@ def test_kill_9_during_a_build_leaves_whole_batches(craft_dir: Path, tmp_path: P
         assert len(digests) >= 6
         for g in st.raw.named_graphs():
             assert g.value in digests, f"graph {g.value} has quads but no manifest: a partial batch"
-        rows = list(st.query(
-            "SELECT ?key (COUNT(?a) AS ?n) WHERE { GRAPH ?g { ?g <https://w3id.org/craftrdf/vocab#key> ?key . "
-            "?a a <http://www.w3.org/ns/oa#Annotation> } } GROUP BY ?key"))
+        rows = list(
+            st.query(
+                "SELECT ?key (COUNT(?a) AS ?n) WHERE { GRAPH ?g { ?g <https://w3id.org/craftrdf/vocab#key> ?key . "
+                "?a a <http://www.w3.org/ns/oa#Annotation> } } GROUP BY ?key"
+            )
+        )
         for r in rows:
             assert int(r["n"].value) == expected[r["key"].value.lower()], r["key"].value
         # and the build finishes from there

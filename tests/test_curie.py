@@ -15,14 +15,17 @@ from craftrdf.errors import InputError
 OBO = "http://purl.obolibrary.org/obo/"
 
 
-@pytest.mark.parametrize(("curie", "iri"), [
-    ("UBERON:0000955", OBO + "UBERON_0000955"),
-    ("UBERON_EXT:bone_element_or_tissue", OBO + "UBERON_EXT_bone_element_or_tissue"),
-    ("CL_GO_EXT:cell", OBO + "CL_GO_EXT_cell"),
-    ("CHEBI_GO_SO_EXT:enzyme", OBO + "CHEBI_GO_SO_EXT_enzyme"),
-    ("NCBITaxon:10090", OBO + "NCBITaxon_10090"),
-    ("SO_EXT:0000704", OBO + "SO_EXT_0000704"),
-])
+@pytest.mark.parametrize(
+    ("curie", "iri"),
+    [
+        ("UBERON:0000955", OBO + "UBERON_0000955"),
+        ("UBERON_EXT:bone_element_or_tissue", OBO + "UBERON_EXT_bone_element_or_tissue"),
+        ("CL_GO_EXT:cell", OBO + "CL_GO_EXT_cell"),
+        ("CHEBI_GO_SO_EXT:enzyme", OBO + "CHEBI_GO_SO_EXT_enzyme"),
+        ("NCBITaxon:10090", OBO + "NCBITaxon_10090"),
+        ("SO_EXT:0000704", OBO + "SO_EXT_0000704"),
+    ],
+)
 def test_both_directions(curie, iri):
     cm = CurieMap()
     assert cm.expand(curie) == iri

@@ -10,9 +10,12 @@ import pytest
 
 import craftrdf
 
-MODULES = sorted(m.name for m in pkgutil.walk_packages(craftrdf.__path__, "craftrdf.")
-                 if not m.name.startswith(("craftrdf.sample", "craftrdf.queries", "craftrdf.ontologies"))
-                 and not m.name.endswith("__main__"))
+MODULES = sorted(
+    m.name
+    for m in pkgutil.walk_packages(craftrdf.__path__, "craftrdf.")
+    if not m.name.startswith(("craftrdf.sample", "craftrdf.queries", "craftrdf.ontologies"))
+    and not m.name.endswith("__main__")
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

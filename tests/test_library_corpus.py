@@ -47,8 +47,9 @@ def test_per_document_stats_and_summary(store, craft_dir):
 def test_top_classes(store, craft_dir):
     raw = Counter(c for cs in _raw_classes(craft_dir, "CL/CL+extensions").values() for c in cs)
     rows = run_query(store, resolve_query("top-classes"), {"set": "CL_EXT"}).rows
-    assert [(r[1].value.rsplit("/", 1)[1], int(r[3].value)) for r in rows[:5]] == \
-        [(c.replace(":", "_"), n) for c, n in sorted(raw.items(), key=lambda kv: (-kv[1], kv[0].replace(":", "_")))[:5]]
+    assert [(r[1].value.rsplit("/", 1)[1], int(r[3].value)) for r in rows[:5]] == [
+        (c.replace(":", "_"), n) for c, n in sorted(raw.items(), key=lambda kv: (-kv[1], kv[0].replace(":", "_")))[:5]
+    ]
     assert rows[0][2] is not None  # labelled from the CL+extensions ontology
 
 
@@ -88,4 +89,7 @@ def test_unique_concepts(store, craft_dir):
     raw = _raw_classes(craft_dir, "SO/SO")
     (row,) = run_query(store, resolve_query("unique-concepts"), {"set": "SO"}).rows
     assert (int(row[1].value), int(row[2].value), int(row[3].value)) == (
-        sum(map(len, raw.values())), len({c for cs in raw.values() for c in cs}), sum(1 for c in raw.values() if c))
+        sum(map(len, raw.values())),
+        len({c for cs in raw.values() for c in cs}),
+        sum(1 for c in raw.values() if c),
+    )

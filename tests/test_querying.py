@@ -63,8 +63,14 @@ def test_adversarial_values_never_change_query_structure(value):
     # a store with one set whose key is the adversarial value: the query must find exactly it
     store = AnnotationStore.memory()
     g = ox.NamedNode("https://w3id.org/craftrdf/set/x")
-    store.raw.add(ox.Quad(g, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
-                          ox.NamedNode("https://w3id.org/craftrdf/vocab#AnnotationSet"), g))
+    store.raw.add(
+        ox.Quad(
+            g,
+            ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+            ox.NamedNode("https://w3id.org/craftrdf/vocab#AnnotationSet"),
+            g,
+        )
+    )
     store.raw.add(ox.Quad(g, ox.NamedNode("https://w3id.org/craftrdf/vocab#key"), ox.Literal("other"), g))
     if "\0" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
         return
@@ -79,16 +85,28 @@ def test_adversarial_values_never_change_query_structure(value):
 def _result() -> QueryResult:
     return QueryResult(
         ("set", "cls", "n"),
-        ((ox.Literal("UBERON"), ox.NamedNode("http://purl.obolibrary.org/obo/UBERON_0000955"),
-          ox.Literal("3", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))),
-         (ox.Literal('a,"b"'), None, ox.Literal("10", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")))),
+        (
+            (
+                ox.Literal("UBERON"),
+                ox.NamedNode("http://purl.obolibrary.org/obo/UBERON_0000955"),
+                ox.Literal("3", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+            ),
+            (
+                ox.Literal('a,"b"'),
+                None,
+                ox.Literal("10", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+            ),
+        ),
     )
 
 
 def test_csv_and_tsv():
     rows = list(csv.reader(io.StringIO(format_result(_result(), "csv"))))
-    assert rows == [["set", "cls", "n"], ["UBERON", "http://purl.obolibrary.org/obo/UBERON_0000955", "3"],
-                    ['a,"b"', "", "10"]]
+    assert rows == [
+        ["set", "cls", "n"],
+        ["UBERON", "http://purl.obolibrary.org/obo/UBERON_0000955", "3"],
+        ['a,"b"', "", "10"],
+    ]
     assert format_result(_result(), "tsv").splitlines()[0] == "set\tcls\tn"
 
 

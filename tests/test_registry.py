@@ -14,7 +14,9 @@ def test_set_keys_follow_the_shared_task():
     keys = list(load_registry().sets)
     modules = ["CHEBI", "CL", "GO_BP", "GO_CC", "GO_MF", "MOP", "NCBITaxon", "PR", "SO", "UBERON"]
     assert keys == [k for m in modules for k in (m, m + "_EXT")] + [
-        "MONDO_WITH_GENOTYPE_ANNOTATIONS", "MONDO_WITHOUT_GENOTYPE_ANNOTATIONS"]
+        "MONDO_WITH_GENOTYPE_ANNOTATIONS",
+        "MONDO_WITHOUT_GENOTYPE_ANNOTATIONS",
+    ]
 
 
 def test_corpus_readme_filters():
@@ -37,9 +39,20 @@ def test_unknown_key_is_a_config_error():
 def test_every_registered_path_exists_or_is_a_known_absence(craft_dir: Path):
     reg = load_registry()
     ca = craft_dir / "concept-annotation"
-    absent_ontologies = {"CHEBI", "CHEBI_EXT", "GO_BP", "GO_BP_EXT", "GO_CC", "GO_CC_EXT", "NCBITaxon",
-                         "NCBITaxon_EXT", "PR", "PR_EXT", "MONDO_WITH_GENOTYPE_ANNOTATIONS",
-                         "MONDO_WITHOUT_GENOTYPE_ANNOTATIONS"}  # ../shared/README.md: too large for this copy
+    absent_ontologies = {
+        "CHEBI",
+        "CHEBI_EXT",
+        "GO_BP",
+        "GO_BP_EXT",
+        "GO_CC",
+        "GO_CC_EXT",
+        "NCBITaxon",
+        "NCBITaxon_EXT",
+        "PR",
+        "PR_EXT",
+        "MONDO_WITH_GENOTYPE_ANNOTATIONS",
+        "MONDO_WITHOUT_GENOTYPE_ANNOTATIONS",
+    }  # ../shared/README.md: too large for this copy
     for key, spec in reg.sets.items():
         assert (ca / spec.annotations).is_dir(), key
         found = reg.locate_ontology(craft_dir, spec.ontology) if spec.ontology else None

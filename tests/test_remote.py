@@ -23,6 +23,15 @@ import httpx
 import pyoxigraph as ox
 import pytest
 from hypothesis import HealthCheck, given, settings
+
+from craftrdf.builder import build_store
+from craftrdf.cli import main
+from craftrdf.demo import sample_dir
+from craftrdf.errors import QueryError, StoreError
+from craftrdf.querying import library, resolve_query, run_query
+from craftrdf.registry import load_registry
+from craftrdf.remote import RemoteStore
+from craftrdf.store import AnnotationStore
 from tests.helpers.queries import (
     ADVERSARIAL,
     EMPTY_IN_SAMPLE,
@@ -34,15 +43,6 @@ from tests.helpers.queries import (
     rows_of,
     tiny_quads,
 )
-
-from craftrdf.builder import build_store
-from craftrdf.cli import main
-from craftrdf.demo import sample_dir
-from craftrdf.errors import QueryError, StoreError
-from craftrdf.querying import library, resolve_query, run_query
-from craftrdf.registry import load_registry
-from craftrdf.remote import RemoteStore
-from craftrdf.store import AnnotationStore
 
 
 def oxigraph_command() -> str | None:
@@ -69,8 +69,11 @@ def oxigraph_server(workdir: Path) -> Iterator[str]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     log = open(workdir / "oxigraph.log", "wb")  # noqa: SIM115 - the server writes to it until stopped
-    proc = subprocess.Popen([exe, "serve", "--location", str(workdir / "data"), "--bind", f"127.0.0.1:{port}"],
-                            stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [exe, "serve", "--location", str(workdir / "data"), "--bind", f"127.0.0.1:{port}"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -142,7 +145,10 @@ def _compare(local: Path, endpoint: str, name: str, params: dict[str, str]) -> i
         expected = run_query(store, q, params, named_graphs=graphs)
     got = run_query(RemoteStore(endpoint), q, params, named_graphs=graphs)  # type: ignore[arg-type]
     assert got.columns == expected.columns
-    as_text = lambda rows: sorted(tuple("UNDEF" if t is None else str(t) for t in r) for r in rows)
+
+    def as_text(rows):
+        return sorted(tuple("UNDEF" if t is None else str(t) for t in r) for r in rows)
+
     assert as_text(got.rows) == as_text(expected.rows), (name, params)
     return len(expected.rows)
 
@@ -167,8 +173,9 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out
 
 
-def test_cli_commands_same_output(built: tuple[Path, str, str], tmp_path: Path,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_commands_same_output(
+    built: tuple[Path, str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     local, endpoint, gsp = built
     sides = {"store": ["--store", str(local)], "endpoint": ["--endpoint", endpoint]}
     out: dict[str, dict[str, str]] = {}
@@ -176,23 +183,86 @@ def test_cli_commands_same_output(built: tuple[Path, str, str], tmp_path: Path,
         d = tmp_path / side
         o = out.setdefault(side, {})
         o["query"] = _run(["-q", "query", "annotation-counts", *where, "--format", "csv"], capsys)
-        o["view"] = _run(["-q", "view", *where, "--sets", "UBERON_EXT,CL_EXT", "--classes", "proper", "--nesting",
-                          "outermost", "--split", "test", "--format", "csv"], capsys)
+        o["view"] = _run(
+            [
+                "-q",
+                "view",
+                *where,
+                "--sets",
+                "UBERON_EXT,CL_EXT",
+                "--classes",
+                "proper",
+                "--nesting",
+                "outermost",
+                "--split",
+                "test",
+                "--format",
+                "csv",
+            ],
+            capsys,
+        )
         o["view-count"] = _run(["-q", "view", *where, "--sets", "*_EXT", "--nesting", "nested"], capsys)
         _run(["-q", "export", *where, "--set", "UBERON_EXT", "--format", "bionlp", "--out", str(d / "bionlp")], capsys)
         _run(["-q", "export", *where, "--set", "CL_EXT", "--format", "nquads", "--out", str(d / "cl.nq")], capsys)
         o["similarity"] = _run(["-q", "similarity", *where, "--top-k", "5", "UBERON:0000955"], capsys)
         o["pair"] = _run(["-q", "similarity", *where, "UBERON:0000955", "UBERON:0002435"], capsys)
-        _run(["-q", "annotate", *where, "--set", "UBERON_EXT", str(sample_dir()), "--out", str(d / "annotate"),
-              "--no-cache", "--jobs", "1"], capsys)
+        _run(
+            [
+                "-q",
+                "annotate",
+                *where,
+                "--set",
+                "UBERON_EXT",
+                str(sample_dir()),
+                "--out",
+                str(d / "annotate"),
+                "--no-cache",
+                "--jobs",
+                "1",
+            ],
+            capsys,
+        )
         shutil.copytree(d / "annotate", d / "pred" / "UBERON_EXT")  # a Shared Task directory: one folder per set
-        _run(["-q", "evaluate", *where, "--gold", "UBERON_EXT", "--pred", str(d / "pred"),
-              "--criteria", "exact", "--out", str(d / "evaluate")], capsys)
+        _run(
+            [
+                "-q",
+                "evaluate",
+                *where,
+                "--gold",
+                "UBERON_EXT",
+                "--pred",
+                str(d / "pred"),
+                "--criteria",
+                "exact",
+                "--out",
+                str(d / "evaluate"),
+            ],
+            capsys,
+        )
         o["evaluate"] = (d / "evaluate" / "UBERON_EXT_results.tsv").read_text()
-        _run(["-q", "sweep", *where, "--set", "UBERON", "--split", "train,dev", "--grid", "quick", "--workers", "1",
-              "--no-cache", "--out", str(d / "sweep")], capsys)
+        _run(
+            [
+                "-q",
+                "sweep",
+                *where,
+                "--set",
+                "UBERON",
+                "--split",
+                "train,dev",
+                "--grid",
+                "quick",
+                "--workers",
+                "1",
+                "--no-cache",
+                "--out",
+                str(d / "sweep"),
+            ],
+            capsys,
+        )
         # the rows without their seconds (the last column)
-        o["sweep"] = "\n".join(sorted(r.rsplit(",", 1)[0] for r in (d / "sweep" / "results.csv").read_text().splitlines()))
+        o["sweep"] = "\n".join(
+            sorted(r.rsplit(",", 1)[0] for r in (d / "sweep" / "results.csv").read_text().splitlines())
+        )
     assert out["store"].keys() == out["endpoint"].keys()
     for k in out["store"]:
         assert out["store"][k] == out["endpoint"][k], k
@@ -205,11 +275,29 @@ def test_cli_commands_same_output(built: tuple[Path, str, str], tmp_path: Path,
         assert names and names == sorted(p.name for p in b.iterdir())
         _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
         assert not mismatch and not errors, (folder, mismatch)
-    lines = lambda p: sorted(p.read_text().splitlines())
+
+    def lines(p):
+        return sorted(p.read_text().splitlines())
+
     assert lines(tmp_path / "store" / "cl.nq") == lines(tmp_path / "endpoint" / "cl.nq")
     # through the Graph Store Protocol, a whole graph comes in one GET: the same dump
-    _run(["-q", "export", "--endpoint", endpoint, "--graph-store", gsp, "--set", "CL_EXT", "--format", "nquads",
-          "--out", str(tmp_path / "gsp.nq")], capsys)
+    _run(
+        [
+            "-q",
+            "export",
+            "--endpoint",
+            endpoint,
+            "--graph-store",
+            gsp,
+            "--set",
+            "CL_EXT",
+            "--format",
+            "nquads",
+            "--out",
+            str(tmp_path / "gsp.nq"),
+        ],
+        capsys,
+    )
     assert lines(tmp_path / "gsp.nq") == lines(tmp_path / "store" / "cl.nq")
 
 
@@ -250,8 +338,9 @@ def test_bad_batch_writes_nothing(built: tuple[Path, str, str]) -> None:
     assert not remote.contains_named_graph("https://example.org/bad")
 
 
-def test_dead_and_refusing_endpoints_give_clear_errors(built: tuple[Path, str, str],
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_dead_and_refusing_endpoints_give_clear_errors(
+    built: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     _, endpoint, _ = built
     dead = f"http://127.0.0.1:{free_port()}/query"
     with pytest.raises(StoreError, match=f"cannot reach endpoint {dead}"):
@@ -286,8 +375,13 @@ def test_adversarial_values_same_results_remote(scratch: RemoteStore, value: str
         embedded.extend(quads)
         scratch.load_batch(graph, [f"{q} ." for q in quads], digest=digest_of(value, cls))
     for sparql, subs, graphs in adversarial_cases(value, cls):
-        expected = rows_of(embedded.query(sparql, substitutions={ox.Variable(k): v for k, v in subs.items()},
-                                          named_graphs=[ox.NamedNode(g) for g in graphs] if graphs else None))
+        expected = rows_of(
+            embedded.query(
+                sparql,
+                substitutions={ox.Variable(k): v for k, v in subs.items()},
+                named_graphs=[ox.NamedNode(g) for g in graphs] if graphs else None,
+            )
+        )
         got = rows_of(scratch.query(sparql, substitutions=subs, named_graphs=graphs))
         assert got == expected
         assert len(got) == 1

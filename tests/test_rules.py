@@ -6,16 +6,23 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.webanno import fetch_annotations
 from craftrdf.demo import sample_dir
 from craftrdf.errors import ConfigError
 from craftrdf.model import Annotation, Span
-from craftrdf.rules import Mappings, apply_rules, drop_unused, postprocess_set, replace_related, set_mappings, \
-    substitute_unused
+from craftrdf.rules import (
+    Mappings,
+    apply_rules,
+    drop_unused,
+    postprocess_set,
+    replace_related,
+    set_mappings,
+    substitute_unused,
+)
 from craftrdf.store import AnnotationStore
+from craftrdf.webanno import fetch_annotations
 
 
-def A(i, cls, *spans, doc="d"):  # noqa: N802
+def A(i, cls, *spans, doc="d"):
     return Annotation(i, doc, cls, tuple(Span(s, e) for s, e in spans))
 
 
@@ -28,18 +35,22 @@ def test_unused_classes_are_dropped():
 def test_substitution_single_none_several_and_duplicates():
     subs = {"CL:0000000": ("CL_GO_EXT:cell",), "GO:0005623": (), "SO:0000001": ("SO_EXT:a", "SO_EXT:b")}
     anns = [
-        A("1", "CL:0000000", (0, 4)),            # single mapping: replaced
-        A("2", "GO:0005623", (0, 4)),            # no mapping: deleted
-        A("3", "SO:0000001", (6, 9)),            # several: deleted
-        A("4", "CL_GO_EXT:cell", (20, 24)),      # already the extension class on 20-24 ...
-        A("5", "CL:0000000", (20, 24)),          # ... so this one is deleted, not duplicated
+        A("1", "CL:0000000", (0, 4)),  # single mapping: replaced
+        A("2", "GO:0005623", (0, 4)),  # no mapping: deleted
+        A("3", "SO:0000001", (6, 9)),  # several: deleted
+        A("4", "CL_GO_EXT:cell", (20, 24)),  # already the extension class on 20-24 ...
+        A("5", "CL:0000000", (20, 24)),  # ... so this one is deleted, not duplicated
         A("6", "CL:0000000", (30, 34)),
-        A("7", "CL:0000000", (30, 34)),          # two unused on the same span: the second is a duplicate
-        A("8", "UBERON:0000955", (40, 45)),      # untouched
+        A("7", "CL:0000000", (30, 34)),  # two unused on the same span: the second is a duplicate
+        A("8", "UBERON:0000955", (40, 45)),  # untouched
     ]
     out, r = substitute_unused(anns, subs)
     assert [(a.id, a.class_id) for a in out] == [
-        ("1", "CL_GO_EXT:cell"), ("4", "CL_GO_EXT:cell"), ("6", "CL_GO_EXT:cell"), ("8", "UBERON:0000955")]
+        ("1", "CL_GO_EXT:cell"),
+        ("4", "CL_GO_EXT:cell"),
+        ("6", "CL_GO_EXT:cell"),
+        ("8", "UBERON:0000955"),
+    ]
     assert (r.replaced, r.dropped, r.duplicates, r.after) == (2, 2, 2, 4)
 
 
@@ -67,7 +78,7 @@ def test_rules_apply_in_order():
 
 
 def test_mappings_come_from_the_raw_files(sample_store):
-    raw = (sample_dir() / "concept-annotation/CL/CL+extensions/CL_extension_classes_and_related_CL_classes.txt")
+    raw = sample_dir() / "concept-annotation/CL/CL+extensions/CL_extension_classes_and_related_CL_classes.txt"
     expected = {line.split("\t")[0]: tuple(line.split("\t")[1:]) for line in raw.read_text().splitlines() if line}
     m = set_mappings(sample_store, "CL_EXT")
     assert {k: v[0] for k, v in m.related.items()} == {k: v[0] for k, v in expected.items()}
@@ -93,8 +104,8 @@ def test_gold_sets_have_no_unused_classes(corpus_store: Path, craft_dir: Path):
     with AnnotationStore.open(corpus_store, mode="read") as store:
         for key in ("UBERON", "CL", "SO", "GO_BP"):
             anns = fetch_annotations(store, key)
-            out, [r] = apply_rules(anns, ["unused"], set_mappings(store, key))
+            _, [r] = apply_rules(anns, ["unused"], set_mappings(store, key))
             assert r.dropped == 0 and len(set_mappings(store, key).unused) > 0, key
         anns = fetch_annotations(store, "UBERON_EXT")
-        out, [r] = apply_rules(anns, ["substitute"], set_mappings(store, "UBERON_EXT"))
+        _out, [r] = apply_rules(anns, ["substitute"], set_mappings(store, "UBERON_EXT"))
         assert r.replaced == r.dropped == 0

@@ -44,8 +44,11 @@ def test_the_description_names_the_ontology_and_mappings(sample_store):
 def test_list_sets_has_every_knowtator_folder_of_the_sample(sample_store):
     from craftrdf.demo import sample_dir
 
-    folders = [p for p in (sample_dir() / "concept-annotation").glob("*/*") if (p / "knowtator").is_dir()
-               or (p / "knowtator-2").is_dir()]
+    folders = [
+        p
+        for p in (sample_dir() / "concept-annotation").glob("*/*")
+        if (p / "knowtator").is_dir() or (p / "knowtator-2").is_dir()
+    ]
     assert len(list_sets(sample_store)) == len(folders) == 22
 
 

@@ -116,8 +116,9 @@ _BATCHES = textwrap.dedent("""
 def test_kill_9_leaves_each_batch_whole_or_absent(tmp_path):
     store_dir = tmp_path / "s"
     per_batch = 300_000
-    p = subprocess.Popen([sys.executable, "-c", _BATCHES, str(store_dir), "6", str(per_batch)],
-                         stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-c", _BATCHES, str(store_dir), "6", str(per_batch)], stdout=subprocess.PIPE, text=True
+    )
     assert p.stdout.readline().strip() == "0"  # first batch committed
     time.sleep(0.7)  # well inside a later batch's bulk load
     os.kill(p.pid, signal.SIGKILL)

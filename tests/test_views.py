@@ -11,18 +11,35 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from craftrdf.curie import CurieMap
 from craftrdf.demo import sample_dir
 from craftrdf.errors import ConfigError
-from craftrdf.webanno import annotation_nquads, set_nquads
 from craftrdf.iris import annotation_iri, set_iri
 from craftrdf.model import Annotation, Span
-from craftrdf.curie import CurieMap
 from craftrdf.store import AnnotationStore
-from craftrdf.views import (ViewSpec, containment_pairs, materialize_view, nested_annotations, nested_pairs,
-                            resolve_sets, run_view)
+from craftrdf.views import (
+    ViewSpec,
+    containment_pairs,
+    materialize_view,
+    nested_annotations,
+    nested_pairs,
+    resolve_sets,
+    run_view,
+)
+from craftrdf.webanno import annotation_nquads, set_nquads
 
-EXT_SETS = ["CHEBI_EXT", "CL_EXT", "GO_BP_EXT", "GO_CC_EXT", "GO_MF_EXT", "MOP_EXT", "NCBITaxon_EXT", "PR_EXT",
-            "SO_EXT", "UBERON_EXT"]
+EXT_SETS = [
+    "CHEBI_EXT",
+    "CL_EXT",
+    "GO_BP_EXT",
+    "GO_CC_EXT",
+    "GO_MF_EXT",
+    "MOP_EXT",
+    "NCBITaxon_EXT",
+    "PR_EXT",
+    "SO_EXT",
+    "UBERON_EXT",
+]
 
 
 def _pairs(rows):
@@ -31,17 +48,23 @@ def _pairs(rows):
 
 def test_hand_cases():
     rows = [
-        ("outer", "d", 0, 20),          # "retinal ganglion cell"
-        ("inner", "d", 0, 16),          # "retinal ganglion"
-        ("same", "d", 0, 20),           # identical text: not nested in "outer", nor "outer" in it
-        ("disc", "d", 0, 7), ("disc", "d", 17, 20),   # two pieces inside "outer"
-        ("gap", "d", 5, 10),            # inside outer/same; inside "disc"? no: 7..10 is not covered
-        ("other", "e", 0, 16),          # other document
-        ("empty", "d", 3, 3),           # no characters: never nested
+        ("outer", "d", 0, 20),  # "retinal ganglion cell"
+        ("inner", "d", 0, 16),  # "retinal ganglion"
+        ("same", "d", 0, 20),  # identical text: not nested in "outer", nor "outer" in it
+        ("disc", "d", 0, 7),
+        ("disc", "d", 17, 20),  # two pieces inside "outer"
+        ("gap", "d", 5, 10),  # inside outer/same; inside "disc"? no: 7..10 is not covered
+        ("other", "e", 0, 16),  # other document
+        ("empty", "d", 3, 3),  # no characters: never nested
     ]
     assert _pairs(rows) == {
-        ("inner", "outer"), ("inner", "same"), ("disc", "outer"), ("disc", "same"),
-        ("gap", "outer"), ("gap", "same"), ("gap", "inner"),
+        ("inner", "outer"),
+        ("inner", "same"),
+        ("disc", "outer"),
+        ("disc", "same"),
+        ("gap", "outer"),
+        ("gap", "same"),
+        ("gap", "inner"),
     }
 
 
@@ -71,8 +94,11 @@ def test_matches_brute_force_character_sets(annotations):
 def test_filters_partition_the_set(sample_store):
     sets = resolve_sets(sample_store, ["*_ext"])
     assert sets == tuple(sorted(EXT_SETS))
-    n = {(c, m): len(run_view(sample_store, ViewSpec(sets, c, m)))
-         for c in ("all", "proper", "extension") for m in ("all", "outermost", "nested")}
+    n = {
+        (c, m): len(run_view(sample_store, ViewSpec(sets, c, m)))
+        for c in ("all", "proper", "extension")
+        for m in ("all", "outermost", "nested")
+    }
     for c in ("all", "proper", "extension"):
         assert n[(c, "all")] == n[(c, "outermost")] + n[(c, "nested")]
     for m in ("all", "outermost", "nested"):
@@ -81,7 +107,7 @@ def test_filters_partition_the_set(sample_store):
 
 
 def test_extension_filter_matches_raw_class_ids(sample_store):
-    raw = (sample_dir() / "concept-annotation/UBERON/UBERON+extensions/knowtator")
+    raw = sample_dir() / "concept-annotation/UBERON/UBERON+extensions/knowtator"
     ids = [m for f in raw.glob("*.xml") for m in re.findall(r'mentionClass id="([^"]+)"', f.read_text())]
     ext = sum(1 for i in ids if i.split(":")[0].endswith("_EXT"))
     got = run_view(sample_store, ViewSpec(("UBERON_EXT",), "extension", "all"))
@@ -114,8 +140,10 @@ def test_containment_is_recomputed_when_a_set_changes():
     cm = CurieMap()
 
     def put(key, anns):
-        lines = [*set_nquads(key, module=None, variant=None, ontology=None, mappings=None),
-                 *annotation_nquads(anns, set_key=key, curies=cm)]
+        lines = [
+            *set_nquads(key, module=None, variant=None, ontology=None, mappings=None),
+            *annotation_nquads(anns, set_key=key, curies=cm),
+        ]
         store.load_batch(set_iri(key), lines, digest=repr(anns))
 
     put("A", [Annotation("x", "d", "CL:0000540", (Span(0, 6),))])
@@ -130,16 +158,27 @@ def test_nested_annotations_across_every_set_by_hand():
     cm = CurieMap()
     sets = {
         # "retinal" inside "retinal ganglion cell" of another set; the equal span of C is not nested
-        "A": [Annotation("x", "d", "UBERON:0000966", (Span(0, 7),)), Annotation("z", "e", "UBERON:0000966", (Span(0, 7),))],
+        "A": [
+            Annotation("x", "d", "UBERON:0000966", (Span(0, 7),)),
+            Annotation("z", "e", "UBERON:0000966", (Span(0, 7),)),
+        ],
         "B": [Annotation("y", "d", "CL:0000740", (Span(0, 22),))],
-        "C": [Annotation("w", "e", "CL:0000740", (Span(0, 7),)),
-              # discontinuous outer: 0-3 and 10-14 hold neither 5-7 (a gap) ...
-              Annotation("v", "f", "CL:0000740", (Span(0, 3), Span(10, 14)))],
+        "C": [
+            Annotation("w", "e", "CL:0000740", (Span(0, 7),)),
+            # discontinuous outer: 0-3 and 10-14 hold neither 5-7 (a gap) ...
+            Annotation("v", "f", "CL:0000740", (Span(0, 3), Span(10, 14))),
+        ],
         "D": [Annotation("u", "f", "CL:0000740", (Span(5, 7),)), Annotation("t", "f", "CL:0000740", (Span(11, 13),))],
     }
     for key, anns in sets.items():
-        store.load_batch(set_iri(key), [*set_nquads(key, module=None, variant=None, ontology=None, mappings=None),
-                                        *annotation_nquads(anns, set_key=key, curies=cm)], digest=key)
+        store.load_batch(
+            set_iri(key),
+            [
+                *set_nquads(key, module=None, variant=None, ontology=None, mappings=None),
+                *annotation_nquads(anns, set_key=key, curies=cm),
+            ],
+            digest=key,
+        )
     # ... but do hold 11-13
     assert nested_annotations(store) == {annotation_iri("A", "d", "x"), annotation_iri("D", "f", "t")}
 
@@ -151,9 +190,11 @@ def test_nesting_of_annotations_whose_iris_craftrdf_did_not_mint():
     lines = list(set_nquads("X", module=None, variant=None, ontology=None, mappings=None))
     for name, doc, spans in (("outer", "d1", "0-22"), ("inner", "d1", "0-7"), ("elsewhere", "d2", "2-5")):
         a, t = f"<http://example.org/{name}>", f"<http://example.org/{name}#t>"
-        lines += [f'{a} <https://w3id.org/craftrdf/vocab#spans> "{spans}" {g} .',
-                  f"{a} <http://www.w3.org/ns/oa#hasTarget> {t} {g} .",
-                  f"{t} <http://www.w3.org/ns/oa#hasSource> <https://w3id.org/craftrdf/doc/{doc}> {g} ."]
+        lines += [
+            f'{a} <https://w3id.org/craftrdf/vocab#spans> "{spans}" {g} .',
+            f"{a} <http://www.w3.org/ns/oa#hasTarget> {t} {g} .",
+            f"{t} <http://www.w3.org/ns/oa#hasSource> <https://w3id.org/craftrdf/doc/{doc}> {g} .",
+        ]
     store.load_batch(set_iri("X"), lines, digest="x")
     # "elsewhere" (2-5) lies within 0-22 by position, but in another document
     assert nested_annotations(store) == {"http://example.org/inner"}
@@ -171,15 +212,16 @@ def _independent_nested_count(craft_dir: Path, modules_sets: list[tuple[str, str
             doc = f.name.split(".")[0]
             for ann in ET.parse(f).getroot().iter("annotation"):
                 total += 1
-                per_doc[doc].append(frozenset(
-                    c for s in ann.iter("span") for c in range(int(s.get("start")), int(s.get("end")))))
+                per_doc[doc].append(
+                    frozenset(c for s in ann.iter("span") for c in range(int(s.get("start")), int(s.get("end"))))
+                )
     nested = 0
     for anns in per_doc.values():
         covering: dict[int, set[int]] = defaultdict(set)
         for i, chars in enumerate(anns):
             for c in chars:
                 covering[c].add(i)
-        for i, chars in enumerate(anns):
+        for chars in anns:
             if not chars:
                 continue
             candidates = set.intersection(*(covering[c] for c in chars))

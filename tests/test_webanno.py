@@ -10,15 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.webanno import fetch_annotations
 from craftrdf.curie import CurieMap
 from craftrdf.errors import DataWarning
 from craftrdf.ingest.bionlp import read_bionlp, write_bionlp
 from craftrdf.ingest.knowtator import read_knowtator
-from craftrdf.webanno import annotation_nquads, set_nquads
 from craftrdf.model import Annotation, Span
 from craftrdf.rdf import literal
 from craftrdf.store import AnnotationStore
+from craftrdf.webanno import annotation_nquads, fetch_annotations, set_nquads
 from tests.helpers.corpus import DATA
 
 OA = "http://www.w3.org/ns/oa#"
@@ -36,20 +35,25 @@ def test_discontinuous_annotation_in_web_annotation_terms():
     anns = read_knowtator(DATA / "knowtator" / "valid.knowtator.xml")
     store = _store(anns)
     # T_4 has spans 44-49 then 36-43 (not in text order): both selectors, ordered by craft:spanIndex
-    rows = list(store.query(
-        f"""SELECT ?a ?body ?i ?s ?e ?text WHERE {{ GRAPH ?g {{
+    rows = list(
+        store.query(
+            f"""SELECT ?a ?body ?i ?s ?e ?text WHERE {{ GRAPH ?g {{
               ?a a <{OA}Annotation> ; <{OA}hasBody> ?body ; <{OA}hasTarget> ?t .
               ?t <{OA}hasSource> <https://w3id.org/craftrdf/doc/valid> ;
                  <https://w3id.org/craftrdf/vocab#coveredText> ?text ; <{OA}hasSelector> ?sel .
               ?sel a <{OA}TextPositionSelector> ; <{OA}start> ?s ; <{OA}end> ?e ;
                    <https://w3id.org/craftrdf/vocab#spanIndex> ?i }} }} ORDER BY ?i""",
-        substitutions={"a": ox.NamedNode("https://w3id.org/craftrdf/ann/TEST/valid/T_4")}))
+            substitutions={"a": ox.NamedNode("https://w3id.org/craftrdf/ann/TEST/valid/T_4")},
+        )
+    )
     assert [(int(r["i"].value), int(r["s"].value), int(r["e"].value)) for r in rows] == [(0, 44, 49), (1, 36, 43)]
     assert rows[0]["text"].value == "gyrus ... dentate"
     # begin/end are the extremes, as plain integers
-    (r,) = store.query("SELECT ?a ?b ?e WHERE { GRAPH ?g { ?a <https://w3id.org/craftrdf/vocab#begin> ?b ; "
-                       "<https://w3id.org/craftrdf/vocab#end> ?e } }",
-                       substitutions={"a": ox.NamedNode("https://w3id.org/craftrdf/ann/TEST/valid/T_4")})
+    (r,) = store.query(
+        "SELECT ?a ?b ?e WHERE { GRAPH ?g { ?a <https://w3id.org/craftrdf/vocab#begin> ?b ; "
+        "<https://w3id.org/craftrdf/vocab#end> ?e } }",
+        substitutions={"a": ox.NamedNode("https://w3id.org/craftrdf/ann/TEST/valid/T_4")},
+    )
     assert (r["b"].value, r["e"].value) == ("36", "49")
     assert r["b"].datatype.value == "http://www.w3.org/2001/XMLSchema#integer"
 
@@ -57,8 +61,9 @@ def test_discontinuous_annotation_in_web_annotation_terms():
 def test_knowtator_store_records_round_trip():
     anns = read_knowtator(DATA / "knowtator" / "valid.knowtator.xml")
     back = fetch_annotations(_store(anns), "TEST")
-    assert sorted((a.id, a.class_id, a.spans, a.text) for a in back) == \
-        sorted((a.id, a.class_id, a.spans, a.text) for a in anns)
+    assert sorted((a.id, a.class_id, a.spans, a.text) for a in back) == sorted(
+        (a.id, a.class_id, a.spans, a.text) for a in anns
+    )
 
 
 def test_knowtator_store_bionlp_equals_knowtator_bionlp():
@@ -91,12 +96,21 @@ def test_real_document_knowtator_store_bionlp_store(craft_dir: Path):
 
 
 _spans = st.lists(st.tuples(st.integers(0, 500), st.integers(0, 40)), min_size=1, max_size=4).map(
-    lambda xs: tuple(Span(s, s + n) for s, n in xs))
+    lambda xs: tuple(Span(s, s + n) for s, n in xs)
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["UBERON:0000955", "CL:0000540", "UBERON_EXT:bone_element_or_tissue",
-                                            "SO_EXT:0000704"]), _spans), min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["UBERON:0000955", "CL:0000540", "UBERON_EXT:bone_element_or_tissue", "SO_EXT:0000704"]),
+            _spans,
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_any_annotations_round_trip_through_the_store(items):
     anns = [Annotation(f"a{i}", "1234", c, s) for i, (c, s) in enumerate(items)]
     back = fetch_annotations(_store(anns), "TEST")

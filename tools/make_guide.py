@@ -24,49 +24,86 @@ SAMPLE = REPO / "craftrdf" / "sample" / "craft"
 
 #: (heading, prose, command, lines of output kept). ``$SAMPLE`` is the bundled sample.
 STEPS: list[tuple[str, str, str, int]] = [
-    ("Install and try it",
-     "One command installs craftrdf and runs the demo: the bundled sample (three CRAFT articles, all "
-     "their annotation sets and the ontology files that fit) is built into an in-memory store and "
-     "queried.", "craftrdf demo", 24),
-    ("Build a store",
-     "`build` reads a CRAFT directory (a clone of UCDenver-ccp/CRAFT, or the sample) into a persistent "
-     "store. Ontology files that are absent are skipped and named. Re-running adds nothing.",
-     "craftrdf -q build --craft $SAMPLE --store craft.store", 30),
-    ("Query the annotations",
-     "Every query of the library (`queries/*.rq`, listed in [queries.md](queries.md)) runs by name; "
-     "`--param` binds a variable, never pasting text into the query.",
-     "craftrdf query annotation-counts --store craft.store --param set=UBERON_EXT --format table", 20),
-    ("", "Annotations of a class and all its subclasses, in every set:",
-     "craftrdf query annotations-of-class --store craft.store --param cls=UBERON:0000955 --format csv", 12),
-    ("Views: proper or extension classes, outermost or nested annotations",
-     "The Uberon paper's four annotation sets are views; nesting is decided across the chosen sets.",
-     "craftrdf view --store craft.store --sets '*_EXT' --classes proper --nesting outermost --format count", 30),
-    ("Semantic similarity",
-     "Wang similarity over the ontology graph in the store (is_a 0.8, part_of 0.6 by default; "
-     "`--method bossy` is the Shared Task's variant):",
-     "craftrdf similarity UBERON:0000955 UBERON:0001017 --store craft.store", 10),
-    ("", "The most similar classes to a class:",
-     "craftrdf similarity --store craft.store --top-k 5 UBERON:0000955", 12),
-    ("Run the dictionary matcher",
-     "A ConceptMapper-like matcher with its seven parameters, here on the sample's test article:",
-     "craftrdf annotate --store craft.store --set UBERON_EXT $SAMPLE --split test --out run/UBERON_EXT", 12),
-    ("Score it as the CRAFT Shared Task did",
-     "Slot error rate with Jaccard boundaries and Wang similarity, plus the NER matching criteria:",
-     "craftrdf evaluate --gold UBERON_EXT --pred run/ --store craft.store --criteria exact,partial --out scores/",
-     20),
-    ("Sweep the matcher's parameters",
-     "Every configuration of a grid (`all` = 576), scored against gold; resumable; `--workers` or "
-     "`--scheduler` for more cores or a Dask cluster.",
-     "craftrdf -q sweep --store craft.store --set UBERON --split train,dev --grid quick --workers 1 --out sweep/",
-     20),
-    ("Export",
-     "RDF dumps, Web Annotation JSON-LD, PubAnnotation JSON and BioNLP standoff:",
-     "craftrdf export --store craft.store --set UBERON_EXT --format pubannotation --out uberon_ext.json", 10),
-    ("Reproduce the papers' tables",
-     "One command rebuilds the corpus papers' tables from a store and writes `report.md` with figures; "
-     "`--quick` uses a reduced grid. On the sample the numbers are small, of course; the report of the "
-     "full corpus is [reproduce.md](reproduce.md).",
-     "craftrdf -q reproduce --craft $SAMPLE --out report/ --store craft.store --quick", 10),
+    (
+        "Install and try it",
+        "One command installs craftrdf and runs the demo: the bundled sample (three CRAFT articles, all "
+        "their annotation sets and the ontology files that fit) is built into an in-memory store and "
+        "queried.",
+        "craftrdf demo",
+        24,
+    ),
+    (
+        "Build a store",
+        "`build` reads a CRAFT directory (a clone of UCDenver-ccp/CRAFT, or the sample) into a persistent "
+        "store. Ontology files that are absent are skipped and named. Re-running adds nothing.",
+        "craftrdf -q build --craft $SAMPLE --store craft.store",
+        30,
+    ),
+    (
+        "Query the annotations",
+        "Every query of the library (`queries/*.rq`, listed in [queries.md](queries.md)) runs by name; "
+        "`--param` binds a variable, never pasting text into the query.",
+        "craftrdf query annotation-counts --store craft.store --param set=UBERON_EXT --format table",
+        20,
+    ),
+    (
+        "",
+        "Annotations of a class and all its subclasses, in every set:",
+        "craftrdf query annotations-of-class --store craft.store --param cls=UBERON:0000955 --format csv",
+        12,
+    ),
+    (
+        "Views: proper or extension classes, outermost or nested annotations",
+        "The Uberon paper's four annotation sets are views; nesting is decided across the chosen sets.",
+        "craftrdf view --store craft.store --sets '*_EXT' --classes proper --nesting outermost --format count",
+        30,
+    ),
+    (
+        "Semantic similarity",
+        "Wang similarity over the ontology graph in the store (is_a 0.8, part_of 0.6 by default; "
+        "`--method bossy` is the Shared Task's variant):",
+        "craftrdf similarity UBERON:0000955 UBERON:0001017 --store craft.store",
+        10,
+    ),
+    (
+        "",
+        "The most similar classes to a class:",
+        "craftrdf similarity --store craft.store --top-k 5 UBERON:0000955",
+        12,
+    ),
+    (
+        "Run the dictionary matcher",
+        "A ConceptMapper-like matcher with its seven parameters, here on the sample's test article:",
+        "craftrdf annotate --store craft.store --set UBERON_EXT $SAMPLE --split test --out run/UBERON_EXT",
+        12,
+    ),
+    (
+        "Score it as the CRAFT Shared Task did",
+        "Slot error rate with Jaccard boundaries and Wang similarity, plus the NER matching criteria:",
+        "craftrdf evaluate --gold UBERON_EXT --pred run/ --store craft.store --criteria exact,partial --out scores/",
+        20,
+    ),
+    (
+        "Sweep the matcher's parameters",
+        "Every configuration of a grid (`all` = 576), scored against gold; resumable; `--workers` or "
+        "`--scheduler` for more cores or a Dask cluster.",
+        "craftrdf -q sweep --store craft.store --set UBERON --split train,dev --grid quick --workers 1 --out sweep/",
+        20,
+    ),
+    (
+        "Export",
+        "RDF dumps, Web Annotation JSON-LD, PubAnnotation JSON and BioNLP standoff:",
+        "craftrdf export --store craft.store --set UBERON_EXT --format pubannotation --out uberon_ext.json",
+        10,
+    ),
+    (
+        "Reproduce the papers' tables",
+        "One command rebuilds the corpus papers' tables from a store and writes `report.md` with figures; "
+        "`--quick` uses a reduced grid. On the sample the numbers are small, of course; the report of the "
+        "full corpus is [reproduce.md](reproduce.md).",
+        "craftrdf -q reproduce --craft $SAMPLE --out report/ --store craft.store --quick",
+        10,
+    ),
 ]
 
 _SECONDS = re.compile(r"\b\d+(\.\d+)? ?(s|ms|seconds)\b")
@@ -74,7 +111,7 @@ _SECONDS = re.compile(r"\b\d+(\.\d+)? ?(s|ms|seconds)\b")
 
 def run(command: str, cwd: Path) -> str:
     """Run one guide command; its combined output, timings normalised. Exits on failure."""
-    argv = [sys.executable, "-m", "craftrdf.cli"] + shlex.split(command.replace("$SAMPLE", str(SAMPLE)))[1:]
+    argv = [sys.executable, "-m", "craftrdf.cli", *shlex.split(command.replace("$SAMPLE", str(SAMPLE)))[1:]]
     env = dict(os.environ, PYTHONWARNINGS="ignore", COLUMNS="100")
     proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
     if proc.returncode != 0:
@@ -85,39 +122,51 @@ def run(command: str, cwd: Path) -> str:
 
 def guide(cwd: Path) -> str:
     """The whole guide page."""
-    parts = ["# craftrdf user guide", "",
-             "Every command below was run by `tools/make_guide.py` on the bundled sample (three CRAFT articles); "
-             "the output shown is what it printed, with timings replaced by `<time>`. `$SAMPLE` stands for "
-             "the sample's directory (`craftrdf/sample/craft` in the source tree); use `../shared/craft` or a "
-             "clone of the CRAFT repository for the real thing.", "",
-             "Set up: `pip install .` (Python ≥ 3.11). The RDF model is described in [rdf-model.md](rdf-model.md), "
-             "the query library in [queries.md](queries.md).", ""]
+    parts = [
+        "# craftrdf user guide",
+        "",
+        "Every command below was run by `tools/make_guide.py` on the bundled sample (three CRAFT articles); "
+        "the output shown is what it printed, with timings replaced by `<time>`. `$SAMPLE` stands for "
+        "the sample's directory (`craftrdf/sample/craft` in the source tree); use `../shared/craft` or a "
+        "clone of the CRAFT repository for the real thing.",
+        "",
+        "Set up: `pip install .` (Python ≥ 3.11). The RDF model is described in [rdf-model.md](rdf-model.md), "
+        "the query library in [queries.md](queries.md).",
+        "",
+    ]
     for heading, prose, command, keep in STEPS:
         if heading:
             parts += [f"## {heading}", ""]
         out = run(command, cwd).splitlines()
         shown = out[:keep] + ([f"... ({len(out) - keep} more lines)"] if len(out) > keep else [])
         parts += [prose, "", "```console", f"$ {command}", *shown, "```", ""]
-    parts += ["## More", "",
-              "- Serve the store as linked data (SPARQL 1.1 endpoint, dereferenceable IRIs, the article viewer): "
-              "`craftrdf serve --store craft.store`, see [server.md](server.md) and [viewer.md](viewer.md).",
-              "- Work against a store someone else runs: `--endpoint URL` on every read command, see "
-              "[remote.md](remote.md).",
-              "- The matcher ([matcher.md](matcher.md)), sweeps ([sweep.md](sweep.md)), similarity "
-              "([similarity.md](similarity.md)), evaluation ([evaluation.md](evaluation.md)), views and CRAFT's "
-              "post-processing rules ([views.md](views.md)), exports ([exports.md](exports.md)), and every "
-              "benchmark with its command ([benchmarks.md](benchmarks.md)).", ""]
+    parts += [
+        "## More",
+        "",
+        "- Serve the store as linked data (SPARQL 1.1 endpoint, dereferenceable IRIs, the article viewer): "
+        "`craftrdf serve --store craft.store`, see [server.md](server.md) and [viewer.md](viewer.md).",
+        "- Work against a store someone else runs: `--endpoint URL` on every read command, see [remote.md](remote.md).",
+        "- The matcher ([matcher.md](matcher.md)), sweeps ([sweep.md](sweep.md)), similarity "
+        "([similarity.md](similarity.md)), evaluation ([evaluation.md](evaluation.md)), views and CRAFT's "
+        "post-processing rules ([views.md](views.md)), exports ([exports.md](exports.md)), and every "
+        "benchmark with its command ([benchmarks.md](benchmarks.md)).",
+        "",
+    ]
     return "\n".join(parts)
 
 
 def queries_page() -> str:
     """docs/queries.md from the header comments of queries/*.rq."""
-    parts = ["# The query library", "",
-             "Generated by `tools/make_guide.py` from the header comment of each file in `queries/`. Run one with "
-             "`craftrdf query NAME --store S [--param VAR=VALUE]`, or from Python with "
-             "`craftrdf.querying.run_query(store, resolve_query(NAME), {VAR: VALUE})`. Parameters are bound as values "
-             "(`Store.query(substitutions=...)`), never pasted into the text. The RDF the queries read is described "
-             "in [rdf-model.md](rdf-model.md).", ""]
+    parts = [
+        "# The query library",
+        "",
+        "Generated by `tools/make_guide.py` from the header comment of each file in `queries/`. Run one with "
+        "`craftrdf query NAME --store S [--param VAR=VALUE]`, or from Python with "
+        "`craftrdf.querying.run_query(store, resolve_query(NAME), {VAR: VALUE})`. Parameters are bound as values "
+        "(`Store.query(substitutions=...)`), never pasted into the text. The RDF the queries read is described "
+        "in [rdf-model.md](rdf-model.md).",
+        "",
+    ]
     for path in sorted((REPO / "queries").glob("*.rq")):
         header = []
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -137,8 +186,11 @@ def main() -> None:
     stale = [p for p, text in pages.items() if not p.is_file() or p.read_text(encoding="utf-8") != text + "\n"]
     if args.check:
         if stale:
-            sys.exit("out of date: " + ", ".join(str(p.relative_to(REPO)) for p in stale)
-                     + " (run python tools/make_guide.py)")
+            sys.exit(
+                "out of date: "
+                + ", ".join(str(p.relative_to(REPO)) for p in stale)
+                + " (run python tools/make_guide.py)"
+            )
         return
     for p, text in pages.items():
         p.write_text(text + "\n", encoding="utf-8")

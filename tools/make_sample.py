@@ -70,7 +70,8 @@ def main(src: Path, dst: Path) -> None:
         (dst / "articles" / "ids" / f"craft-ids-{split}.txt").write_text("".join(f"{p}\n" for p in ids))
     mapping = (src / "articles" / "ids" / "craft-idmappings.txt").read_text().splitlines(keepends=True)
     (dst / "articles" / "ids" / "craft-idmappings.txt").write_text(
-        "".join(l for l in mapping if l.startswith("#") or l.rstrip().split("\t")[-1] in DOCS))
+        "".join(line for line in mapping if line.startswith("#") or line.rstrip().split("\t")[-1] in DOCS)
+    )
     shutil.copy(src / "LICENSE.txt", dst / "LICENSE.txt")
     ca_src, ca_dst = src / "concept-annotation", dst / "concept-annotation"
     for folder in sorted(p for p in ca_src.glob("*/*") if p.is_dir()):
@@ -87,10 +88,10 @@ def main(src: Path, dst: Path) -> None:
         used |= {u.replace("http://purl.obolibrary.org/obo/", "").replace("_", ":", 1) for u in used}
         for f in folder.glob("*.txt"):
             lines = f.read_text(encoding="utf-8").splitlines(keepends=True)
-            kept = [l for l in lines if set(l.split()) & used]
+            kept = [line for line in lines if set(line.split()) & used]
             (ca_dst / rel).mkdir(parents=True, exist_ok=True)
             (ca_dst / rel / f.name).write_text("".join(kept), encoding="utf-8")
-            used |= {t for l in kept for t in l.split()}
+            used |= {t for line in kept for t in line.split()}
         for z in folder.glob("*.obo.zip"):
             cut = cut_obo(obo_text(z), used)
             buf = io.BytesIO()
@@ -104,7 +105,8 @@ def main(src: Path, dst: Path) -> None:
         "the mapping-file lines about classes they use, and the stanzas of those classes and their ancestors\n"
         "from the ontology files CRAFT ships (UBERON, CL, SO, MOP, GO_MF stub).\n\n"
         "Licences: CRAFT annotations CC BY 3.0 (LICENSE.txt); article texts from the PubMed Central Open Access\n"
-        "subset under their own open licences; UBERON, CL, SO, MOP and GO are CC BY (3.0 or 4.0) ontologies.\n")
+        "subset under their own open licences; UBERON, CL, SO, MOP and GO are CC BY (3.0 or 4.0) ontologies.\n"
+    )
 
 
 if __name__ == "__main__":

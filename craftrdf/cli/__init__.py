@@ -52,4 +52,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a path the user gave cannot be read or written (exists as a file, no permission, disk full)
         print(f"craftrdf: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-

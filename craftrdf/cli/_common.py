@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..remote import RemoteStore
     from ..store import AnnotationStore
 
+
 class _TqdmHandler(logging.Handler):
     """Log lines written through tqdm so they do not tear the progress bar."""
 
@@ -35,8 +36,7 @@ def setup_logging(verbose: int) -> None:
     root.setLevel(logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
     # a data warning is one line naming the file and the place, not Python's source excerpt
     warnings.simplefilter("default")
-    warnings.showwarning = lambda message, category, *_args, **_kw: logging.getLogger("craftrdf").warning(
-        "%s", message)
+    warnings.showwarning = lambda message, category, *_args, **_kw: logging.getLogger("craftrdf").warning("%s", message)
 
 
 def progress_bar(disable: bool) -> Callable[[int, int, str], None]:
@@ -68,8 +68,6 @@ def parse_params(values: Sequence[str]) -> dict[str, str]:
     return out
 
 
-
-
 def worker_count(option: str, value: int | None, default: int) -> int:
     """``value`` of a process-count option, or ``default`` when not given; ConfigError below 1."""
     if value is None:
@@ -87,22 +85,34 @@ def add_store_options(parser: argparse.ArgumentParser, *, write: bool = False, r
     store (a view's nesting links). Pair with :func:`open_store`.
     """
     group = parser.add_mutually_exclusive_group(required=required)
-    group.add_argument("--store", metavar="DIR",
-                       help="store directory" + (" (created if absent)" if write else ""))
-    group.add_argument("--endpoint", metavar="URL",
-                       help="a remote store's SPARQL 1.1 query endpoint instead of --store, "
-                            "e.g. http://127.0.0.1:7878/query (docs/remote.md)")
-    parser.add_argument("--graph-store", metavar="URL",
-                        help="with --endpoint: its SPARQL 1.1 Graph Store Protocol URL, for writing "
-                             "(default for an Oxigraph server's .../query: .../store" +
-                             ("" if write else "; without it the remote store is read-only") + ")")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="with --endpoint: seconds to wait for each request (default 60)")
+    group.add_argument("--store", metavar="DIR", help="store directory" + (" (created if absent)" if write else ""))
+    group.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="a remote store's SPARQL 1.1 query endpoint instead of --store, "
+        "e.g. http://127.0.0.1:7878/query (docs/remote.md)",
+    )
+    parser.add_argument(
+        "--graph-store",
+        metavar="URL",
+        help="with --endpoint: its SPARQL 1.1 Graph Store Protocol URL, for writing "
+        "(default for an Oxigraph server's .../query: .../store"
+        + ("" if write else "; without it the remote store is read-only")
+        + ")",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="with --endpoint: seconds to wait for each request (default 60)",
+    )
 
 
 @contextmanager
-def open_store(args: argparse.Namespace, *, mode: Literal["read", "write"] = "read"
-               ) -> Iterator[AnnotationStore | RemoteStore]:
+def open_store(
+    args: argparse.Namespace, *, mode: Literal["read", "write"] = "read"
+) -> Iterator[AnnotationStore | RemoteStore]:
     """The store the options of :func:`add_store_options` name, opened for ``mode``, closed afterwards.
 
     ``--store``: an :class:`~craftrdf.store.AnnotationStore` (``mode`` as in
@@ -119,8 +129,7 @@ def open_store(args: argparse.Namespace, *, mode: Literal["read", "write"] = "re
         if mode == "write" and graph_store is None:
             graph_store = default_graph_store(endpoint)
             if graph_store is None:
-                raise ConfigError(f"writing to {endpoint} needs its Graph Store Protocol URL: "
-                                  "give --graph-store URL")
+                raise ConfigError(f"writing to {endpoint} needs its Graph Store Protocol URL: give --graph-store URL")
         timeout = getattr(args, "timeout", 60.0)
         if not timeout > 0:
             raise ConfigError(f"--timeout needs a positive number of seconds, got {timeout:g}")

@@ -32,12 +32,22 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
             context.set_forkserver_preload(["craftrdf.matcher.tokenize"])
             executor = stack.enter_context(ProcessPoolExecutor(max_workers=workers, mp_context=context))
         store = stack.enter_context(open_store(args, mode=mode))
-        r = run_annotation(store,  # type: ignore[arg-type]
-                            args.set, config, texts, registry=load_registry(), out_dir=Path(args.out),
-                           into_store=args.into_store, cache_dir=cache_dir, executor=executor)
+        r = run_annotation(
+            store,  # type: ignore[arg-type]
+            args.set,
+            config,
+            texts,
+            registry=load_registry(),
+            out_dir=Path(args.out),
+            into_store=args.into_store,
+            cache_dir=cache_dir,
+            executor=executor,
+        )
     total = sum(r.seconds.values())
-    print(f"annotated {r.documents} documents with {args.set} ({r.dictionary_entries:,} dictionary entries): "
-          f"{r.annotations:,} annotations, BioNLP in {r.out_dir}, {total:.1f} s")
+    print(
+        f"annotated {r.documents} documents with {args.set} ({r.dictionary_entries:,} dictionary entries): "
+        f"{r.annotations:,} annotations, BioNLP in {r.out_dir}, {total:.1f} s"
+    )
     print(f"configuration: {config.label()}")
     if r.graph is not None:
         print(f"{r.graph}: {r.quads:,} quads" if r.quads else f"{r.graph}: unchanged (same run already stored)")
@@ -47,15 +57,22 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``annotate`` to the ``craftrdf`` parser."""
     a = sub.add_parser(
-        "annotate", help="annotate texts with the ConceptMapper-like dictionary matcher",
+        "annotate",
+        help="annotate texts with the ConceptMapper-like dictionary matcher",
         description="Annotate texts with a dictionary built from the ontology of a set in the store. "
-                    "Parameters (ConceptMapper's): caseMatch, findAllMatches, orderIndependentLookup, "
-                    "searchStrategy, stemmer, stopWords, synonyms.")
+        "Parameters (ConceptMapper's): caseMatch, findAllMatches, orderIndependentLookup, "
+        "searchStrategy, stemmer, stopWords, synonyms.",
+    )
     a.add_argument("inputs", nargs="+", metavar="INPUT", help="text files, folders of *.txt, or a CRAFT directory")
     add_store_options(a)
     a.add_argument("--set", required=True, help="set whose ontology gives the dictionary, e.g. UBERON_EXT")
-    a.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="a matcher parameter, e.g. caseMatch=CASE_IGNORE; repeatable")
+    a.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a matcher parameter, e.g. caseMatch=CASE_IGNORE; repeatable",
+    )
     a.add_argument("--split", help="with a CRAFT directory: train, dev, test, a comma list, or all (default)")
     a.add_argument("--out", required=True, help="folder for the <document>.bionlp files")
     a.add_argument("--into-store", metavar="NAME", help="also store the annotations as set NAME in the store")

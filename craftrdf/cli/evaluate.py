@@ -3,7 +3,8 @@
 ``craftrdf evaluate --gold G --pred P (--store S | --craft DIR) --out DIR`` where G and P are
 set keys or Shared Task directories (one subdirectory per set key of ``<PMID>.bionlp``
 files); set keys and ontologies come from the store (or a remote one, ``--endpoint``), or,
-with ``--craft`` alone, from the CRAFT directory read into memory. Writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and ``summary.json`` in DIR
+with ``--craft`` alone, from the CRAFT directory read into memory. Writes ``<key>_results.tsv``,
+``<key>_criteria.tsv`` and ``summary.json`` in DIR
 and prints a short table. See ``docs/evaluation.md``.
 """
 
@@ -29,12 +30,25 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.store is None and args.endpoint is None:
         if args.craft is None:
             raise ConfigError("give --store S (a built store), --endpoint URL, or --craft DIR (a CRAFT directory)")
-        reports = evaluate_craft(args.craft, args.gold, args.pred, boundary=args.boundary, criteria=criteria,
-                                 apply_craft_rules=args.apply_craft_rules)
+        reports = evaluate_craft(
+            args.craft,
+            args.gold,
+            args.pred,
+            boundary=args.boundary,
+            criteria=criteria,
+            apply_craft_rules=args.apply_craft_rules,
+        )
     else:
         with open_store(args, mode="read") as store:
-            reports = evaluate_store(store, args.gold, args.pred, boundary=args.boundary, criteria=criteria,
-                                     craft=args.craft, apply_craft_rules=args.apply_craft_rules)
+            reports = evaluate_store(
+                store,
+                args.gold,
+                args.pred,
+                boundary=args.boundary,
+                criteria=criteria,
+                craft=args.craft,
+                apply_craft_rules=args.apply_craft_rules,
+            )
     write_report(reports, args.out, boundary=args.boundary)
     sys.stdout.write(format_table(reports))
     return 0
@@ -48,13 +62,22 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--gold", required=True, help="gold: set key(s) in the store, or a Shared Task directory")
     p.add_argument("--pred", required=True, help="predictions: set key(s) in the store, or a Shared Task directory")
     add_store_options(p, required=False)  # the store (or endpoint) holding the ontologies and set keys
-    p.add_argument("--craft", help="CRAFT directory: without --store, the sets and ontologies are read from it; "
-                   "with --store, it supplies the texts for the fragment criterion")
-    p.add_argument("--apply-craft-rules", action="store_true",
-                   help="run CRAFT's post-processing rules on the prediction first (unused classes dropped, "
-                        "or substituted in +extensions sets)")
+    p.add_argument(
+        "--craft",
+        help="CRAFT directory: without --store, the sets and ontologies are read from it; "
+        "with --store, it supplies the texts for the fragment criterion",
+    )
+    p.add_argument(
+        "--apply-craft-rules",
+        action="store_true",
+        help="run CRAFT's post-processing rules on the prediction first (unused classes dropped, "
+        "or substituted in +extensions sets)",
+    )
     p.add_argument("--boundary", choices=["jaccard", "exact"], default="jaccard")
-    p.add_argument("--criteria", default="all", help="all, or a comma-separated list: exact,left,right,"
-                   "left_or_right,approximate,partial,fragment")
+    p.add_argument(
+        "--criteria",
+        default="all",
+        help="all, or a comma-separated list: exact,left,right,left_or_right,approximate,partial,fragment",
+    )
     p.add_argument("--out", required=True, help="directory for the result files")
     p.set_defaults(func=_cmd_evaluate)

@@ -22,9 +22,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
         pool = LocalPool(workers)
     try:
-        result = reproduce(Path(args.craft), Path(args.out), store_path=Path(args.store) if args.store else None,
-                           quick=args.quick, conceptmapper_faithful=args.conceptmapper_faithful, executor=pool,
-                           progress=progress)
+        result = reproduce(
+            Path(args.craft),
+            Path(args.out),
+            store_path=Path(args.store) if args.store else None,
+            quick=args.quick,
+            conceptmapper_faithful=args.conceptmapper_faithful,
+            executor=pool,
+            progress=progress,
+        )
     finally:
         if pool is not None:
             pool.close()
@@ -40,6 +46,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--store", help="store to build or reuse (default: OUT/craft.store)")
     p.add_argument("--quick", action="store_true", help="a reduced grid: minutes instead of the full sweeps")
     p.add_argument("--workers", type=int, help="processes for the sweeps (default: the cores; 1 runs in-process)")
-    p.add_argument("--conceptmapper-faithful", action="store_true",
-                   help="sweep as ConceptMapper behaves: no CRAFT post-processing rules, no label preference")
+    p.add_argument(
+        "--conceptmapper-faithful",
+        action="store_true",
+        help="sweep as ConceptMapper behaves: no CRAFT post-processing rules, no label preference",
+    )
     p.set_defaults(func=_cmd_reproduce)

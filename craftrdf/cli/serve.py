@@ -6,15 +6,25 @@ import argparse
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from ..server.guard import Limits
     from ..server.app import ServerConfig, read_token, serve
+    from ..server.guard import Limits
 
     token = read_token(args.token_file) if args.token_file else None
     base = args.base_iri or f"http://{args.host}:{args.port}/"
-    limits = Limits(max_length=args.max_query_length, max_depth=args.max_depth,
-                    allow_load=args.allow_load, allow_service=args.allow_service)
-    config = ServerConfig(base_iri=base, timeout=args.timeout, max_results=args.max_results, limits=limits,
-                          allow_update=args.allow_update, token=token)
+    limits = Limits(
+        max_length=args.max_query_length,
+        max_depth=args.max_depth,
+        allow_load=args.allow_load,
+        allow_service=args.allow_service,
+    )
+    config = ServerConfig(
+        base_iri=base,
+        timeout=args.timeout,
+        max_results=args.max_results,
+        limits=limits,
+        allow_update=args.allow_update,
+        token=token,
+    )
     serve(args.store, config, host=args.host, port=args.port, workers=args.workers)
     return 0
 
@@ -25,33 +35,57 @@ def _positive(kind: type) -> object:
         if value <= 0:
             raise argparse.ArgumentTypeError(f"must be positive, got {text}")
         return value
+
     return parse
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``serve`` to the ``craftrdf`` parser."""
     s = sub.add_parser(
-        "serve", help="serve a store: SPARQL 1.1 endpoint, dereferenceable IRIs, VoID, dumps, article viewer",
+        "serve",
+        help="serve a store: SPARQL 1.1 endpoint, dereferenceable IRIs, VoID, dumps, article viewer",
         description="Serve a store over HTTP with uvicorn. Read-only unless --allow-update; queries run in "
-                    "worker processes that are killed when they pass --timeout. See docs/server.md.")
+        "worker processes that are killed when they pass --timeout. See docs/server.md.",
+    )
     s.add_argument("--store", required=True, help="store directory")
     s.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
     s.add_argument("--port", type=int, default=8080)
-    s.add_argument("--base-iri", metavar="URL",
-                   help="public URL of the server's root, e.g. https://example.org/craft/ "
-                        "(default: http://HOST:PORT/)")
-    s.add_argument("--allow-update", action="store_true",
-                   help="accept SPARQL Update from requests with the bearer token of --token-file")
+    s.add_argument(
+        "--base-iri",
+        metavar="URL",
+        help="public URL of the server's root, e.g. https://example.org/craft/ (default: http://HOST:PORT/)",
+    )
+    s.add_argument(
+        "--allow-update",
+        action="store_true",
+        help="accept SPARQL Update from requests with the bearer token of --token-file",
+    )
     s.add_argument("--token-file", metavar="F", help="file holding the bearer token (at least 16 characters)")
-    s.add_argument("--timeout", type=_positive(float), default=30.0, metavar="SECONDS",
-                   help="time limit of one query (default 30)")
-    s.add_argument("--max-results", type=_positive(int), default=100_000, metavar="N",
-                   help="most rows or triples in one answer (default 100000)")
-    s.add_argument("--workers", type=_positive(int), default=2, metavar="N",
-                   help="query worker processes when read-only (default 2; one writer with --allow-update)")
+    s.add_argument(
+        "--timeout", type=_positive(float), default=30.0, metavar="SECONDS", help="time limit of one query (default 30)"
+    )
+    s.add_argument(
+        "--max-results",
+        type=_positive(int),
+        default=100_000,
+        metavar="N",
+        help="most rows or triples in one answer (default 100000)",
+    )
+    s.add_argument(
+        "--workers",
+        type=_positive(int),
+        default=2,
+        metavar="N",
+        help="query worker processes when read-only (default 2; one writer with --allow-update)",
+    )
     s.add_argument("--max-query-length", type=_positive(int), default=100_000, metavar="CHARS")
-    s.add_argument("--max-depth", type=_positive(int), default=64, metavar="N",
-                   help="most brackets open at once in a query (default 64)")
+    s.add_argument(
+        "--max-depth",
+        type=_positive(int),
+        default=64,
+        metavar="N",
+        help="most brackets open at once in a query (default 64)",
+    )
     s.add_argument("--allow-load", action="store_true", help="let updates use LOAD <url> (server fetches URLs)")
     s.add_argument("--allow-service", action="store_true", help="let queries use SERVICE <url> (federation)")
     s.set_defaults(func=_cmd_serve)

@@ -89,9 +89,12 @@ def _report_extensions(report: object, path: str | None) -> None:
         logger.warning("extension class %s: definition not parsed (%s): %s", p.cls, p.reason, p.definition)
     for p in kinds["unresolved"] + kinds["cycle"]:
         logger.info("extension class %s not placed: %s", p.cls, p.reason)
-    print(f"extension classes: {len(report.placed)} placed; not placed: {len(kinds['syntax'])} unparsable, "
-          f"{len(kinds['not-union'])} not a union of named classes, {len(kinds['unresolved'])} with unresolved "
-          f"members, {len(kinds['cycle'])} in a cycle", file=sys.stderr)
+    print(
+        f"extension classes: {len(report.placed)} placed; not placed: {len(kinds['syntax'])} unparsable, "
+        f"{len(kinds['not-union'])} not a union of named classes, {len(kinds['unresolved'])} with unresolved "
+        f"members, {len(kinds['cycle'])} in a cycle",
+        file=sys.stderr,
+    )
     if path:
         with _output(path) as fh:
             w = csv.writer(fh, delimiter="\t", lineterminator="\n")
@@ -109,6 +112,7 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
         place_extensions,
         similarity_index,
     )
+
     modes = [m for m in ("pairs", "matrix", "top_k") if getattr(args, m) is not None]
     terms: Sequence[str] = args.terms
     if not modes and len(terms) != 2:
@@ -128,12 +132,15 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     weights = parse_weights(args.weights) if args.weights else None
     missing = "nan" if args.unknown == "nan" else "raise"
     with open_store(args, mode="read") as store:
-        index = similarity_index(store,  # type: ignore[arg-type]
-                                  method=args.method, weights=weights, ontology=args.ontology,
-                                 classify_extensions=args.classify_extensions)
+        index = similarity_index(
+            store,  # type: ignore[arg-type]
+            method=args.method,
+            weights=weights,
+            ontology=args.ontology,
+            classify_extensions=args.classify_extensions,
+        )
         if args.classify_extensions:
-            _report_extensions(place_extensions(load_term_graph(store, ontology=args.ontology)),
-                               args.extensions_report)
+            _report_extensions(place_extensions(load_term_graph(store, ontology=args.ontology)), args.extensions_report)
     digits = args.digits
     with _output(args.output) as out:
         w = csv.writer(out, lineterminator="\n")
@@ -169,29 +176,49 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         "similarity",
         help="Wang semantic similarity of ontology classes",
         description="Wang et al. (2007) semantic similarity over the ontology graph in the store. "
-                    "Terms are CURIEs (UBERON:0000955) or IRIs.",
+        "Terms are CURIEs (UBERON:0000955) or IRIs.",
     )
     s.add_argument("terms", nargs="*", metavar="TERM", help="two terms (or one, with --top-k)")
     add_store_options(s)
-    s.add_argument("--method", choices=["wang", "bossy"], default="wang",
-                   help="wang: the paper's weights (is_a 0.8, part_of 0.6) or --weights; "
-                        "bossy: CRAFT Shared Task variant, is_a only at 0.65")
-    s.add_argument("--weights", metavar="REL=W,...",
-                   help="relations to follow and their weights, e.g. is_a=0.8,part_of=0.6 "
-                        "(a relation named without a weight: 0.8 for is_a, else 0.6)")
-    s.add_argument("--ontology", metavar="NAME",
-                   help="one ontology graph, e.g. UBERON+extensions (default: every ontology graph, merged)")
-    s.add_argument("--classify-extensions", action="store_true",
-                   help="place union-defined extension classes by their logical definitions first")
-    s.add_argument("--extensions-report", metavar="FILE",
-                   help="with --classify-extensions: write what was placed and what not (TSV)")
+    s.add_argument(
+        "--method",
+        choices=["wang", "bossy"],
+        default="wang",
+        help="wang: the paper's weights (is_a 0.8, part_of 0.6) or --weights; "
+        "bossy: CRAFT Shared Task variant, is_a only at 0.65",
+    )
+    s.add_argument(
+        "--weights",
+        metavar="REL=W,...",
+        help="relations to follow and their weights, e.g. is_a=0.8,part_of=0.6 "
+        "(a relation named without a weight: 0.8 for is_a, else 0.6)",
+    )
+    s.add_argument(
+        "--ontology",
+        metavar="NAME",
+        help="one ontology graph, e.g. UBERON+extensions (default: every ontology graph, merged)",
+    )
+    s.add_argument(
+        "--classify-extensions",
+        action="store_true",
+        help="place union-defined extension classes by their logical definitions first",
+    )
+    s.add_argument(
+        "--extensions-report",
+        metavar="FILE",
+        help="with --classify-extensions: write what was placed and what not (TSV)",
+    )
     mode = s.add_mutually_exclusive_group()
     mode.add_argument("--pairs", metavar="FILE", help="two term columns -> term1,term2,similarity rows")
     mode.add_argument("--matrix", metavar="TERMS_FILE", help="one term per line -> all-pairs matrix (CSV)")
     mode.add_argument("--top-k", type=int, metavar="N", help="the N classes most similar to TERM")
     s.add_argument("--candidates", metavar="TERMS_FILE", help="with --top-k: choose among these terms only")
-    s.add_argument("--unknown", choices=["error", "nan"], default="error",
-                   help="a term not in the graph: stop with an error (default) or leave its similarity empty")
+    s.add_argument(
+        "--unknown",
+        choices=["error", "nan"],
+        default="error",
+        help="a term not in the graph: stop with an error (default) or leave its similarity empty",
+    )
     s.add_argument("--digits", type=int, default=6, help="decimals printed (default 6)")
     s.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     s.set_defaults(func=_cmd_similarity)

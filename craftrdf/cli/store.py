@@ -20,8 +20,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from ..querying import QueryResult, format_result
 
     r = run_demo(progress=progress_bar(args.quiet))
-    print(f"craftrdf demo: built the bundled CRAFT sample in {r.build.seconds:.1f} s "
-          f"({len(r.build.loaded)} batches, {r.quads:,} quads in an in-memory store)")
+    print(
+        f"craftrdf demo: built the bundled CRAFT sample in {r.build.seconds:.1f} s "
+        f"({len(r.build.loaded)} batches, {r.quads:,} quads in an in-memory store)"
+    )
     if r.build.skipped:
         print("Ontologies skipped (their files are not in the sample; annotations still loaded):")
         for k, why in r.build.skipped.items():
@@ -30,8 +32,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(format_result(r.sets, "table"))
     print("Annotations per set and split (query: annotation-counts)")
     print(format_result(r.counts, "table"))
-    print(f"Annotations of brain and its subclasses (query: annotations-of-class, cls=UBERON:0000955): "
-          f"{len(r.brain.rows)}; the first 10:")
+    print(
+        f"Annotations of brain and its subclasses (query: annotations-of-class, cls=UBERON:0000955): "
+        f"{len(r.brain.rows)}; the first 10:"
+    )
     print(format_result(QueryResult(r.brain.columns, r.brain.rows[:10]), "table"))
     return 0
 
@@ -43,11 +47,18 @@ def _cmd_build(args: argparse.Namespace) -> int:
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
     check_craft_dir(Path(args.craft))  # before the store is created
     with open_store(args, mode="write") as store:
-        r = build_store(Path(args.craft), store, registry=load_registry(), sets=sets,  # type: ignore[arg-type]
-                        progress=progress_bar(args.quiet))
+        r = build_store(
+            Path(args.craft),
+            store,
+            registry=load_registry(),
+            sets=sets,  # type: ignore[arg-type]
+            progress=progress_bar(args.quiet),
+        )
         total = len(store)
-    print(f"built {store_name(args)}: {len(r.loaded)} batches loaded ({r.quads:,} quads), "
-          f"{len(r.unchanged)} already present, {total:,} quads in store, {r.seconds:.1f} s")
+    print(
+        f"built {store_name(args)}: {len(r.loaded)} batches loaded ({r.quads:,} quads), "
+        f"{len(r.unchanged)} already present, {total:,} quads in store, {r.seconds:.1f} s"
+    )
     for k, why in r.skipped.items():
         print(f"skipped {k}: {why}")
     return 0
@@ -89,8 +100,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     q = sub.add_parser("query", help="run a library query (by name) or a .rq file")
     q.add_argument("query", help="query name (e.g. annotation-counts) or path to a .rq file")
     add_store_options(q)
-    q.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="bind a query variable (CURIE/IRI -> IRI, else literal); repeatable")
+    q.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="bind a query variable (CURIE/IRI -> IRI, else literal); repeatable",
+    )
     q.add_argument("--format", choices=["table", "csv", "tsv", "json"], default="table")
     q.set_defaults(func=_cmd_query)
 
@@ -100,5 +116,3 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     ld.add_argument("--module", help="module the inputs belong to (recorded on the set)")
     ld.add_argument("--set", help="set key for annotation inputs")
     ld.set_defaults(func=_cmd_load)
-
-

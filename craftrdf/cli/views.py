@@ -60,7 +60,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--set", required=True, help="the set to process (e.g. a system's output)")
     p.add_argument("--rules", required=True, help="comma list, applied in order: unused, substitute, related")
     p.add_argument("--mappings", help="the set whose mapping files to use (default: --set itself)")
-    p.add_argument("--pick", choices=["first", "all", "drop"], default="first",
-                   help="related rule: which related class when several are mapped")
+    p.add_argument(
+        "--pick",
+        choices=["first", "all", "drop"],
+        default="first",
+        help="related rule: which related class when several are mapped",
+    )
     p.add_argument("--into", required=True, help="key of the new set")
     p.set_defaults(func=_cmd_postprocess)

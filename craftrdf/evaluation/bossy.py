@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import DataWarning
-from .metrics import rates
 from ..model import Annotation, Span
+from .metrics import rates
 
 __all__ = [
     "Boundary",
@@ -113,9 +113,13 @@ class Scores:
     def __add__(self, other: Scores) -> Scores:
         if not isinstance(other, Scores):
             return NotImplemented
-        return Scores(self.matches + other.matches, self.insertions + other.insertions,
-                      self.deletions + other.deletions, self.ref_count + other.ref_count,
-                      self.pred_count + other.pred_count)
+        return Scores(
+            self.matches + other.matches,
+            self.insertions + other.insertions,
+            self.deletions + other.deletions,
+            self.ref_count + other.ref_count,
+            self.pred_count + other.pred_count,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +144,7 @@ def total(scores: Iterable[Scores]) -> Scores:
 
 
 # -- classes ------------------------------------------------------------------------
+
 
 def uses_parallel_ids(set_key: str | None) -> bool:
     """Whether a set compares parallel-hierarchy classes under their base id.
@@ -170,8 +175,9 @@ def comparison_class(class_id: str, set_key: str | None) -> str:
     return class_id
 
 
-def exclude_unknown(annotations: Sequence[Annotation], known: Callable[[str], bool] | Container[str],
-                    *, side: str = "annotations") -> tuple[list[Annotation], list[str]]:
+def exclude_unknown(
+    annotations: Sequence[Annotation], known: Callable[[str], bool] | Container[str], *, side: str = "annotations"
+) -> tuple[list[Annotation], list[str]]:
     """Annotations whose class is known, and the sorted distinct classes left out."""
     test = known if callable(known) else known.__contains__
     kept = [a for a in annotations if test(a.class_id)]
@@ -180,6 +186,7 @@ def exclude_unknown(annotations: Sequence[Annotation], known: Callable[[str], bo
 
 
 # -- boundaries ---------------------------------------------------------------------
+
 
 def _merged(spans: Iterable[Span]) -> list[tuple[int, int]]:
     """The character set of spans as sorted, disjoint, non-empty intervals."""
@@ -211,8 +218,9 @@ def _common(x: list[tuple[int, int]], y: list[tuple[int, int]]) -> int:
     return n
 
 
-def overlapping(xs: Sequence[list[tuple[int, int]]],
-                ys: Sequence[list[tuple[int, int]]]) -> Iterator[tuple[int, int, int]]:
+def overlapping(
+    xs: Sequence[list[tuple[int, int]]], ys: Sequence[list[tuple[int, int]]]
+) -> Iterator[tuple[int, int, int]]:
     """(i, j, shared characters) for every pair of merged span lists that share a character.
 
     A sweep over start offsets: each ``x`` looks only at the ``y`` starting within the
@@ -257,8 +265,10 @@ def boundary_score(a: Sequence[Span], b: Sequence[Span], boundary: Boundary = "j
 
 # -- pairing and scores -------------------------------------------------------------
 
-def pair_annotations(refs: Sequence[Annotation], preds: Sequence[Annotation], similarity: Similarity,
-                     *, boundary: Boundary = "jaccard") -> list[Pair]:
+
+def pair_annotations(
+    refs: Sequence[Annotation], preds: Sequence[Annotation], similarity: Similarity, *, boundary: Boundary = "jaccard"
+) -> list[Pair]:
     """The kept pairs, greedily by score (ties: lower ref position, then lower pred position).
 
     Classes are compared as given (translate and filter them first, or use
@@ -301,9 +311,15 @@ def _prepare(annotations: Sequence[Annotation], set_key: str | None) -> list[Ann
     return out
 
 
-def score_document(refs: Sequence[Annotation], preds: Sequence[Annotation], similarity: Similarity, *,
-                   boundary: Boundary = "jaccard", set_key: str | None = None,
-                   known: Callable[[str], bool] | Container[str] | None = None) -> Scores:
+def score_document(
+    refs: Sequence[Annotation],
+    preds: Sequence[Annotation],
+    similarity: Similarity,
+    *,
+    boundary: Boundary = "jaccard",
+    set_key: str | None = None,
+    known: Callable[[str], bool] | Container[str] | None = None,
+) -> Scores:
     """The Shared Task :class:`Scores` of one document.
 
     ``set_key`` selects the parallel-hierarchy translation (:func:`comparison_class`);
@@ -318,9 +334,13 @@ def score_document(refs: Sequence[Annotation], preds: Sequence[Annotation], simi
         left = sorted(set(left_r) | set(left_p))
         if left:
             doc = (refs[0].document if refs else preds[0].document) if (refs or preds) else "?"
-            warnings.warn(f"document {doc}: left out annotations of {len(left)} class(es) not in the "
-                          f"ontology: {', '.join(left)}", DataWarning, stacklevel=2)
+            warnings.warn(
+                f"document {doc}: left out annotations of {len(left)} class(es) not in the ontology: {', '.join(left)}",
+                DataWarning,
+                stacklevel=2,
+            )
     kept = pair_annotations(r, p, similarity, boundary=boundary)
     m = sum(k.score for k in kept)
-    return Scores(matches=m, insertions=len(p) - len(kept), deletions=len(r) - len(kept),
-                  ref_count=len(r), pred_count=len(p))
+    return Scores(
+        matches=m, insertions=len(p) - len(kept), deletions=len(r) - len(kept), ref_count=len(r), pred_count=len(p)
+    )

@@ -115,6 +115,7 @@ def related_by_ancestors(ancestors: Callable[[str], Iterable[str]]) -> Related:
     >>> rel("a", "b"), rel("b", "a"), rel("b", "c"), rel("c", "c")
     (True, True, False, True)
     """
+
     @cache
     def anc(t: str) -> frozenset[str]:
         try:
@@ -124,6 +125,7 @@ def related_by_ancestors(ancestors: Callable[[str], Iterable[str]]) -> Related:
 
     def related(ref: str, pred: str) -> bool:
         return ref == pred or pred in anc(ref) or ref in anc(pred)
+
     return related
 
 
@@ -168,7 +170,9 @@ def _max_matching(n_left: int, edges: Mapping[int, Sequence[int]]) -> int:
     return sum(1 for u in range(n_left) if augment(u, set()))
 
 
-def _span_tests() -> dict[str, Callable[[Annotation, Annotation, list[tuple[int, int]], list[tuple[int, int]], int], bool]]:
+def _span_tests() -> dict[
+    str, Callable[[Annotation, Annotation, list[tuple[int, int]], list[tuple[int, int]], int], bool]
+]:
     def exact(r, p, x, y, c):  # type: ignore[no-untyped-def]
         return tuple(r.spans) == tuple(p.spans)
 
@@ -187,16 +191,28 @@ def _span_tests() -> dict[str, Callable[[Annotation, Annotation, list[tuple[int,
     def partial(r, p, x, y, c):  # type: ignore[no-untyped-def]
         return True
 
-    return {"exact": exact, "left": left, "right": right, "left_or_right": either,
-            "approximate": approximate, "partial": partial}
+    return {
+        "exact": exact,
+        "left": left,
+        "right": right,
+        "left_or_right": either,
+        "approximate": approximate,
+        "partial": partial,
+    }
 
 
 _TESTS = _span_tests()
 
 
-def criteria_scores(refs: Sequence[Annotation], preds: Sequence[Annotation], *,
-                    criteria: Iterable[str] = CRITERIA, classes: ClassMode = "exact",
-                    related: Related | None = None, text: str | None = None) -> list[CriterionScores]:
+def criteria_scores(
+    refs: Sequence[Annotation],
+    preds: Sequence[Annotation],
+    *,
+    criteria: Iterable[str] = CRITERIA,
+    classes: ClassMode = "exact",
+    related: Related | None = None,
+    text: str | None = None,
+) -> list[CriterionScores]:
     """Scores of one document under each criterion (in the order given), for one class mode.
 
     ``fragment`` is computed only when ``text`` is given. Annotations without characters
@@ -211,8 +227,7 @@ def criteria_scores(refs: Sequence[Annotation], preds: Sequence[Annotation], *,
     rm = [_merged(a.spans) for a in refs]
     pm = [_merged(p.spans) for p in preds]
     # candidate pairs: those sharing a character (every criterion but fragment implies it)
-    cand = [(i, j, common) for i, j, common in overlapping(rm, pm)
-            if same_class(refs[i].class_id, preds[j].class_id)]
+    cand = [(i, j, common) for i, j, common in overlapping(rm, pm) if same_class(refs[i].class_id, preds[j].class_id)]
     out = []
     for crit in wanted:
         if crit == "fragment":
@@ -230,8 +245,15 @@ def criteria_scores(refs: Sequence[Annotation], preds: Sequence[Annotation], *,
     return out
 
 
-def _fragment(refs: Sequence[Annotation], preds: Sequence[Annotation], rm: list[list[tuple[int, int]]],
-              pm: list[list[tuple[int, int]]], same_class: Related, text: str, classes: str) -> CriterionScores:
+def _fragment(
+    refs: Sequence[Annotation],
+    preds: Sequence[Annotation],
+    rm: list[list[tuple[int, int]]],
+    pm: list[list[tuple[int, int]]],
+    same_class: Related,
+    text: str,
+    classes: str,
+) -> CriterionScores:
     toks = tokens(text)
     tok_starts = [t.start for t in toks]
 
@@ -254,8 +276,10 @@ def _fragment(refs: Sequence[Annotation], preds: Sequence[Annotation], rm: list[
     tp = 0
     for k, rs in ru.items():
         ps = pu.get(k, [])
-        edges = {u: [v for v, pj in enumerate(ps) if same_class(refs[ri].class_id, preds[pj].class_id)]
-                 for u, ri in enumerate(rs)}
+        edges = {
+            u: [v for v, pj in enumerate(ps) if same_class(refs[ri].class_id, preds[pj].class_id)]
+            for u, ri in enumerate(rs)
+        }
         tp += _max_matching(len(rs), edges)
     return CriterionScores("fragment", classes, tp, n_ref, n_pred)
 

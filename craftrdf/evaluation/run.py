@@ -53,8 +53,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-RESULTS_HEADER = ("#document-id\tsubstitutions\tinsertions\tdeletions\tmatches\tref-count\t"
-                  "prediction-count\tSER\tprecision\trecall\tF1-score")
+RESULTS_HEADER = (
+    "#document-id\tsubstitutions\tinsertions\tdeletions\tmatches\tref-count\t"
+    "prediction-count\tSER\tprecision\trecall\tF1-score"
+)
 
 Side = dict[str, dict[str, list[Annotation]]]  # set key -> document -> annotations
 
@@ -116,8 +118,8 @@ def load_side(spec: str, store: object | None) -> Side:
         return load_directory(spec)
     if store is None:
         raise ConfigError(f"{spec!r} is not a directory, and no store is given to look it up as a set key")
-    from ..webanno import document_texts, fetch_annotations
     from ..views import resolve_sets
+    from ..webanno import document_texts, fetch_annotations
 
     # a set covers every document of the store: one without annotations is an empty gold document
     corpus = sorted(document_texts(store))  # type: ignore[arg-type]
@@ -184,28 +186,45 @@ def evaluate_sets(
         crit: list[CriterionScores] = []
         for doc in sorted(pdocs):
             refs, preds = gdocs[doc], pdocs[doc]
-            per_doc.append((doc, score_document(refs, preds, similarity, boundary=boundary, set_key=key,
-                                                known=known)))
+            per_doc.append((doc, score_document(refs, preds, similarity, boundary=boundary, set_key=key, known=known)))
             r, p = _for_criteria(refs, key, test), _for_criteria(preds, key, test)
             text = texts.get(doc) if texts else None
             for mode in modes:
-                crit.extend(criteria_scores(r, p, criteria=criteria, classes=mode,
-                                            related=related if mode == "hierarchy" else None, text=text))
-        reports.append(SetReport(key, tuple(per_doc), total(s for _, s in per_doc), tuple(total_criteria(crit)),
-                                 applied))
+                crit.extend(
+                    criteria_scores(
+                        r,
+                        p,
+                        criteria=criteria,
+                        classes=mode,
+                        related=related if mode == "hierarchy" else None,
+                        text=text,
+                    )
+                )
+        reports.append(
+            SetReport(key, tuple(per_doc), total(s for _, s in per_doc), tuple(total_criteria(crit)), applied)
+        )
     return reports
 
 
-def _postprocess(docs: Mapping[str, list[Annotation]], key: str,
-                 mappings: Mappings) -> tuple[dict[str, list[Annotation]], tuple[RuleReport, ...]]:
+def _postprocess(
+    docs: Mapping[str, list[Annotation]], key: str, mappings: Mappings
+) -> tuple[dict[str, list[Annotation]], tuple[RuleReport, ...]]:
     flat = [a for d in sorted(docs) for a in docs[d]]
     result, reports = apply_rules(flat, craft_rules(key), mappings)
     out: dict[str, list[Annotation]] = {d: [] for d in docs}  # a document emptied by the rules is still scored
     for a in result:
         out[a.document].append(a)
     for r in reports:
-        logger.info("set %s: rule %s: %d -> %d annotations (%d dropped, %d replaced, %d duplicates removed)",
-                    key, r.rule, r.before, r.after, r.dropped, r.replaced, r.duplicates)
+        logger.info(
+            "set %s: rule %s: %d -> %d annotations (%d dropped, %d replaced, %d duplicates removed)",
+            key,
+            r.rule,
+            r.before,
+            r.after,
+            r.dropped,
+            r.replaced,
+            r.duplicates,
+        )
     return out, tuple(reports)
 
 
@@ -220,20 +239,42 @@ def _for_criteria(anns: Sequence[Annotation], key: str, test: Callable[[str], bo
 
 # -- output -----------------------------------------------------------------------------
 
+
 def _num(x: float) -> str:
     return f"{x:.4f}"
 
 
 def _row(name: str, s: Scores) -> str:
-    return "\t".join([name, _num(s.substitutions), str(s.insertions), str(s.deletions), _num(s.matches),
-                      str(s.ref_count), str(s.pred_count), _num(s.ser), _num(s.precision), _num(s.recall),
-                      _num(s.f1)])
+    return "\t".join(
+        [
+            name,
+            _num(s.substitutions),
+            str(s.insertions),
+            str(s.deletions),
+            _num(s.matches),
+            str(s.ref_count),
+            str(s.pred_count),
+            _num(s.ser),
+            _num(s.precision),
+            _num(s.recall),
+            _num(s.f1),
+        ]
+    )
 
 
 def _scores_json(s: Scores) -> dict[str, float]:
-    return {"substitutions": s.substitutions, "insertions": s.insertions, "deletions": s.deletions,
-            "matches": s.matches, "ref_count": s.ref_count, "pred_count": s.pred_count, "SER": s.ser,
-            "precision": s.precision, "recall": s.recall, "F1": s.f1}
+    return {
+        "substitutions": s.substitutions,
+        "insertions": s.insertions,
+        "deletions": s.deletions,
+        "matches": s.matches,
+        "ref_count": s.ref_count,
+        "pred_count": s.pred_count,
+        "SER": s.ser,
+        "precision": s.precision,
+        "recall": s.recall,
+        "F1": s.f1,
+    }
 
 
 def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str = "jaccard") -> list[Path]:
@@ -248,19 +289,41 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
         written.append(p)
         lines = ["#criterion\tclasses\ttrue-positives\tref-count\tprediction-count\tprecision\trecall\tF1-score"]
-        lines += [f"{c.criterion}\t{c.classes}\t{c.tp}\t{c.ref_count}\t{c.pred_count}\t{_num(c.precision)}\t"
-                  f"{_num(c.recall)}\t{_num(c.f1)}" for c in r.criteria]
+        lines += [
+            f"{c.criterion}\t{c.classes}\t{c.tp}\t{c.ref_count}\t{c.pred_count}\t{_num(c.precision)}\t"
+            f"{_num(c.recall)}\t{_num(c.f1)}"
+            for c in r.criteria
+        ]
         p = out / f"{r.key}_criteria.tsv"
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
         written.append(p)
         summary["sets"][r.key] = {  # type: ignore[index]
             "total": _scores_json(r.total),
             "documents": {d: _scores_json(s) for d, s in r.documents},
-            "criteria": [{"criterion": c.criterion, "classes": c.classes, "tp": c.tp, "ref_count": c.ref_count,
-                          "pred_count": c.pred_count, "precision": c.precision, "recall": c.recall, "F1": c.f1}
-                         for c in r.criteria],
-            "craft_rules": [{"rule": x.rule, "before": x.before, "after": x.after, "dropped": x.dropped,
-                             "replaced": x.replaced, "duplicates": x.duplicates} for x in r.rules],
+            "criteria": [
+                {
+                    "criterion": c.criterion,
+                    "classes": c.classes,
+                    "tp": c.tp,
+                    "ref_count": c.ref_count,
+                    "pred_count": c.pred_count,
+                    "precision": c.precision,
+                    "recall": c.recall,
+                    "F1": c.f1,
+                }
+                for c in r.criteria
+            ],
+            "craft_rules": [
+                {
+                    "rule": x.rule,
+                    "before": x.before,
+                    "after": x.after,
+                    "dropped": x.dropped,
+                    "replaced": x.replaced,
+                    "duplicates": x.duplicates,
+                }
+                for x in r.rules
+            ],
         }
     p = out / "summary.json"
     p.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -273,12 +336,15 @@ def format_table(reports: Iterable[SetReport]) -> str:
     lines = [f"{'set':<14}{'docs':>5}{'ref':>7}{'pred':>7}{'M':>9}{'SER':>8}{'P':>8}{'R':>8}{'F1':>8}"]
     for r in reports:
         t = r.total
-        lines.append(f"{r.key:<14}{len(r.documents):>5}{t.ref_count:>7}{t.pred_count:>7}{t.matches:>9.2f}"
-                     f"{t.ser:>8.4f}{t.precision:>8.4f}{t.recall:>8.4f}{t.f1:>8.4f}")
+        lines.append(
+            f"{r.key:<14}{len(r.documents):>5}{t.ref_count:>7}{t.pred_count:>7}{t.matches:>9.2f}"
+            f"{t.ser:>8.4f}{t.precision:>8.4f}{t.recall:>8.4f}{t.f1:>8.4f}"
+        )
     return "\n".join(lines) + "\n"
 
 
 # -- from a store ---------------------------------------------------------------------------
+
 
 def _texts(craft: str | Path | None, documents: Iterable[str]) -> dict[str, str]:
     if craft is None:
@@ -291,9 +357,16 @@ def _texts(craft: str | Path | None, documents: Iterable[str]) -> dict[str, str]
     return out
 
 
-def evaluate_store(store: object, gold: str, pred: str, *, boundary: Boundary = "jaccard",
-                   criteria: Sequence[str] = CRITERIA, craft: str | Path | None = None,
-                   apply_craft_rules: bool = False) -> list[SetReport]:
+def evaluate_store(
+    store: object,
+    gold: str,
+    pred: str,
+    *,
+    boundary: Boundary = "jaccard",
+    criteria: Sequence[str] = CRITERIA,
+    craft: str | Path | None = None,
+    apply_craft_rules: bool = False,
+) -> list[SetReport]:
     """:func:`evaluate_sets` with the store's ``bossy`` Wang index for similarity, ontology
     membership (a class is in the ontology when the index knows it) and the hierarchy;
     ``craft`` (a CRAFT directory) supplies document texts for the fragment criterion.
@@ -316,15 +389,24 @@ def evaluate_store(store: object, gold: str, pred: str, *, boundary: Boundary = 
         return v
 
     docs = {d for side in p.values() for d in side}
+
     def mappings(key: str) -> Mappings:
         found = set_mappings(store, key)  # type: ignore[arg-type]
         if not (found.unused or found.substitutes):
             logger.warning("set %s: the store holds no mapping files for it; the CRAFT rules change nothing", key)
         return found
 
-    return evaluate_sets(g, p, sim, known=index.__contains__, boundary=boundary, criteria=criteria,
-                         related=related_by_ancestors(index.semantic_values), texts=_texts(craft, docs),
-                         rules=mappings if apply_craft_rules else None)
+    return evaluate_sets(
+        g,
+        p,
+        sim,
+        known=index.__contains__,
+        boundary=boundary,
+        criteria=criteria,
+        related=related_by_ancestors(index.semantic_values),
+        texts=_texts(craft, docs),
+        rules=mappings if apply_craft_rules else None,
+    )
 
 
 def _set_keys(spec: str, known: Iterable[str]) -> list[str]:
@@ -342,8 +424,15 @@ def _set_keys(spec: str, known: Iterable[str]) -> list[str]:
     return keys
 
 
-def evaluate_craft(craft: str | Path, gold: str, pred: str, *, boundary: Boundary = "jaccard",
-                   criteria: Sequence[str] = CRITERIA, apply_craft_rules: bool = False) -> list[SetReport]:
+def evaluate_craft(
+    craft: str | Path,
+    gold: str,
+    pred: str,
+    *,
+    boundary: Boundary = "jaccard",
+    criteria: Sequence[str] = CRITERIA,
+    apply_craft_rules: bool = False,
+) -> list[SetReport]:
     """:func:`evaluate_store` without a store: the sets named are read from a CRAFT directory.
 
     Builds an in-memory store of the sets the two sides name (their annotations,
@@ -359,5 +448,6 @@ def evaluate_craft(craft: str | Path, gold: str, pred: str, *, boundary: Boundar
     keys = {registry.set(k).key for side in (gold, pred) for k in _set_keys(side, registry.sets)}
     store = AnnotationStore.memory()
     build_store(Path(craft), store, registry=registry, sets=sorted(keys))
-    return evaluate_store(store, gold, pred, boundary=boundary, criteria=criteria, craft=craft,
-                          apply_craft_rules=apply_craft_rules)
+    return evaluate_store(
+        store, gold, pred, boundary=boundary, criteria=criteria, craft=craft, apply_craft_rules=apply_craft_rules
+    )

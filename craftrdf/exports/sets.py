@@ -51,7 +51,7 @@ from ..iris import DOCUMENTS_GRAPH, document_iri
 from ..model import Annotation, Span
 from ..querying import resolve_query
 from ..sets import SetRef, resolve_set
-from ..store import AnnotationStore
+from ..store import ReadableStore
 from ..vocab import BASE, CRAFT, FABIO, OA, RDF, prefixes
 
 __all__ = [
@@ -143,7 +143,7 @@ def _query_text(name: str) -> str:
     return resolve_query(name).text
 
 
-def _select(store: AnnotationStore, name: str, **bindings: ox.NamedNode) -> ox.QuerySolutions:
+def _select(store: ReadableStore, name: str, **bindings: ox.NamedNode) -> ox.QuerySolutions:
     result = store.query(_query_text(name), substitutions=bindings)
     assert isinstance(result, ox.QuerySolutions), f"{name} is a SELECT query"
     return result
@@ -153,7 +153,7 @@ def _select(store: AnnotationStore, name: str, **bindings: ox.NamedNode) -> ox.Q
 
 
 def export_set(
-    store: AnnotationStore,
+    store: ReadableStore,
     key: str,
     out: str | os.PathLike[str],
     *,
@@ -206,13 +206,12 @@ def export_set(
     else:
         counts = _export_per_document(store, ref, fmt, path, doc, curies)
     documents, annotations, skipped, files, quads = counts
-    report = ExportReport(ref, fmt, path, documents, annotations, skipped, files, quads,
-                          time.perf_counter() - started)
+    report = ExportReport(ref, fmt, path, documents, annotations, skipped, files, quads, time.perf_counter() - started)
     logger.info("exported %s as %s to %s in %.1f s", ref.key, fmt.value, path, report.seconds)
     return report
 
 
-def _check_document(store: AnnotationStore, ref: SetRef, doc: ox.NamedNode, pmid: str) -> None:
+def _check_document(store: ReadableStore, ref: SetRef, doc: ox.NamedNode, pmid: str) -> None:
     """ConfigError unless the document is in the documents graph or annotated in the set."""
     if any(True for _ in store.quads_for_pattern(doc, None, None, ox.NamedNode(DOCUMENTS_GRAPH))):
         return
@@ -256,8 +255,15 @@ _RDF_FORMATS = {
 def _rdf_prefixes(ref: SetRef, doc: ox.NamedNode | None) -> dict[str, str]:
     """The shared prefixes plus craftrdf's own namespaces; ``ann:`` covers the set's annotations."""
     out = prefixes()
-    out.update({"craftrdf": BASE, "set": BASE + "set/", "doc": BASE + "doc/", "ontology": BASE + "ontology/",
-                "mappings": BASE + "mappings/"})
+    out.update(
+        {
+            "craftrdf": BASE,
+            "set": BASE + "set/",
+            "doc": BASE + "doc/",
+            "ontology": BASE + "ontology/",
+            "mappings": BASE + "mappings/",
+        }
+    )
     ann = BASE + "ann/" + ref.graph.rsplit("/", 1)[1] + "/"
     if doc is not None:
         ann += doc.value.rsplit("/", 1)[1] + "/"
@@ -265,8 +271,9 @@ def _rdf_prefixes(ref: SetRef, doc: ox.NamedNode | None) -> dict[str, str]:
     return out
 
 
-def _export_rdf(store: AnnotationStore, ref: SetRef, fmt: ExportFormat, path: Path,
-                doc: ox.NamedNode | None) -> tuple[int, int, int, int, int]:
+def _export_rdf(
+    store: ReadableStore, ref: SetRef, fmt: ExportFormat, path: Path, doc: ox.NamedNode | None
+) -> tuple[int, int, int, int, int]:
     counter = _Counter()
     with _atomic(path) as fh:
         if fmt is ExportFormat.TURTLE:
@@ -304,7 +311,7 @@ class _Counter:
             yield q
 
 
-def _set_quads(store: AnnotationStore, ref: SetRef, doc: ox.NamedNode | None) -> Iterator[ox.Quad]:
+def _set_quads(store: ReadableStore, ref: SetRef, doc: ox.NamedNode | None) -> Iterator[ox.Quad]:
     """The set graph: as it is, or its description and one document's annotations."""
     g = ox.NamedNode(ref.graph)
     if doc is None:
@@ -316,7 +323,7 @@ def _set_quads(store: AnnotationStore, ref: SetRef, doc: ox.NamedNode | None) ->
     yield from _sorted_quads(((r["s"], r["p"], r["o"]) for r in rows), g)
 
 
-def _dataset_quads(store: AnnotationStore, ref: SetRef, doc: ox.NamedNode | None) -> Iterator[ox.Quad]:
+def _dataset_quads(store: ReadableStore, ref: SetRef, doc: ox.NamedNode | None) -> Iterator[ox.Quad]:
     """The set graph, then its documents, then its classes from each ontology and mapping graph."""
     g = ox.NamedNode(ref.graph)
     yield from _set_quads(store, ref, doc)
@@ -329,7 +336,7 @@ def _dataset_quads(store: AnnotationStore, ref: SetRef, doc: ox.NamedNode | None
         yield from _sorted_quads(((r["class"], r["p"], r["o"]) for r in rows), src)
 
 
-def _class_graphs(store: AnnotationStore, ref: SetRef) -> list[str]:
+def _class_graphs(store: ReadableStore, ref: SetRef) -> list[str]:
     """The set's declared ontology and mapping graphs; for a kind it declares none of, all of that kind."""
     declared: dict[str, list[str]] = {"ontology": [], "mappings": []}
     every: dict[str, list[str]] = {"ontology": [], "mappings": []}
@@ -342,8 +349,9 @@ def _class_graphs(store: AnnotationStore, ref: SetRef) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _sorted_quads(triples: Iterable[tuple[ox.NamedNode | ox.BlankNode, ox.NamedNode, object]],
-                  graph: ox.NamedNode) -> list[ox.Quad]:
+def _sorted_quads(
+    triples: Iterable[tuple[ox.NamedNode | ox.BlankNode, ox.NamedNode, object]], graph: ox.NamedNode
+) -> list[ox.Quad]:
     """Quads in ``graph``, repeats removed, grouped by subject so Turtle and TriG come out compact."""
     unique = {(str(s), str(p), str(o)): (s, p, o) for s, p, o in triples}
     return [ox.Quad(*unique[k], graph) for k in sorted(unique)]  # type: ignore[arg-type]
@@ -352,7 +360,7 @@ def _sorted_quads(triples: Iterable[tuple[ox.NamedNode | ox.BlankNode, ox.NamedN
 # -- annotations as records ------------------------------------------------------------
 
 
-def _annotations(store: AnnotationStore, ref: SetRef, doc: ox.NamedNode | None) -> list[tuple[str, list[_Ann]]]:
+def _annotations(store: ReadableStore, ref: SetRef, doc: ox.NamedNode | None) -> list[tuple[str, list[_Ann]]]:
     """(document IRI, its annotations) for each document with annotations, sorted by document IRI.
 
     Each document's annotations are in the order of :func:`_order`.
@@ -371,7 +379,8 @@ def _annotations(store: AnnotationStore, ref: SetRef, doc: ox.NamedNode | None) 
         text = first["text"]
         doc_iri = first["doc"].value
         by_doc.setdefault(doc_iri, []).append(
-            _Ann(iri, doc_iri, first["class"].value, spans, text.value if text is not None else None))
+            _Ann(iri, doc_iri, first["class"].value, spans, text.value if text is not None else None)
+        )
     return [(d, sorted(anns, key=_order)) for d, anns in sorted(by_doc.items())]
 
 
@@ -382,7 +391,7 @@ def _order(ann: _Ann) -> tuple[int, int, str, tuple[Span, ...]]:
     return (min(s.start for s in ann.spans), max(s.end for s in ann.spans), ann.cls, ann.spans)
 
 
-def _document_info(store: AnnotationStore, doc_iri: str) -> tuple[str, str | None]:
+def _document_info(store: ReadableStore, doc_iri: str) -> tuple[str, str | None]:
     """A document's PubMed id and text from the documents graph; the IRI's last segment and None if absent."""
     pmid = text = None
     for q in store.quads_for_pattern(ox.NamedNode(doc_iri), None, None, ox.NamedNode(DOCUMENTS_GRAPH)):
@@ -422,8 +431,9 @@ def _annotation_jsonld(ann: _Ann) -> dict[str, object]:
     return {"id": ann.iri, "type": "Annotation", "body": ann.cls, "target": target}
 
 
-def _export_jsonld(store: AnnotationStore, ref: SetRef, path: Path, doc: ox.NamedNode | None,
-                   document: str | None) -> tuple[int, int, int, int, int]:
+def _export_jsonld(
+    store: ReadableStore, ref: SetRef, path: Path, doc: ox.NamedNode | None, document: str | None
+) -> tuple[int, int, int, int, int]:
     per_doc = _annotations(store, ref, doc)
     total = sum(len(anns) for _, anns in per_doc)
     collection, label = ref.graph, f"annotation set {ref.key}"
@@ -457,8 +467,9 @@ def _export_jsonld(store: AnnotationStore, ref: SetRef, path: Path, doc: ox.Name
 # -- one file per document: BioNLP and PubAnnotation -----------------------------------
 
 
-def _export_per_document(store: AnnotationStore, ref: SetRef, fmt: ExportFormat, folder: Path,
-                         doc: ox.NamedNode | None, curies: CurieMap) -> tuple[int, int, int, int, int]:
+def _export_per_document(
+    store: ReadableStore, ref: SetRef, fmt: ExportFormat, folder: Path, doc: ox.NamedNode | None, curies: CurieMap
+) -> tuple[int, int, int, int, int]:
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"--out {folder} exists and is not a folder: {fmt.value} writes one file per document")
     folder.mkdir(parents=True, exist_ok=True)
@@ -473,15 +484,23 @@ def _export_per_document(store: AnnotationStore, ref: SetRef, fmt: ExportFormat,
         written = [a for a in anns if a.spans]
         if spanless:
             ids = ", ".join(a.iri.rsplit("/", 1)[1] for a in spanless[:5])
-            warnings.warn(f"{ref.key}, document {pmid}: left out {len(spanless)} annotation(s) without spans "
-                          f"({ids}): {fmt.value} cannot carry them", DataWarning, stacklevel=3)
+            warnings.warn(
+                f"{ref.key}, document {pmid}: left out {len(spanless)} annotation(s) without spans "
+                f"({ids}): {fmt.value} cannot carry them",
+                DataWarning,
+                stacklevel=3,
+            )
         if fmt is ExportFormat.BIONLP:
-            records = [Annotation(unquote(a.iri.rsplit("/", 1)[1]), pmid, curies.compress(a.cls), a.spans, a.text)
-                       for a in written]
+            records = [
+                Annotation(unquote(a.iri.rsplit("/", 1)[1]), pmid, curies.compress(a.cls), a.spans, a.text)
+                for a in written
+            ]
             content = write_bionlp(records, text=text)
         else:
-            content = json.dumps(_pubannotation_document(written, doc_iri, pmid, text, curies),
-                                 ensure_ascii=False, indent=1) + "\n"
+            content = (
+                json.dumps(_pubannotation_document(written, doc_iri, pmid, text, curies), ensure_ascii=False, indent=1)
+                + "\n"
+            )
         with _atomic(folder / (_file_stem(pmid, doc_iri) + suffix)) as fh:
             fh.write(content.encode("utf-8"))
         documents += 1
@@ -490,8 +509,9 @@ def _export_per_document(store: AnnotationStore, ref: SetRef, fmt: ExportFormat,
     return documents, annotations, skipped, documents, 0
 
 
-def _pubannotation_document(anns: Iterable[_Ann], doc_iri: str, pmid: str, text: str | None,
-                           curies: CurieMap) -> dict[str, object]:
+def _pubannotation_document(
+    anns: Iterable[_Ann], doc_iri: str, pmid: str, text: str | None, curies: CurieMap
+) -> dict[str, object]:
     """One document in PubAnnotation JSON; discontinuous annotations as chained fragments.
 
     Denotation ids are ``T1``, ``T2``, ... in the order of the BioNLP export; the pieces of
@@ -511,11 +531,13 @@ def _pubannotation_document(anns: Iterable[_Ann], doc_iri: str, pmid: str, text:
             continue
         last = len(ann.spans) - 1
         for i, s in enumerate(ann.spans):
-            denotations.append({"id": f"{tid}-{i}", "span": {"begin": s.start, "end": s.end},
-                                "obj": obj if i == last else _FRAGMENT})
+            denotations.append(
+                {"id": f"{tid}-{i}", "span": {"begin": s.start, "end": s.end}, "obj": obj if i == last else _FRAGMENT}
+            )
             if i > 0:
-                relations.append({"id": f"C-{tid}-{i - 1}", "pred": _CHAINED, "subj": f"{tid}-{i}",
-                                  "obj": f"{tid}-{i - 1}"})
+                relations.append(
+                    {"id": f"C-{tid}-{i - 1}", "pred": _CHAINED, "subj": f"{tid}-{i}", "obj": f"{tid}-{i - 1}"}
+                )
     out: dict[str, object] = {"target": doc_iri, "sourcedb": "PubMed", "sourceid": pmid}
     if text is not None:
         out["text"] = text

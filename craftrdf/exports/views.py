@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import ConfigError
-from ..webanno import document_texts
 from ..ingest.bionlp import write_bionlp
-from ..store import AnnotationStore
+from ..store import ReadableStore
 from ..views import ViewRow
+from ..webanno import document_texts
 
 __all__ = ["ViewFormat", "count_rows", "write_view_rows"]
 
@@ -36,7 +36,7 @@ def _csv(rows: Sequence[ViewRow]) -> str:
     return buf.getvalue()
 
 
-def write_view_rows(store: AnnotationStore, rows: Sequence[ViewRow], fmt: ViewFormat, out: Path | None) -> str:
+def write_view_rows(store: ReadableStore, rows: Sequence[ViewRow], fmt: ViewFormat, out: Path | None) -> str:
     """Write rows; returns a short summary line (or, for ``count``/``csv`` without ``out``, the content).
 
     ``bionlp`` writes one ``<PMID>.bionlp`` per document into the folder ``out`` (created),

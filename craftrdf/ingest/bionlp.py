@@ -34,9 +34,7 @@ _OFFSET = re.compile(r"[0-9]+")
 _UNSAFE = re.compile(r"[\t\r\n]")
 
 
-def read_bionlp(
-    path_or_text: str | os.PathLike[str], *, document: str, source: str | None = None
-) -> list[Annotation]:
+def read_bionlp(path_or_text: str | os.PathLike[str], *, document: str, source: str | None = None) -> list[Annotation]:
     """Read the ``T`` lines of a BioNLP/brat standoff file (or its content) into annotations.
 
     ``path_or_text`` is a path (any ``os.PathLike``, or a ``str`` without a tab or a
@@ -72,12 +70,16 @@ def read_bionlp(
         else:
             raise AnnotationFormatError(
                 f"unrecognised line {line[:40]!r}: expected a brat T line (or R, E, A, M, N, #, *)",
-                source=src, line=number,
+                source=src,
+                line=number,
             )
     if skipped:
         kinds = ", ".join(f"{k}: {n}" for k, n in sorted(skipped.items()))
-        warnings.warn(f"{src}: skipped {sum(skipped.values())} non-entity lines ({kinds}); only T lines are read",
-                      DataWarning, stacklevel=2)
+        warnings.warn(
+            f"{src}: skipped {sum(skipped.values())} non-entity lines ({kinds}); only T lines are read",
+            DataWarning,
+            stacklevel=2,
+        )
     return annotations
 
 
@@ -107,8 +109,9 @@ def write_bionlp(annotations: Iterable[Annotation], *, text: str | None = None) 
     lines = [_t_line(f"T{n}", ann, text) for n, ann in enumerate(written, start=1)]
     if dropped:
         ids = ", ".join(a.id for a in dropped[:5]) + (", ..." if len(dropped) > 5 else "")
-        warnings.warn(f"write_bionlp: left out {len(dropped)} annotation(s) without spans ({ids})",
-                      DataWarning, stacklevel=2)
+        warnings.warn(
+            f"write_bionlp: left out {len(dropped)} annotation(s) without spans ({ids})", DataWarning, stacklevel=2
+        )
     return "".join(line + "\n" for line in lines)
 
 
@@ -126,6 +129,7 @@ def _load(path_or_text: str | os.PathLike[str], source: str | None) -> tuple[str
 
 def _parse_t_line(line: str, number: int, document: str, source: str) -> Annotation:
     """One ``T`` line as an Annotation; AnnotationFormatError saying what is wrong."""
+
     def fail(message: str) -> AnnotationFormatError:
         return AnnotationFormatError(f"{message}: {line[:80]!r}", source=source, line=number)
 
@@ -162,15 +166,19 @@ def _order(ann: Annotation) -> tuple[int, int, str, tuple[Span, ...]]:
 def _t_line(t_id: str, ann: Annotation, text: str | None) -> str:
     """The T line of one annotation with spans."""
     if not ann.class_id or any(c.isspace() for c in ann.class_id):
-        raise ValueError(f"class id {ann.class_id!r} of annotation {ann.id} is empty or holds whitespace; "
-                         "BioNLP standoff cannot carry it")
+        raise ValueError(
+            f"class id {ann.class_id!r} of annotation {ann.id} is empty or holds whitespace; "
+            "BioNLP standoff cannot carry it"
+        )
     offsets = ";".join(f"{s.start} {s.end}" for s in ann.spans)
     if text is not None:
         for span in ann.spans:
             if span.end > len(text):
-                raise ValidationError(f"span [{span.start}, {span.end}) lies outside the text ({len(text)} characters)",
-                                      element=f"annotation {ann.id}")
-        covered = PIECE_SEPARATOR.join(text[s.start:s.end] for s in ann.spans)
+                raise ValidationError(
+                    f"span [{span.start}, {span.end}) lies outside the text ({len(text)} characters)",
+                    element=f"annotation {ann.id}",
+                )
+        covered = PIECE_SEPARATOR.join(text[s.start : s.end] for s in ann.spans)
     else:
         covered = ann.text or ""
     return f"{t_id}\t{ann.class_id} {offsets}\t{_UNSAFE.sub(' ', covered)}"

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..model import Document
 
-__all__ = ["SPLITS", "read_documents", "read_splits", "read_pmcids"]
+__all__ = ["SPLITS", "read_documents", "read_pmcids", "read_splits"]
 
 SPLITS = ("train", "dev", "test")
 

@@ -93,7 +93,8 @@ def read_knowtator2(path: StrPath, *, curies: CurieMap, source: str | None = Non
     if root.tag != "knowtator-project":
         raise AnnotationFormatError(
             f"wrong root element <{root.tag}>: expected <knowtator-project> (Knowtator-2 XML)",
-            source=src, element=f"<{root.tag}>",
+            source=src,
+            element=f"<{root.tag}>",
         )
     reader = _Knowtator2Reader(src, curies)
     for doc_index, doc in enumerate(root.findall("document"), start=1):
@@ -109,9 +110,15 @@ def read_knowtator2(path: StrPath, *, curies: CurieMap, source: str | None = Non
 _GUARDS = ("StartDoctypeDeclHandler", "EntityDeclHandler", "UnparsedEntityDeclHandler", "ExternalEntityRefHandler")
 # ElementTree's own handlers, replaced by ours on the fast path.
 _TREE_HANDLERS = (
-    "StartElementHandler", "EndElementHandler", "CharacterDataHandler", "DefaultHandlerExpand",
-    "DefaultHandler", "CommentHandler", "ProcessingInstructionHandler",
-    "StartNamespaceDeclHandler", "EndNamespaceDeclHandler",
+    "StartElementHandler",
+    "EndElementHandler",
+    "CharacterDataHandler",
+    "DefaultHandlerExpand",
+    "DefaultHandler",
+    "CommentHandler",
+    "ProcessingInstructionHandler",
+    "StartNamespaceDeclHandler",
+    "EndNamespaceDeclHandler",
 )
 
 
@@ -214,7 +221,7 @@ def _document_id(value: str) -> str:
 class _Draft:
     """One ``<annotation>`` as read so far."""
 
-    __slots__ = ("index", "line", "mention", "annotator", "spans", "text", "mention_count")
+    __slots__ = ("annotator", "index", "line", "mention", "mention_count", "spans", "text")
 
     def __init__(self, index: int, line: int | None) -> None:
         self.index = index
@@ -295,12 +302,14 @@ class _KnowtatorHandler:
                     if s == e:
                         self.warnings.append(
                             f"{self.source}, line {self._expat.CurrentLineNumber}, {draft.describe()}: "
-                            f"span #{len(draft.spans) + 1} is empty (start == end == {s}); kept as a zero-length span")
+                            f"span #{len(draft.spans) + 1} is empty (start == end == {s}); kept as a zero-length span"
+                        )
                         draft.spans.append(Span(s, e))
                         return
                 problem = _span_problem(attrib.get("start"), attrib.get("end"))
-                raise self._fail(f"span #{len(draft.spans) + 1} {problem}", draft.describe(),
-                                 self._expat.CurrentLineNumber)
+                raise self._fail(
+                    f"span #{len(draft.spans) + 1} {problem}", draft.describe(), self._expat.CurrentLineNumber
+                )
             if tag == "mention":
                 draft.mention = attrib.get("id")
                 draft.mention_count += 1
@@ -335,13 +344,15 @@ class _KnowtatorHandler:
         if draft.mention_count == 0 or not draft.mention:
             raise self._fail("annotation has no <mention id>", draft.describe(), draft.line)
         if draft.mention_count > 1:
-            raise self._fail(f"annotation has {draft.mention_count} <mention> elements; expected one",
-                             draft.describe(), draft.line)
+            raise self._fail(
+                f"annotation has {draft.mention_count} <mention> elements; expected one", draft.describe(), draft.line
+            )
         first = self._by_mention.get(draft.mention)
         if first is not None:
             raise self._fail(
                 f"duplicate mention id {draft.mention!r} (first used by annotation #{first.index}, line {first.line})",
-                draft.describe(), draft.line,
+                draft.describe(),
+                draft.line,
             )
         self._by_mention[draft.mention] = draft
         self._drafts.append(draft)
@@ -373,8 +384,9 @@ class _KnowtatorHandler:
         assert mention is not None and self._document is not None
         class_id = self._classes.get(mention)
         if class_id is None:
-            raise self._fail(f"no <classMention id={mention!r}> gives this mention's class",
-                             draft.describe(), draft.line)
+            raise self._fail(
+                f"no <classMention id={mention!r}> gives this mention's class", draft.describe(), draft.line
+            )
         if not draft.spans:
             line = f", line {draft.line}" if draft.line is not None else ""
             self.warnings.append(f"{self.source}{line}, {draft.describe()}: annotation has no span; read with spans=()")
@@ -419,8 +431,9 @@ class _Knowtator2Reader:
         if not ann_id:
             raise self._fail("annotation has no id attribute", describe)
         if ann_id in self._seen:
-            raise self._fail(f"duplicate annotation id {ann_id!r} (first used by annotation #{self._seen[ann_id]})",
-                             describe)
+            raise self._fail(
+                f"duplicate annotation id {ann_id!r} (first used by annotation #{self._seen[ann_id]})", describe
+            )
         self._seen[ann_id] = index
         classes = element.findall("class")
         if len(classes) != 1:
@@ -436,8 +449,9 @@ class _Knowtator2Reader:
             if problem is None or start == end:
                 assert start is not None and end is not None
                 if problem is not None:
-                    self.warnings.append(f"{self.source}, {describe}: span #{number} {problem}; "
-                                         "kept as a zero-length span")
+                    self.warnings.append(
+                        f"{self.source}, {describe}: span #{number} {problem}; kept as a zero-length span"
+                    )
                 spans.append(Span(int(start), int(end)))
                 texts.append(span.text or "")
             else:

@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..rdf import iri, quad
 from ..vocab import CRAFT, RDF
 
-__all__ = ["MappingKind", "MappingRow", "read_mapping_file", "mapping_nquads"]
+__all__ = ["MappingKind", "MappingRow", "mapping_nquads", "read_mapping_file"]
 
 MappingKind = Literal["related", "unused", "substitute"]
 

@@ -13,7 +13,7 @@ import pyoxigraph as ox
 from ..errors import InputError
 from .obo import open_text
 
-__all__ = ["rdf_format_of", "rdf_file_nquads"]
+__all__ = ["rdf_file_nquads", "rdf_format_of"]
 
 _FORMATS = {
     ".owl": ox.RdfFormat.RDF_XML,

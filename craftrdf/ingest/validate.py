@@ -42,14 +42,16 @@ def validate_annotations(annotations: Sequence[Annotation], text: str, *, source
         seen.add(ann.id)
         spans = ann.spans
         if not spans:
-            warnings.warn(f"{source}, annotation {ann.id}: annotation has no span; nothing to check",
-                          DataWarning, stacklevel=2)
+            warnings.warn(
+                f"{source}, annotation {ann.id}: annotation has no span; nothing to check", DataWarning, stacklevel=2
+            )
             continue
         for span in spans:
             if span.end > size:
                 raise ValidationError(
                     f"span [{span.start}, {span.end}) lies outside the text ({size} characters)",
-                    source=source, element=f"annotation {ann.id}",
+                    source=source,
+                    element=f"annotation {ann.id}",
                 )
         if ann.text is not None:
             problem = _text_problem(ann, text)
@@ -64,23 +66,27 @@ def _text_problem(ann: Annotation, text: str) -> str | None:
     spans = ann.spans
     if len(spans) == 1:
         span = spans[0]
-        actual = text[span.start:span.end]
+        actual = text[span.start : span.end]
         if _same(covered, actual):
             return None
         return f"covered text {_show(covered)} differs from the text at [{span.start}, {span.end}): {_show(actual)}"
-    pieces = [text[s.start:s.end] for s in spans]
+    pieces = [text[s.start : s.end] for s in spans]
     claimed = covered.split(PIECE_SEPARATOR)
     if len(claimed) == len(spans):
         for number, (span, said, actual) in enumerate(zip(spans, claimed, pieces), start=1):
             if not _same(said, actual):
-                return (f"piece #{number} of the covered text, {_show(said)}, differs from the text at "
-                        f"[{span.start}, {span.end}): {_show(actual)}")
+                return (
+                    f"piece #{number} of the covered text, {_show(said)}, differs from the text at "
+                    f"[{span.start}, {span.end}): {_show(actual)}"
+                )
         return None
     joined = PIECE_SEPARATOR.join(pieces)
     if _same(covered, joined):
         return None
-    return (f"covered text {_show(covered)} differs from the text of its {len(spans)} spans "
-            f"joined by {PIECE_SEPARATOR!r}: {_show(joined)}")
+    return (
+        f"covered text {_show(covered)} differs from the text of its {len(spans)} spans "
+        f"joined by {PIECE_SEPARATOR!r}: {_show(joined)}"
+    )
 
 
 _BLANKS = str.maketrans("\n\r\t", "   ")

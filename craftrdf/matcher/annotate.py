@@ -33,14 +33,14 @@ from ..errors import ConfigError, InputError
 from ..ingest.bionlp import write_bionlp
 from ..ingest.corpus import SPLITS, read_documents
 from ..ingest.knowtator import PIECE_SEPARATOR
-from ..webanno import annotation_nquads, set_nquads
 from ..iris import check_set_key, mapping_graph, set_iri
 from ..model import Annotation, Span
 from ..rdf import iri, literal, quad
 from ..registry import Registry
 from ..sets import SetRef, resolve_set
-from ..store import AnnotationStore
-from ..vocab import CM, CRAFT, DCTERMS, RDF
+from ..store import ReadableStore, WritableStore
+from ..vocab import CM, DCTERMS, RDF
+from ..webanno import annotation_nquads, set_nquads
 from .config import (
     MatcherConfig,
     OrderIndependentLookup,
@@ -81,8 +81,6 @@ ANNOTATOR = "craftrdf matcher"
 MATCHER_VERSION = "craftrdf-matcher-2"
 
 
-
-
 DictionarySource = Callable[[TextNormalization, Synonyms, Normalizer], Dictionary]
 DictionaryInput = Dictionary | Iterable[DictionaryTerm] | Mapping[str, "str | Iterable[str]"] | DictionarySource
 
@@ -93,8 +91,10 @@ def _source(dictionary: DictionaryInput) -> DictionarySource:
 
         def given(normalization: TextNormalization, synonyms: Synonyms, normalizer: Normalizer) -> Dictionary:
             if (normalization, synonyms) != (built.normalization, built.synonyms):
-                raise ConfigError("the dictionary given was built for another normalization or synonym policy "
-                                  f"({built.normalization}, {built.synonyms.value}); give terms instead")
+                raise ConfigError(
+                    "the dictionary given was built for another normalization or synonym policy "
+                    f"({built.normalization}, {built.synonyms.value}); give terms instead"
+                )
             return built
 
         return given
@@ -108,8 +108,9 @@ def _source(dictionary: DictionaryInput) -> DictionarySource:
     return build
 
 
-def _annotations(document: str, normalized: NormalizedText, index: SearchIndex,
-                 config: MatcherConfig) -> list[Annotation]:
+def _annotations(
+    document: str, normalized: NormalizedText, index: SearchIndex, config: MatcherConfig
+) -> list[Annotation]:
     """The annotations of one normalized text: one per (class, spans), numbered in text order."""
     found: set[tuple[str, tuple[Span, ...]]] = set()
     for m in find_matches(normalized, index, config.search_key):
@@ -119,7 +120,7 @@ def _annotations(document: str, normalized: NormalizedText, index: SearchIndex,
     text = normalized.tokenized.text
     ordered = sorted(found, key=lambda cs: (cs[1][0].start, cs[1][-1].end, cs[0], cs[1]))
     return [
-        Annotation(f"M{n}", document, cls, spans, PIECE_SEPARATOR.join(text[s.start:s.end] for s in spans), ANNOTATOR)
+        Annotation(f"M{n}", document, cls, spans, PIECE_SEPARATOR.join(text[s.start : s.end] for s in spans), ANNOTATOR)
         for n, (cls, spans) in enumerate(ordered, start=1)
     ]
 
@@ -145,8 +146,9 @@ class Matcher:
         return _annotations(document, normalized, self.index, self.config)
 
 
-def annotate_texts(texts: Mapping[str, str], dictionary: DictionaryInput,
-                   config: MatcherConfig | None = None) -> dict[str, list[Annotation]]:
+def annotate_texts(
+    texts: Mapping[str, str], dictionary: DictionaryInput, config: MatcherConfig | None = None
+) -> dict[str, list[Annotation]]:
     """Annotate ``{document id: text}`` with a dictionary given directly (no store needed).
 
     ``dictionary``: :class:`~craftrdf.matcher.dictionary.DictionaryTerm` records, a
@@ -382,9 +384,18 @@ def write_bionlp_files(annotations: Mapping[str, list[Annotation]], texts: Mappi
     return len(annotations)
 
 
-def run_nquads(name: str, *, config: MatcherConfig, dictionary_set: str, module: str | None, variant: str | None,
-               ontology: str | None, mappings: str | None, annotations: Iterable[Annotation],
-               curies: CurieMap) -> Iterable[str]:
+def run_nquads(
+    name: str,
+    *,
+    config: MatcherConfig,
+    dictionary_set: str,
+    module: str | None,
+    variant: str | None,
+    ontology: str | None,
+    mappings: str | None,
+    annotations: Iterable[Annotation],
+    curies: CurieMap,
+) -> Iterable[str]:
     """The quads of a matcher run's set graph: the set description, the run's parameters, the annotations.
 
     The set is described as the gold sets are (``craft:key``, ``craft:module``,
@@ -407,7 +418,7 @@ def run_nquads(name: str, *, config: MatcherConfig, dictionary_set: str, module:
     yield from annotation_nquads(annotations, set_key=name, curies=curies)
 
 
-def _check_run_name(store: AnnotationStore, name: str, registry: Registry) -> None:
+def _check_run_name(store: ReadableStore, name: str, registry: Registry) -> None:
     check_set_key(name)
     if any(k.lower() == name.lower() for k in registry.sets):
         raise ConfigError(f"--into-store {name}: that is a gold annotation set of the registry; choose another name")
@@ -415,9 +426,11 @@ def _check_run_name(store: AnnotationStore, name: str, registry: Registry) -> No
 
     g = ox.NamedNode(set_iri(name))
     if store.contains_named_graph(g.value) and not any(
-            True for _ in store.quads_for_pattern(g, ox.NamedNode(RDF.type), ox.NamedNode(CM.MatcherRun), g)):
-        raise ConfigError(f"--into-store {name}: the store has a set {name} that is not matcher output; "
-                          "choose another name")
+        True for _ in store.quads_for_pattern(g, ox.NamedNode(RDF.type), ox.NamedNode(CM.MatcherRun), g)
+    ):
+        raise ConfigError(
+            f"--into-store {name}: the store has a set {name} that is not matcher output; choose another name"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,10 +446,19 @@ class RunReport:
     seconds: dict[str, float]
 
 
-def run_annotation(store: AnnotationStore, set_key: str, config: MatcherConfig, texts: Mapping[str, str], *,
-                   registry: Registry, out_dir: Path | None = None, into_store: str | None = None,
-                   cache_dir: Path | None = None, curies: CurieMap | None = None,
-                   executor: Executor | None = None) -> RunReport:
+def run_annotation(
+    store: ReadableStore,
+    set_key: str,
+    config: MatcherConfig,
+    texts: Mapping[str, str],
+    *,
+    registry: Registry,
+    out_dir: Path | None = None,
+    into_store: str | None = None,
+    cache_dir: Path | None = None,
+    curies: CurieMap | None = None,
+    executor: Executor | None = None,
+) -> RunReport:
     """Annotate ``texts`` with the dictionary of set ``set_key``'s ontology; write BioNLP and/or a set graph.
 
     ``into_store`` names a new set graph (``https://w3id.org/craftrdf/set/<NAME>``) written
@@ -454,8 +476,16 @@ def run_annotation(store: AnnotationStore, set_key: str, config: MatcherConfig, 
     t = time.perf_counter()
 
     def source(normalization: TextNormalization, synonyms: Synonyms, normalizer: Normalizer) -> Dictionary:
-        return load_dictionary(store, ref, normalization, synonyms, registry=registry, cache_dir=cache_dir,
-                               curies=curies, normalizer=normalizer)
+        return load_dictionary(
+            store,
+            ref,
+            normalization,
+            synonyms,
+            registry=registry,
+            cache_dir=cache_dir,
+            curies=curies,
+            normalizer=normalizer,
+        )
 
     session = MatchingSession(texts, source, cache_dir=cache_dir)
     if executor is not None:
@@ -486,9 +516,15 @@ def run_annotation(store: AnnotationStore, set_key: str, config: MatcherConfig, 
     return RunReport(len(texts), total, len(dictionary), out_dir, graph, quads, seconds)
 
 
-def _write_run(store: AnnotationStore, name: str, ref: SetRef, config: MatcherConfig,
-               annotations: Mapping[str, list[Annotation]], texts: Mapping[str, str],
-               curies: CurieMap) -> tuple[str, int]:
+def _write_run(
+    store: WritableStore,
+    name: str,
+    ref: SetRef,
+    config: MatcherConfig,
+    annotations: Mapping[str, list[Annotation]],
+    texts: Mapping[str, str],
+    curies: CurieMap,
+) -> tuple[str, int]:
     key, module, variant = ref.key, ref.module, ref.variant
     ontology = ref.require_ontology()
     batch = store.batches().get(ontology)
@@ -499,9 +535,17 @@ def _write_run(store: AnnotationStore, name: str, ref: SetRef, config: MatcherCo
     for doc in sorted(texts):
         h.update(doc.encode() + b"\0" + hashlib.sha256(texts[doc].encode("utf-8")).digest())
     graph = set_iri(name)
-    lines = run_nquads(name, config=config, dictionary_set=key, module=module, variant=variant, ontology=ontology,
-                       mappings=mappings, annotations=(a for d in sorted(annotations) for a in annotations[d]),
-                       curies=curies)
+    lines = run_nquads(
+        name,
+        config=config,
+        dictionary_set=key,
+        module=module,
+        variant=variant,
+        ontology=ontology,
+        mappings=mappings,
+        annotations=(a for d in sorted(annotations) for a in annotations[d]),
+        curies=curies,
+    )
     n = store.load_batch(graph, lines, digest=h.hexdigest())
     if n == 0:
         logger.info("matcher run %s already in the store with the same inputs; not rewritten", name)

@@ -229,8 +229,11 @@ class MatcherConfig:
         """
         c = canonical(self)
         strategy = c.searchStrategy
-        if (c.findAllMatches is FindAllMatches.YES and strategy is SearchStrategy.SKIP_ANY_MATCH_ALLOW_OVERLAP
-                and c.orderIndependentLookup is OrderIndependentLookup.ON):
+        if (
+            c.findAllMatches is FindAllMatches.YES
+            and strategy is SearchStrategy.SKIP_ANY_MATCH_ALLOW_OVERLAP
+            and c.orderIndependentLookup is OrderIndependentLookup.ON
+        ):
             strategy = SearchStrategy.SKIP_ANY_MATCH
         return SearchKey(c.findAllMatches, c.orderIndependentLookup, strategy)
 
@@ -261,8 +264,10 @@ def canonical(config: MatcherConfig) -> MatcherConfig:
     >>> canonical(MatcherConfig()) == MatcherConfig()
     True
     """
-    if config.searchStrategy is SearchStrategy.SKIP_ANY_MATCH and \
-            config.orderIndependentLookup is OrderIndependentLookup.OFF:
+    if (
+        config.searchStrategy is SearchStrategy.SKIP_ANY_MATCH
+        and config.orderIndependentLookup is OrderIndependentLookup.OFF
+    ):
         return dataclasses.replace(config, orderIndependentLookup=OrderIndependentLookup.ON)
     return config
 
@@ -289,4 +294,3 @@ def distinct_grid(configs: tuple[MatcherConfig, ...] | None = None) -> dict[Matc
     for c in configs if configs is not None else grid():
         out.setdefault(canonical(c), []).append(c)
     return {k: tuple(v) for k, v in out.items()}
-

@@ -82,8 +82,9 @@ class DictionaryTerm:
     scope: str = "LABEL"
 
 
-def terms_from_names(names: Mapping[str, str | Iterable[str]] | Iterable[tuple[str, str]],
-                     *, scope: Scope = "LABEL") -> list[DictionaryTerm]:
+def terms_from_names(
+    names: Mapping[str, str | Iterable[str]] | Iterable[tuple[str, str]], *, scope: Scope = "LABEL"
+) -> list[DictionaryTerm]:
     """Terms from your own names: ``{class_id: name or names}`` or ``(class_id, name)`` pairs.
 
     >>> terms_from_names({"UBERON:0000955": ["brain", "encephalon"]})[1]
@@ -92,7 +93,7 @@ def terms_from_names(names: Mapping[str, str | Iterable[str]] | Iterable[tuple[s
     pairs: Iterable[tuple[str, str | Iterable[str]]] = names.items() if isinstance(names, Mapping) else names
     out = []
     for cls, value in pairs:
-        for name in ([value] if isinstance(value, str) else value):
+        for name in [value] if isinstance(value, str) else value:
             out.append(DictionaryTerm(cls, name, scope))
     return out
 
@@ -113,9 +114,15 @@ class Dictionary:
         return len(self.entries)
 
     @classmethod
-    def build(cls, terms: Iterable[DictionaryTerm], normalization: TextNormalization,
-              synonyms: Synonyms | str = Synonyms.EXACT_ONLY, *, normalizer: Normalizer | None = None,
-              prefer_labels: bool = False) -> Dictionary:
+    def build(
+        cls,
+        terms: Iterable[DictionaryTerm],
+        normalization: TextNormalization,
+        synonyms: Synonyms | str = Synonyms.EXACT_ONLY,
+        *,
+        normalizer: Normalizer | None = None,
+        prefer_labels: bool = False,
+    ) -> Dictionary:
         """Normalize the names the synonym policy keeps; names left empty (all stop words) are dropped.
 
         ``prefer_labels`` (not ConceptMapper's behaviour, off by default): when an entry is the
@@ -160,8 +167,9 @@ def _module(ref: SetRef, registry: Registry) -> ModuleSpec | None:
         return None
 
 
-def fetch_terms(store: ReadableStore, ref: SetRef, *, registry: Registry,
-                curies: CurieMap | None = None) -> list[DictionaryTerm]:
+def fetch_terms(
+    store: ReadableStore, ref: SetRef, *, registry: Registry, curies: CurieMap | None = None
+) -> list[DictionaryTerm]:
     """Every name of the classes of the set's ontology that the module's filters keep, sorted.
 
     ``ref`` is the set (:func:`craftrdf.sets.resolve_set`); ConfigError when it names no ontology.
@@ -196,12 +204,21 @@ def fetch_terms(store: ReadableStore, ref: SetRef, *, registry: Registry,
         curie = kept[cls_iri]
         if curie is not None:
             out.add(DictionaryTerm(curie, name, scope))
-    logger.info("dictionary terms for %s: %d names of %d classes", key, len(out), sum(v is not None for v in kept.values()))
+    logger.info(
+        "dictionary terms for %s: %d names of %d classes", key, len(out), sum(v is not None for v in kept.values())
+    )
     return sorted(out, key=lambda t: (t.class_id, t.name, t.scope))
 
 
-def _keep(cls_iri: str, classes: set[str], namespaces: Mapping[str, str], excluded: set[str],
-          keep_prefixes: set[str], namespace: str | None, curies: CurieMap) -> str | None:
+def _keep(
+    cls_iri: str,
+    classes: set[str],
+    namespaces: Mapping[str, str],
+    excluded: set[str],
+    keep_prefixes: set[str],
+    namespace: str | None,
+    curies: CurieMap,
+) -> str | None:
     """The class's CURIE if the filters keep it, else None."""
     if cls_iri not in classes or cls_iri in excluded:
         return None
@@ -220,8 +237,7 @@ def _excluded(store: ReadableStore, key: str, module: ModuleSpec, curies: CurieM
     out: set[str] = set()
     query = resolve_query("matcher-subtree").text
     for root in module.exclude_subtrees:
-        subs: dict[str, ox.NamedNode | ox.Literal] = {"set": ox.Literal(key),
-                                                       "root": ox.NamedNode(curies.expand(root))}
+        subs: dict[str, ox.NamedNode | ox.Literal] = {"set": ox.Literal(key), "root": ox.NamedNode(curies.expand(root))}
         out.update(row[2].value for row in _solutions(store, query, subs) if isinstance(row[2], ox.NamedNode))
     return out
 
@@ -284,8 +300,14 @@ def _terms_key(store: ReadableStore, ref: SetRef, registry: Registry) -> str:
     return _digest("terms", key, graph, batch.digest, filters)
 
 
-def load_terms(store: ReadableStore, ref: SetRef, *, registry: Registry, cache_dir: Path | None = None,
-               curies: CurieMap | None = None) -> tuple[list[DictionaryTerm], str]:
+def load_terms(
+    store: ReadableStore,
+    ref: SetRef,
+    *,
+    registry: Registry,
+    cache_dir: Path | None = None,
+    curies: CurieMap | None = None,
+) -> tuple[list[DictionaryTerm], str]:
     """The set's terms (:func:`fetch_terms`) and their digest, read from ``cache_dir`` when there.
 
     The digest identifies the terms' content (ontology batch digest and filters); it keys
@@ -304,19 +326,34 @@ def load_terms(store: ReadableStore, ref: SetRef, *, registry: Registry, cache_d
     return terms, digest
 
 
-def load_dictionary(store: ReadableStore, ref: SetRef, normalization: TextNormalization, synonyms: Synonyms | str, *,
-                    registry: Registry, cache_dir: Path | None = None, curies: CurieMap | None = None,
-                    normalizer: Normalizer | None = None) -> Dictionary:
+def load_dictionary(
+    store: ReadableStore,
+    ref: SetRef,
+    normalization: TextNormalization,
+    synonyms: Synonyms | str,
+    *,
+    registry: Registry,
+    cache_dir: Path | None = None,
+    curies: CurieMap | None = None,
+    normalizer: Normalizer | None = None,
+) -> Dictionary:
     """The normalized dictionary of a set for one normalization and synonym policy, cached on disk.
 
     ``cache_dir=None`` disables the cache (everything is read from the store and built).
     """
     synonyms = Synonyms(synonyms)
-    normalization = TextNormalization(CaseMatch(normalization.caseMatch), Stemmer(normalization.stemmer),
-                                      StopWords(normalization.stopWords))
+    normalization = TextNormalization(
+        CaseMatch(normalization.caseMatch), Stemmer(normalization.stemmer), StopWords(normalization.stopWords)
+    )
     terms_digest = _terms_key(store, ref, registry)
-    digest = _digest("dictionary", terms_digest, normalization.caseMatch.value, normalization.stemmer.value,
-                     normalization.stopWords.value, synonyms.value)
+    digest = _digest(
+        "dictionary",
+        terms_digest,
+        normalization.caseMatch.value,
+        normalization.stemmer.value,
+        normalization.stopWords.value,
+        synonyms.value,
+    )
     path = cache_dir / f"dictionary-{digest}.json" if cache_dir is not None else None
     if path is not None:
         data = _read_json(path)
@@ -327,6 +364,12 @@ def load_dictionary(store: ReadableStore, ref: SetRef, normalization: TextNormal
     terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
     dictionary = Dictionary.build(terms, normalization, synonyms, normalizer=normalizer)
     if path is not None:
-        _write_json(path, {"digest": digest, "set": ref.key,
-                           "entries": [[list(k), sorted(v)] for k, v in dictionary.entries.items()]})
+        _write_json(
+            path,
+            {
+                "digest": digest,
+                "set": ref.key,
+                "entries": [[list(k), sorted(v)] for k, v in dictionary.entries.items()],
+            },
+        )
     return dictionary

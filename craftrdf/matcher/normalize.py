@@ -89,7 +89,7 @@ _LEMMA_POS = ("NOUN", "VERB", "ADJ", "ADV", "PROPN")
 
 
 def _porter() -> Callable[[str], str]:
-    import Stemmer as pystemmer  # type: ignore[import-not-found]  # PyStemmer ships no stubs
+    import Stemmer as pystemmer  # type: ignore[import-not-found]  # noqa: N813  # PyStemmer ships no stubs
 
     stem: Callable[[str], str] = pystemmer.Stemmer("porter").stemWord
     return stem
@@ -144,11 +144,13 @@ class Normalizer:
 
     def __init__(self, normalization: TextNormalization) -> None:
         self.normalization = TextNormalization(
-            CaseMatch(normalization.caseMatch), Stemmer(normalization.stemmer), StopWords(normalization.stopWords))
+            CaseMatch(normalization.caseMatch), Stemmer(normalization.stemmer), StopWords(normalization.stopWords)
+        )
         self._fold = _FOLD[self.normalization.caseMatch]
         self._stem = _stemmer(self.normalization.stemmer)
         self.stop_words: frozenset[str] = (
-            pubmed_stop_words() if self.normalization.stopWords is StopWords.PUBMED else frozenset())
+            pubmed_stop_words() if self.normalization.stopWords is StopWords.PUBMED else frozenset()
+        )
         # raw token -> normalized form, or "" for a stop word (tokens are never empty)
         self._memo: dict[str, str] = {}
 

@@ -60,7 +60,7 @@ class Match:
 
 
 class _Entry(NamedTuple):
-    key: tuple[str, ...]          # entry tokens (sorted when order-independent)
+    key: tuple[str, ...]  # entry tokens (sorted when order-independent)
     elements: frozenset[str]
     need: tuple[tuple[str, int], ...]
     classes: frozenset[str]
@@ -145,8 +145,9 @@ class SearchIndex:
         return self._buckets
 
 
-def search_tokens(tokens: tuple[str, ...] | list[str], index: SearchIndex, key: SearchKey,
-                  start: int = 0, stop: int | None = None) -> list[Match]:
+def search_tokens(
+    tokens: tuple[str, ...] | list[str], index: SearchIndex, key: SearchKey, start: int = 0, stop: int | None = None
+) -> list[Match]:
     """Matches in ``tokens[start:stop]``, one sentence, under the search parameters ``key``.
 
     ``key`` must agree with ``index.order_independent`` (after ConceptMapper's forcing:
@@ -166,8 +167,9 @@ def search_tokens(tokens: tuple[str, ...] | list[str], index: SearchIndex, key: 
     return _search(tokens, [(start, len(tokens) if stop is None else stop)], index, key)
 
 
-def _search(tokens: tuple[str, ...] | list[str], sentences: Iterable[tuple[int, int]], index: SearchIndex,
-            key: SearchKey) -> list[Match]:
+def _search(
+    tokens: tuple[str, ...] | list[str], sentences: Iterable[tuple[int, int]], index: SearchIndex, key: SearchKey
+) -> list[Match]:
     """Matches in every sentence (a range of ``tokens``)."""
     order_independent = key.orderIndependentLookup is OrderIndependentLookup.ON
     if order_independent != index.order_independent:
@@ -201,8 +203,14 @@ def _search(tokens: tuple[str, ...] | list[str], sentences: Iterable[tuple[int, 
     return out
 
 
-def _contiguous_ordered(toks: tuple[str, ...] | list[str], b: int, starts: list[int], root: dict[object, object],
-                        find_all: bool, out: list[Match]) -> None:
+def _contiguous_ordered(
+    toks: tuple[str, ...] | list[str],
+    b: int,
+    starts: list[int],
+    root: dict[object, object],
+    find_all: bool,
+    out: list[Match],
+) -> None:
     free = 0  # with findAllMatches=NO, positions before the end of the last match are skipped
     for i in starts:
         if i < free:
@@ -229,8 +237,15 @@ def _contiguous_ordered(toks: tuple[str, ...] | list[str], b: int, starts: list[
             free = best_end
 
 
-def _contiguous_unordered(toks: tuple[str, ...] | list[str], a: int, b: int, starts: list[int], index: SearchIndex,
-                          find_all: bool, out: list[Match]) -> None:
+def _contiguous_unordered(
+    toks: tuple[str, ...] | list[str],
+    a: int,
+    b: int,
+    starts: list[int],
+    index: SearchIndex,
+    find_all: bool,
+    out: list[Match],
+) -> None:
     keyed = index.keyed()
     maxlen = index.maxlen()
     # run[k]: how many tokens from a + k on are dictionary tokens (a window can only match inside such a run)
@@ -243,7 +258,7 @@ def _contiguous_unordered(toks: tuple[str, ...] | list[str], a: int, b: int, sta
             continue
         length = min(maxlen[toks[i]], run[i - a])
         while length >= 1:
-            classes = keyed.get(tuple(sorted(toks[i:i + length])))
+            classes = keyed.get(tuple(sorted(toks[i : i + length])))
             if classes is not None:
                 out.append(Match(tuple(range(i, i + length)), classes))
                 if not find_all:
@@ -252,8 +267,16 @@ def _contiguous_unordered(toks: tuple[str, ...] | list[str], a: int, b: int, sta
             length -= 1
 
 
-def _skip(toks: tuple[str, ...] | list[str], a: int, b: int, buckets: dict[str, list[_Entry]], find_all: bool,
-          overlap: bool, order_independent: bool, out: list[Match]) -> None:
+def _skip(
+    toks: tuple[str, ...] | list[str],
+    a: int,
+    b: int,
+    buckets: dict[str, list[_Entry]],
+    find_all: bool,
+    overlap: bool,
+    order_independent: bool,
+    out: list[Match],
+) -> None:
     present = set(toks[a:b])
     starts: dict[str, list[_Entry]] = {}
     for w in present:

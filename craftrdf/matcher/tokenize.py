@@ -50,7 +50,7 @@ class TokenizedText:
 
     def token(self, i: int) -> str:
         """The text of token ``i``."""
-        return self.text[self.starts[i]:self.ends[i]]
+        return self.text[self.starts[i] : self.ends[i]]
 
     def tokens(self) -> list[str]:
         """The text of every token, in order."""
@@ -153,4 +153,3 @@ def analyze(text: str, sentences: list[tuple[int, int]] | None = None) -> Tokeni
             char_spans.append((min(s, starts[first]), max(e, ends[stop - 1])))
         i = max(i, stop)
     return TokenizedText(text, starts, ends, tuple(bounds), tuple(char_spans))
-

@@ -42,9 +42,12 @@ def similarity_figure(dist: SimilarityDistribution, path: Path) -> Path:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     bins = [i / 20 for i in range(21)]
-    ax.hist([dist.plain, dist.classified], bins=bins, label=["extension classes as shipped",
-                                                             "--classify-extensions"],
-            color=["#bbbbbb", "#d62728"])
+    ax.hist(
+        [dist.plain, dist.classified],
+        bins=bins,
+        label=["extension classes as shipped", "--classify-extensions"],
+        color=["#bbbbbb", "#d62728"],
+    )
     ax.set_xlabel("Wang similarity (is_a 0.8, part_of 0.6)")
     ax.set_ylabel("gold annotations")
     ax.set_yscale("log")

@@ -50,13 +50,27 @@ def parse_published(text: str) -> Published:
     """The figures of a ``published.toml`` text; ConfigError for a malformed statistics row."""
     data = tomllib.loads(text)
     t4, ser, cm = data["st2019_table4"], data["st2019_ser"], data["conceptmapper"]
-    best = {k: ConceptMapperBest(*v["best_f1"][:3], *v["best_f1"][3:], v["best_precision"], v["best_recall"])
-            for k, v in cm.items() if isinstance(v, dict)}
+    best = {
+        k: ConceptMapperBest(*v["best_f1"][:3], *v["best_f1"][3:], v["best_precision"], v["best_recall"])
+        for k, v in cm.items()
+        if isinstance(v, dict)
+    }
     paper = data.get("uberon_paper", {})
-    stats = {(key, view): tuple(float(x) for x in row)
-             for key, views in paper.get("stats", {}).items() for view, row in views.items()}
+    stats = {
+        (key, view): tuple(float(x) for x in row)
+        for key, views in paper.get("stats", {}).items()
+        for view, row in views.items()
+    }
     bad = [f"{k} {v}" for (k, v), row in stats.items() if len(row) != 8]
     if bad:
         raise ConfigError(f"published.toml [uberon_paper.stats]: {', '.join(bad)}: need 8 figures per row")
-    return Published({k: tuple(v) for k, v in t4["counts"].items()}, t4["source"],  # type: ignore[misc]
-                     dict(ser["ser"]), ser["source"], best, cm["source"], stats, paper.get("source", ""))
+    return Published(
+        {k: tuple(v) for k, v in t4["counts"].items()},
+        t4["source"],  # type: ignore[misc]
+        dict(ser["ser"]),
+        ser["source"],
+        best,
+        cm["source"],
+        stats,
+        paper.get("source", ""),
+    )

@@ -17,8 +17,7 @@ from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
 from .figures import ser_figure, similarity_figure
 from .published import load_published
 from .report import render_report
-from .sections import (count_rows, documents_of, run_sweeps, sets_with_ontology, similarity_distribution,
-                       uberon_stats)
+from .sections import count_rows, documents_of, run_sweeps, sets_with_ontology, similarity_distribution, uberon_stats
 
 __all__ = ["SWEEP_SETS", "ReproduceResult", "reproduce"]
 
@@ -42,9 +41,17 @@ class ReproduceResult:
     stages: tuple[tuple[str, float], ...] = ()
 
 
-def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None, quick: bool = False,
-              conceptmapper_faithful: bool = False, executor: SweepExecutor | None = None, progress: Callable[[str], Progress | None] | None = None,
-              clock: Callable[[], float] = time.perf_counter) -> ReproduceResult:
+def reproduce(
+    craft_dir: Path,
+    out_dir: Path,
+    *,
+    store_path: Path | None = None,
+    quick: bool = False,
+    conceptmapper_faithful: bool = False,
+    executor: SweepExecutor | None = None,
+    progress: Callable[[str], Progress | None] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> ReproduceResult:
     """Rebuild the corpus papers' tables in ``out_dir/report.md`` (with PNG figures beside it).
 
     The store is ``store_path`` (default ``out_dir/craft.store``), built from ``craft_dir``
@@ -89,14 +96,26 @@ def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None,
             # --quick: the other sets run the default configuration alone; one configuration runs faster in
             # this process than shipped to workers (measured: 10 s against 13-18 s for the eight sets)
             configs = grid if key in PAPER_SETS or not quick else (MatcherConfig(),)
-            sweeps |= run_sweeps(store, [key], configs, registry=registry, out_dir=sweeps_dir,
-                                 executor=executor if len(configs) > 1 else None, cache_dir=out_dir / "cache",
-                                 apply_craft_rules=not conceptmapper_faithful,
-                                 prefer_labels=not conceptmapper_faithful, plot=len(configs) > 1,
-                                 term_filter=TermFilter(), progress=progress)
+            sweeps |= run_sweeps(
+                store,
+                [key],
+                configs,
+                registry=registry,
+                out_dir=sweeps_dir,
+                executor=executor if len(configs) > 1 else None,
+                cache_dir=out_dir / "cache",
+                apply_craft_rules=not conceptmapper_faithful,
+                prefer_labels=not conceptmapper_faithful,
+                plot=len(configs) > 1,
+                term_filter=TermFilter(),
+                progress=progress,
+            )
         lap("sweeps")
-        similarity = (similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
-                      if test else None)
+        similarity = (
+            similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
+            if test
+            else None
+        )
     lap("similarity")
     paper = {k: v for k, v in sweeps.items() if k in PAPER_SETS}
     ours = {k: v.report["ser"].ser for k, v in sweeps.items() if v.report is not None}
@@ -106,18 +125,39 @@ def reproduce(craft_dir: Path, out_dir: Path, *, store_path: Path | None = None,
     lap("figures")
     seconds = clock() - t0
     resumed = {k: v.result.resumed for k, v in sweeps.items() if v.result.resumed}
-    header = (f"Made by `craftrdf reproduce{' --quick' if quick else ''}` from {craft_dir} in {seconds:.0f} s ("
-              + ", ".join(f"{name} {s:.0f} s" for name, s in stages) + "). "
-              f"Sweeps: {grid_name} on UBERON and UBERON_EXT"
-              + ("; the default configuration on the other sets" if quick else " and on every other set")
-              + ("; ConceptMapper's behaviour (no CRAFT rules, no label preference)." if conceptmapper_faithful else
-                 "; CRAFT's post-processing rules applied to the matcher's output and labels preferred over "
-                 "synonyms (`--apply-craft-rules --prefer-labels`; `--conceptmapper-faithful` turns both off).")
-              + (f" Skipped (no ontology file): {', '.join(skipped)}." if skipped else "")
-              + (" Configurations resumed from an earlier run in the same output directory (their time is not in "
-                 "the total): " + ", ".join(f"{k} {n}" for k, n in resumed.items()) + "." if resumed else ""))
-    text = render_report(counts=counts, stats=stats, stats_documents=len(public), test_documents=len(test), sweeps=paper, ser_sweeps=sweeps, quick=quick,
-                         similarity=similarity, published=published, grid=grid_name, header=header)
+    header = (
+        f"Made by `craftrdf reproduce{' --quick' if quick else ''}` from {craft_dir} in {seconds:.0f} s ("
+        + ", ".join(f"{name} {s:.0f} s" for name, s in stages)
+        + "). "
+        f"Sweeps: {grid_name} on UBERON and UBERON_EXT"
+        + ("; the default configuration on the other sets" if quick else " and on every other set")
+        + (
+            "; ConceptMapper's behaviour (no CRAFT rules, no label preference)."
+            if conceptmapper_faithful
+            else "; CRAFT's post-processing rules applied to the matcher's output and labels preferred over "
+            "synonyms (`--apply-craft-rules --prefer-labels`; `--conceptmapper-faithful` turns both off)."
+        )
+        + (f" Skipped (no ontology file): {', '.join(skipped)}." if skipped else "")
+        + (
+            " Configurations resumed from an earlier run in the same output directory (their time is not in "
+            "the total): " + ", ".join(f"{k} {n}" for k, n in resumed.items()) + "."
+            if resumed
+            else ""
+        )
+    )
+    text = render_report(
+        counts=counts,
+        stats=stats,
+        stats_documents=len(public),
+        test_documents=len(test),
+        sweeps=paper,
+        ser_sweeps=sweeps,
+        quick=quick,
+        similarity=similarity,
+        published=published,
+        grid=grid_name,
+        header=header,
+    )
     report = out_dir / "report.md"
     report.write_text(text, encoding="utf-8")
     files.insert(0, report)

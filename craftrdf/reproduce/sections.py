@@ -12,22 +12,32 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..webanno import document_texts, fetch_annotations
 from ..curie import is_extension_curie
 from ..iris import annotation_iri
 from ..matcher import MatcherConfig, MatchingSession
 from ..matcher.dictionary import load_terms
-from ..querying import resolve_query, run_query
+from ..querying import run_query
 from ..registry import Registry
-from ..stats import ArticleStats, summarize
 from ..sets import resolve_set
-from ..store import AnnotationStore
+from ..stats import ArticleStats, summarize
+from ..store import ReadableStore
 from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, sweep_store
 from ..sweeps.inputs import document_splits
 from ..views import nested_annotations
+from ..webanno import document_texts, fetch_annotations
 
-__all__ = ["CountRow", "SimilarityDistribution", "StatsRow", "UBERON_VIEWS", "count_rows", "documents_of",
-           "run_sweeps", "sets_with_ontology", "similarity_distribution", "uberon_stats"]
+__all__ = [
+    "UBERON_VIEWS",
+    "CountRow",
+    "SimilarityDistribution",
+    "StatsRow",
+    "count_rows",
+    "documents_of",
+    "run_sweeps",
+    "sets_with_ontology",
+    "similarity_distribution",
+    "uberon_stats",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -76,19 +86,19 @@ class SimilarityDistribution:
         return sum(self.same)
 
 
-def documents_of(store: AnnotationStore, splits: Iterable[str]) -> list[str]:
+def documents_of(store: ReadableStore, splits: Iterable[str]) -> list[str]:
     """The store's documents of the given splits, sorted."""
     wanted = set(splits)
     return sorted(d for d, s in document_splits(store).items() if s in wanted)
 
 
-def sets_with_ontology(store: AnnotationStore) -> set[str]:
+def sets_with_ontology(store: ReadableStore) -> set[str]:
     """The set keys whose ontology is loaded in the store (``queries/sets.rq``)."""
     rows = run_query(store, "sets").optional_strings("set", "ontology")
     return {key for key, ontology in rows if key is not None and ontology is not None}
 
 
-def count_rows(store: AnnotationStore, published: Mapping[str, tuple[int, int, int, int]]) -> list[CountRow]:
+def count_rows(store: ReadableStore, published: Mapping[str, tuple[int, int, int, int]]) -> list[CountRow]:
     """Annotation counts per set, train+dev and test (``queries/annotation-counts.rq``)."""
     acc: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     result = run_query(store, "annotation-counts")
@@ -100,7 +110,7 @@ def count_rows(store: AnnotationStore, published: Mapping[str, tuple[int, int, i
     return [CountRow(k, (v[0], v[1], v[2], v[3]), published_upper.get(k.upper())) for k, v in sorted(acc.items())]
 
 
-def uberon_stats(store: AnnotationStore, keys: Sequence[str], documents: Sequence[str]) -> list[StatsRow]:
+def uberon_stats(store: ReadableStore, keys: Sequence[str], documents: Sequence[str]) -> list[StatsRow]:
     """Statistics of ``keys`` under :data:`UBERON_VIEWS`, nesting counted across every set loaded.
 
     The nested annotations of all sets are read once from the containment links
@@ -114,9 +124,12 @@ def uberon_stats(store: AnnotationStore, keys: Sequence[str], documents: Sequenc
         anns = [a for a in fetch_annotations(store, key) if a.document in chosen]
         concepts_all = len({a.class_id for a in anns})
         for name, classes, nesting in UBERON_VIEWS:
-            kept = [a for a in anns
-                    if (classes == "all" or not is_extension_curie(a.class_id))
-                    and (nesting == "all" or annotation_iri(key, a.document, a.id) not in nested)]
+            kept = [
+                a
+                for a in anns
+                if (classes == "all" or not is_extension_curie(a.class_id))
+                and (nesting == "all" or annotation_iri(key, a.document, a.id) not in nested)
+            ]
             counts: dict[str, int] = defaultdict(int)
             concepts: dict[str, set[str]] = defaultdict(set)
             for a in kept:
@@ -128,11 +141,21 @@ def uberon_stats(store: AnnotationStore, keys: Sequence[str], documents: Sequenc
     return out
 
 
-def run_sweeps(store: AnnotationStore, keys: Sequence[str], configs: Sequence[MatcherConfig], *, registry: Registry,
-               out_dir: Path, executor: SweepExecutor | None = None, cache_dir: Path | None = None,
-               apply_craft_rules: bool = True, prefer_labels: bool = True, plot: bool = True,
-               term_filter: TermFilter | None = None,
-               progress: Callable[[str], Progress | None] | None = None) -> dict[str, SweepReport]:
+def run_sweeps(
+    store: ReadableStore,
+    keys: Sequence[str],
+    configs: Sequence[MatcherConfig],
+    *,
+    registry: Registry,
+    out_dir: Path,
+    executor: SweepExecutor | None = None,
+    cache_dir: Path | None = None,
+    apply_craft_rules: bool = True,
+    prefer_labels: bool = True,
+    plot: bool = True,
+    term_filter: TermFilter | None = None,
+    progress: Callable[[str], Progress | None] | None = None,
+) -> dict[str, SweepReport]:
     """Sweep each set on train+dev and report its best configurations on test; ``out_dir/<KEY>/``.
 
     ``cache_dir`` keeps sentence splits and dictionaries between sets (the splitting of
@@ -143,16 +166,28 @@ def run_sweeps(store: AnnotationStore, keys: Sequence[str], configs: Sequence[Ma
     """
     reports = {}
     for key in keys:
-        reports[key] = sweep_store(store, key, configs, registry=registry, out_dir=out_dir / key, split="train,dev",
-                                   report_on="test", executor=executor, cache_dir=cache_dir, plot=plot,
-                                   apply_craft_rules=apply_craft_rules, prefer_labels=prefer_labels,
-                                   term_filter=term_filter,
-                                   progress=progress(key) if progress is not None else None)
+        reports[key] = sweep_store(
+            store,
+            key,
+            configs,
+            registry=registry,
+            out_dir=out_dir / key,
+            split="train,dev",
+            report_on="test",
+            executor=executor,
+            cache_dir=cache_dir,
+            plot=plot,
+            apply_craft_rules=apply_craft_rules,
+            prefer_labels=prefer_labels,
+            term_filter=term_filter,
+            progress=progress(key) if progress is not None else None,
+        )
     return reports
 
 
-def similarity_distribution(store: AnnotationStore, key: str, documents: Sequence[str], *,
-                            registry: Registry, cache_dir: Path | None = None) -> SimilarityDistribution:
+def similarity_distribution(
+    store: ReadableStore, key: str, documents: Sequence[str], *, registry: Registry, cache_dir: Path | None = None
+) -> SimilarityDistribution:
     """Wang (is_a 0.8, part_of 0.6) between each gold class and the default matcher's class at the same spans.
 
     The matcher runs with the default configuration (the paper's best F1) on ``documents``;
@@ -177,5 +212,6 @@ def similarity_distribution(store: AnnotationStore, key: str, documents: Sequenc
         index = similarity_index(store, method="wang", classify_extensions=classify)
         sims = index.pairs(left, right, missing="nan")
         values.append(tuple(0.0 if v != v else float(v) for v in sims))  # NaN: a class the graph lacks
-    return SimilarityDistribution(key, len(texts), len(gold), len(pairs), values[0], values[1],
-                                  tuple(a == b for a, b in pairs))
+    return SimilarityDistribution(
+        key, len(texts), len(gold), len(pairs), values[0], values[1], tuple(a == b for a, b in pairs)
+    )

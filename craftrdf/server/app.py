@@ -70,8 +70,13 @@ __all__ = ["ServerConfig", "create_app", "read_token", "serve"]
 logger = logging.getLogger(__name__)
 
 _KINDS = ("doc", "ann", "set", "ontology", "mappings", "class")
-_FORMAT_PARAM = {"ttl": "text/turtle", "nt": "application/n-triples", "jsonld": "application/ld+json",
-                 "rdf": "application/rdf+xml", "html": HTML}
+_FORMAT_PARAM = {
+    "ttl": "text/turtle",
+    "nt": "application/n-triples",
+    "jsonld": "application/ld+json",
+    "rdf": "application/rdf+xml",
+    "html": HTML,
+}
 _DUMP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]*\.(?:" + "|".join(DUMP_FORMATS) + ")$")
 #: What a resource is offered as, in order of preference when the client does not mind.
 _OFFERED = ["text/turtle", "application/ld+json", "application/n-triples", "application/rdf+xml", HTML]
@@ -132,8 +137,14 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
-def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.PathLike[str],
-               viewer: bool = True, on_shutdown: Callable[[], None] | None = None) -> Starlette:
+def create_app(
+    pool: WorkerPool,
+    *,
+    config: ServerConfig,
+    dump_dir: str | os.PathLike[str],
+    viewer: bool = True,
+    on_shutdown: Callable[[], None] | None = None,
+) -> Starlette:
     """The Starlette app serving the store behind ``pool`` (which the caller opens and closes).
 
     ``dump_dir`` caches the set dumps (emptied after each update). With ``viewer`` the
@@ -188,11 +199,18 @@ def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.Pat
         results = negotiate(accept, list(RESULT_TYPES))
         graph = negotiate(accept, list(GRAPH_TYPES))
         if results is None and graph is None:
-            raise RequestRefused(406, "no acceptable result format; offered: "
-                                      + ", ".join(dict.fromkeys([*RESULT_TYPES, *GRAPH_TYPES])))
-        job = QueryJob(req.text, req.default_graphs, req.named_graphs,
-                       RESULT_TYPES[results] if results else None, GRAPH_TYPES[graph] if graph else None,
-                       config.max_results, endpoint)
+            raise RequestRefused(
+                406, "no acceptable result format; offered: " + ", ".join(dict.fromkeys([*RESULT_TYPES, *GRAPH_TYPES]))
+            )
+        job = QueryJob(
+            req.text,
+            req.default_graphs,
+            req.named_graphs,
+            RESULT_TYPES[results] if results else None,
+            GRAPH_TYPES[graph] if graph else None,
+            config.max_results,
+            endpoint,
+        )
         answer = await call(run_sparql, job)
         return Response(answer.body, media_type=answer.media_type, headers={"Vary": "Accept"})
 
@@ -200,7 +218,7 @@ def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.Pat
 
     def local_url(iri: str) -> str | None:
         if iri.startswith(BASE):
-            return base + iri[len(BASE):]
+            return base + iri[len(BASE) :]
         if iri.startswith(OBO.NS):
             curie = curies.compress(iri)
             return base + "class/" + curie if curie != iri else None
@@ -208,8 +226,9 @@ def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.Pat
 
     def rdf_response(triples: Sequence[ox.Triple], mtype: str) -> Response:
         fmt = getattr(ox.RdfFormat, GRAPH_TYPES[mtype])
-        body = ox.serialize(triples, format=fmt,
-                            prefixes=rdf_prefixes() if fmt in (ox.RdfFormat.TURTLE, ox.RdfFormat.RDF_XML) else None)
+        body = ox.serialize(
+            triples, format=fmt, prefixes=rdf_prefixes() if fmt in (ox.RdfFormat.TURTLE, ox.RdfFormat.RDF_XML) else None
+        )
         return Response(body, media_type=fmt.media_type, headers={"Vary": "Accept"})
 
     def choose(request: Request) -> str:
@@ -231,8 +250,9 @@ def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.Pat
         if not triples:
             raise RequestRefused(404, f"the store has nothing about {iri}")
         if mtype == HTML:
-            return HTMLResponse(render_html(iri, triples, local_url=local_url, curies=curies),
-                                headers={"Vary": "Accept"})
+            return HTMLResponse(
+                render_html(iri, triples, local_url=local_url, curies=curies), headers={"Vary": "Accept"}
+            )
         return rdf_response(triples, mtype)
 
     async def void(request: Request) -> Response:
@@ -244,19 +264,21 @@ def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.Pat
             with state.lock:
                 state.sizes = sizes
         set_prefix = BASE + "set/"
-        keys = [s.graph[len(set_prefix):] for s in sizes if s.graph.startswith(set_prefix)]
+        keys = [s.graph[len(set_prefix) :] for s in sizes if s.graph.startswith(set_prefix)]
         triples = void_triples(sizes, base_url=base, dump_keys=keys)
         if mtype == HTML:
-            return HTMLResponse(render_html(base + ".well-known/void#dataset", triples, local_url=local_url,
-                                            curies=curies))
+            return HTMLResponse(
+                render_html(base + ".well-known/void#dataset", triples, local_url=local_url, curies=curies)
+            )
         return rdf_response(triples, mtype)
 
     async def dump(request: Request) -> Response:
         name = request.path_params["name"]
         key, _, ext = name.rpartition(".")
         if not _DUMP_NAME.match(name):  # checked here too so a traversal attempt never reaches a worker
-            raise RequestRefused(404, f"no dump named {name!r}: use /dump/KEY.ext with ext one of "
-                                      + ", ".join(DUMP_FORMATS))
+            raise RequestRefused(
+                404, f"no dump named {name!r}: use /dump/KEY.ext with ext one of " + ", ".join(DUMP_FORMATS)
+            )
         path = await call(dump_set, key, ext, os.fspath(dumps), timeout=config.dump_timeout)
         return FileResponse(path, media_type=DUMP_FORMATS[ext][1], filename=name)
 
@@ -264,7 +286,8 @@ def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.Pat
         return HTMLResponse(
             "<!DOCTYPE html><html><head><meta charset=utf-8><title>craftrdf</title></head><body>"
             "<h1>craftrdf</h1><ul><li><a href=sparql>SPARQL endpoint</a> (SPARQL 1.1 Protocol)</li>"
-            "<li><a href=.well-known/void>VoID description</a> (sets, ontologies, dumps)</li></ul></body></html>")
+            "<li><a href=.well-known/void>VoID description</a> (sets, ontologies, dumps)</li></ul></body></html>"
+        )
 
     routes: list[BaseRoute] = [
         Route("/", index),
@@ -293,8 +316,7 @@ def create_app(pool: WorkerPool, *, config: ServerConfig, dump_dir: str | os.Pat
         if on_shutdown is not None:
             on_shutdown()
 
-    return Starlette(routes=routes, exception_handlers={RequestRefused: refused, Exception: failed},
-                     lifespan=lifespan)
+    return Starlette(routes=routes, exception_handlers={RequestRefused: refused, Exception: failed}, lifespan=lifespan)
 
 
 class _Negotiated:
@@ -309,10 +331,13 @@ class _Negotiated:
         scope["path_params"] = {**scope.get("path_params", {}), "kind": self.kind}
         request = Request(scope, receive)
         forced = request.query_params.get("format")
-        wants_html = forced == "html" or (forced is None and negotiate(
-            request.headers.get("accept"), _OFFERED) == HTML)
-        if wants_html and self.viewer is not None and self.kind in ("doc", "class") \
-                and "/" not in request.path_params["rest"]:
+        wants_html = forced == "html" or (forced is None and negotiate(request.headers.get("accept"), _OFFERED) == HTML)
+        if (
+            wants_html
+            and self.viewer is not None
+            and self.kind in ("doc", "class")
+            and "/" not in request.path_params["rest"]
+        ):
             await self.viewer(scope, receive, send)
             return
         try:
@@ -326,15 +351,16 @@ def _viewer_router(store: PooledStore, base_iri: str) -> Router | None:
     """The article viewer's routes as a router, or None (with a warning) when it is unavailable."""
     try:
         from .viewer import viewer_routes
+
         return Router(routes=list(viewer_routes(store, base_iri=base_iri)))
     except Exception as exc:  # any failure of an optional part must not stop the endpoint
-        logger.warning("article viewer unavailable (%s: %s); serving plain HTML pages instead",
-                       type(exc).__name__, exc)
+        logger.warning("article viewer unavailable (%s: %s); serving plain HTML pages instead", type(exc).__name__, exc)
         return None
 
 
-def serve(store: str | os.PathLike[str], config: ServerConfig, *, host: str = "127.0.0.1", port: int = 8080,
-          workers: int = 2) -> None:
+def serve(
+    store: str | os.PathLike[str], config: ServerConfig, *, host: str = "127.0.0.1", port: int = 8080, workers: int = 2
+) -> None:
     """Run the server on ``store`` until interrupted: a worker pool, the app, uvicorn.
 
     Read-only: ``workers`` processes open the store read-only (shared lock). With updates
@@ -357,8 +383,15 @@ def serve(store: str | os.PathLike[str], config: ServerConfig, *, host: str = "1
 
     try:
         app = create_app(pool, config=config, dump_dir=dump_dir, on_shutdown=close)
-        logger.warning("serving %s at %s (%s, %d worker(s)) on http://%s:%d/", store, config.base_iri,
-                       "updates enabled" if config.allow_update else "read-only", size, host, port)
+        logger.warning(
+            "serving %s at %s (%s, %d worker(s)) on http://%s:%d/",
+            store,
+            config.base_iri,
+            "updates enabled" if config.allow_update else "read-only",
+            size,
+            host,
+            port,
+        )
         uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=True)
     finally:
         close()

@@ -84,7 +84,8 @@ def check_request(text: str, limits: Limits) -> None:
                     deepest = depth
                     if deepest > limits.max_depth:
                         raise RequestRefused(
-                            400, f"query nests brackets {deepest} deep; the limit is {limits.max_depth}")
+                            400, f"query nests brackets {deepest} deep; the limit is {limits.max_depth}"
+                        )
             elif tok.text in _CLOSE:
                 depth = max(depth - 1, 0)
         elif tok.kind == "keyword":
@@ -92,8 +93,9 @@ def check_request(text: str, limits: Limits) -> None:
             if word == "LOAD" and not limits.allow_load:
                 raise RequestRefused(403, "LOAD is disabled on this server (it would make the server fetch a URL)")
             if word == "SERVICE" and not limits.allow_service:
-                raise RequestRefused(403, "SERVICE is disabled on this server (federated queries would make "
-                                          "the server fetch a URL)")
+                raise RequestRefused(
+                    403, "SERVICE is disabled on this server (federated queries would make the server fetch a URL)"
+                )
 
 
 def _operations(tokens: Sequence[Token]) -> list[list[Token]]:
@@ -133,8 +135,10 @@ def with_using(update: str, default_graphs: Sequence[str], named_graphs: Sequenc
     if not default_graphs and not named_graphs:
         return update
     try:
-        clause = " ".join([f"USING {ox.NamedNode(g)}" for g in default_graphs]
-                          + [f"USING NAMED {ox.NamedNode(g)}" for g in named_graphs])
+        clause = " ".join(
+            [f"USING {ox.NamedNode(g)}" for g in default_graphs]
+            + [f"USING NAMED {ox.NamedNode(g)}" for g in named_graphs]
+        )
     except ValueError as exc:
         raise RequestRefused(400, f"using-graph-uri / using-named-graph-uri is not an IRI: {exc}") from None
     inserts: list[int] = []
@@ -148,8 +152,11 @@ def with_using(update: str, default_graphs: Sequence[str], named_graphs: Sequenc
         if len(body) > 1 and words[0] in ("INSERT", "DELETE") and body[1].text.upper() == "DATA":
             continue
         if "USING" in words or "WITH" in words:
-            raise RequestRefused(400, "the update names its dataset (USING or WITH) and the request also gives "
-                                      "using-graph-uri / using-named-graph-uri; give one or the other")
+            raise RequestRefused(
+                400,
+                "the update names its dataset (USING or WITH) and the request also gives "
+                "using-graph-uri / using-named-graph-uri; give one or the other",
+            )
         depth = 0
         for tok in body:
             if tok.kind == "punct" and tok.text in _OPEN:

@@ -26,11 +26,11 @@ import pyoxigraph as ox
 
 from ..curie import CurieMap
 from ..errors import ConfigError
+from ..exports import ExportFormat, export_set
 from ..iris import check_set_key, ontology_graph, set_iri
 from ..querying import resolve_query
-from ..store import AnnotationStore
+from ..store import ReadableStore
 from ..vocab import BASE, DCTERMS, RDF, RDFS, prefixes
-from ..exports import ExportFormat, export_set
 from .guard import RequestRefused
 
 __all__ = ["DUMP_FORMATS", "describe", "dump_set", "render_html", "resource_iri", "void_triples"]
@@ -72,7 +72,7 @@ def resource_iri(kind: str, rest: str, curies: CurieMap) -> str:
     return value
 
 
-def describe(store: AnnotationStore, iri: str) -> bytes:
+def describe(store: ReadableStore, iri: str) -> bytes:
     """The resource's concise bounded description as N-Triples (empty when the store has nothing on it)."""
     root = ox.NamedNode(iri)
     seen: set[ox.NamedNode | ox.BlankNode] = {root}
@@ -105,7 +105,7 @@ class GraphSize:
     triples: int
 
 
-def graph_sizes(store: AnnotationStore) -> tuple[GraphSize, ...]:
+def graph_sizes(store: ReadableStore) -> tuple[GraphSize, ...]:
     """Every named graph with its triple count (``queries/graph-sizes.rq``; a few seconds on the corpus)."""
     rows = store.query(_text("graph-sizes"))
     assert isinstance(rows, ox.QuerySolutions)
@@ -118,6 +118,7 @@ def void_triples(sizes: Sequence[GraphSize], *, base_url: str, dump_keys: Iterab
     ``base_url`` is where the server is reached (ends with ``/``); dump links are given for the
     keys in ``dump_keys`` (the annotation sets).
     """
+
     def n(x: str) -> ox.NamedNode:
         return ox.NamedNode(x)
 
@@ -128,8 +129,11 @@ def void_triples(sizes: Sequence[GraphSize], *, base_url: str, dump_keys: Iterab
         ox.Triple(ds, n(DCTERMS.title), ox.Literal("CRAFT corpus ontologies and concept annotations (craftrdf)")),
         ox.Triple(ds, n(VOID + "sparqlEndpoint"), n(base_url + "sparql")),
         ox.Triple(ds, n(VOID + "uriSpace"), ox.Literal(BASE)),
-        ox.Triple(ds, n(VOID + "triples"), ox.Literal(str(sum(s.triples for s in sizes)), datatype=n(
-            "http://www.w3.org/2001/XMLSchema#integer"))),
+        ox.Triple(
+            ds,
+            n(VOID + "triples"),
+            ox.Literal(str(sum(s.triples for s in sizes)), datatype=n("http://www.w3.org/2001/XMLSchema#integer")),
+        ),
     ]
     keys = set(dump_keys)
     set_prefix, onto_prefix = set_iri(""), ontology_graph("")
@@ -140,18 +144,21 @@ def void_triples(sizes: Sequence[GraphSize], *, base_url: str, dump_keys: Iterab
         out += [
             ox.Triple(ds, n(VOID + "subset"), sub),
             ox.Triple(sub, a, n(VOID + "Dataset")),
-            ox.Triple(sub, n(VOID + "triples"), ox.Literal(str(s.triples), datatype=n(
-                "http://www.w3.org/2001/XMLSchema#integer"))),
+            ox.Triple(
+                sub,
+                n(VOID + "triples"),
+                ox.Literal(str(s.triples), datatype=n("http://www.w3.org/2001/XMLSchema#integer")),
+            ),
             ox.Triple(sub, n(RDFS.label), ox.Literal(s.graph.rsplit("/", 1)[-1])),
         ]
-        key = s.graph[len(set_prefix):] if s.graph.startswith(set_prefix) else None
+        key = s.graph[len(set_prefix) :] if s.graph.startswith(set_prefix) else None
         if key in keys:
             for ext in DUMP_FORMATS:
                 out.append(ox.Triple(sub, n(VOID + "dataDump"), n(f"{base_url}dump/{key}.{ext}")))
     return out
 
 
-def dump_set(store: AnnotationStore, key: str, ext: str, cache_dir: str) -> str:
+def dump_set(store: ReadableStore, key: str, ext: str, cache_dir: str) -> str:
     """Export set ``key`` as ``ext`` into ``cache_dir`` once; the file's path.
 
     RequestRefused 404 for a malformed key, an unknown extension or a set the store lacks.
@@ -173,13 +180,15 @@ def dump_set(store: AnnotationStore, key: str, ext: str, cache_dir: str) -> str:
     return os.fspath(target)
 
 
-def render_html(iri: str, triples: Sequence[ox.Triple], *, local_url: Callable[[str], str | None],
-                curies: CurieMap) -> str:
+def render_html(
+    iri: str, triples: Sequence[ox.Triple], *, local_url: Callable[[str], str | None], curies: CurieMap
+) -> str:
     """A plain HTML page listing a resource's triples; IRIs with a local page become links.
 
     ``local_url(iri)`` gives the server URL of a store IRI or None. Everything from the data
     is HTML-escaped.
     """
+
     def term(t: object) -> str:
         if isinstance(t, ox.NamedNode):
             label = html.escape(curies.compress(t.value))
@@ -190,17 +199,22 @@ def render_html(iri: str, triples: Sequence[ox.Triple], *, local_url: Callable[[
             return f"<span class=lit>{html.escape(v)}</span>"
         return html.escape(str(t))
 
-    rows = "\n".join(f"<tr><td>{term(t.subject)}</td><td>{term(t.predicate)}</td><td>{term(t.object)}</td></tr>"
-                     for t in sorted(triples, key=lambda t: (t.subject != ox.NamedNode(iri), str(t.subject),
-                                                             str(t.predicate), str(t.object))))
+    rows = "\n".join(
+        f"<tr><td>{term(t.subject)}</td><td>{term(t.predicate)}</td><td>{term(t.object)}</td></tr>"
+        for t in sorted(
+            triples, key=lambda t: (t.subject != ox.NamedNode(iri), str(t.subject), str(t.predicate), str(t.object))
+        )
+    )
     title = html.escape(curies.compress(iri))
-    return (f"<!DOCTYPE html><html><head><meta charset=utf-8><title>{title}</title>"
-            "<style>body{font-family:sans-serif;margin:2em}td{padding:2px 8px;vertical-align:top}"
-            "tr:nth-child(even){background:#f4f4f4}</style></head><body>"
-            f"<h1>{title}</h1><p>{html.escape(iri)} — {len(triples)} triples; also as "
-            '<a href="?format=ttl">Turtle</a>, <a href="?format=jsonld">JSON-LD</a>, '
-            '<a href="?format=nt">N-Triples</a></p>'
-            f"<table>{rows}</table></body></html>")
+    return (
+        f"<!DOCTYPE html><html><head><meta charset=utf-8><title>{title}</title>"
+        "<style>body{font-family:sans-serif;margin:2em}td{padding:2px 8px;vertical-align:top}"
+        "tr:nth-child(even){background:#f4f4f4}</style></head><body>"
+        f"<h1>{title}</h1><p>{html.escape(iri)} — {len(triples)} triples; also as "
+        '<a href="?format=ttl">Turtle</a>, <a href="?format=jsonld">JSON-LD</a>, '
+        '<a href="?format=nt">N-Triples</a></p>'
+        f"<table>{rows}</table></body></html>"
+    )
 
 
 def rdf_prefixes() -> dict[str, str]:

@@ -20,7 +20,13 @@ import pyoxigraph as ox
 from .guard import RequestRefused
 
 __all__ = [
-    "GRAPH_TYPES", "HTML", "RESULT_TYPES", "SparqlRequest", "negotiate", "parse_accept", "parse_sparql_request",
+    "GRAPH_TYPES",
+    "HTML",
+    "RESULT_TYPES",
+    "SparqlRequest",
+    "negotiate",
+    "parse_accept",
+    "parse_sparql_request",
 ]
 
 HTML = "text/html"

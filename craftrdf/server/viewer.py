@@ -30,8 +30,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..store import ReadableStore
 from ..errors import InputError
+from ..store import ReadableStore
 from .viewer_data import (
     ClassRef,
     ClassView,
@@ -46,10 +46,15 @@ __all__ = ["CONTENT_SECURITY_POLICY", "render_class_page", "render_document_page
 logger = logging.getLogger(__name__)
 
 #: Sent with every page: scripts, styles and fetches from this server only; no plugins, frames or forms.
-CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-                           "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-_HEADERS = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff",
-            "Referrer-Policy": "no-referrer"}
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 
 
 def _e(value: object) -> str:
@@ -67,16 +72,22 @@ def _doc_href(pmid: str, sets: tuple[str, ...], curie: str) -> str:
 
 def _script_json(data: Any) -> str:
     """JSON safe inside ``<script type="application/json">``: no ``</script>``, no ``<!--``."""
-    return (json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-            .replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
+    return (
+        json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        .replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+    )
 
 
 def _page(title: str, body: str, *, body_class: str) -> str:
-    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{_e(title)} · craftrdf</title>\n"
-            "<link rel=\"stylesheet\" href=\"../static/viewer.css\">\n</head>\n"
-            f"<body class=\"{body_class}\">\n{body}\n</body>\n</html>\n")
+    return (
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_e(title)} · craftrdf</title>\n"
+        '<link rel="stylesheet" href="../static/viewer.css">\n</head>\n'
+        f'<body class="{body_class}">\n{body}\n</body>\n</html>\n'
+    )
 
 
 def render_document_page(view: DocumentView) -> str:
@@ -84,81 +95,103 @@ def render_document_page(view: DocumentView) -> str:
     pmid = _e(view.pmid)
     shown = sum(1 for a in view.annotations if a.spans)
     body = (
-        "<header class=\"top\">\n"
+        '<header class="top">\n'
         f"<h1>PubMed {pmid}</h1>\n"
-        f"<p class=\"meta\"><a href=\"{_e(view.iri)}\">{_e(view.iri)}</a> · "
-        f"<a href=\"../api/doc/{pmid}\">JSON</a> · {len(view.annotations)} annotations "
+        f'<p class="meta"><a href="{_e(view.iri)}">{_e(view.iri)}</a> · '
+        f'<a href="../api/doc/{pmid}">JSON</a> · {len(view.annotations)} annotations '
         f"({shown} with text) in {sum(1 for s in view.sets if s.count)} sets</p>\n"
         "</header>\n"
-        "<div class=\"layout\">\n"
-        "<aside id=\"legend\" class=\"legend\" aria-label=\"Annotation sets and views\"></aside>\n"
-        "<main>\n<p id=\"status\" class=\"status\" aria-live=\"polite\">This page needs JavaScript to highlight "
-        f"annotations; its data is at <a href=\"../api/doc/{pmid}\">JSON</a>.</p>\n"
-        "<article id=\"text\" class=\"text\"></article>\n</main>\n</div>\n"
-        "<div id=\"tip\" class=\"tip\" role=\"tooltip\" hidden></div>\n"
-        f"<script type=\"application/json\" id=\"viewer-data\">{_script_json(view.to_json())}</script>\n"
-        "<script src=\"../static/viewer.js\"></script>"
+        '<div class="layout">\n'
+        '<aside id="legend" class="legend" aria-label="Annotation sets and views"></aside>\n'
+        '<main>\n<p id="status" class="status" aria-live="polite">This page needs JavaScript to highlight '
+        f'annotations; its data is at <a href="../api/doc/{pmid}">JSON</a>.</p>\n'
+        '<article id="text" class="text"></article>\n</main>\n</div>\n'
+        '<div id="tip" class="tip" role="tooltip" hidden></div>\n'
+        f'<script type="application/json" id="viewer-data">{_script_json(view.to_json())}</script>\n'
+        '<script src="../static/viewer.js"></script>'
     )
     return _page(f"PubMed {view.pmid}", body, body_class="doc-page")
 
 
 def _ref(r: ClassRef) -> str:
-    label = f" <span class=\"label\">{_e(r.label)}</span>" if r.label else ""
-    return f"<a class=\"class-link\" href=\"{_e(_class_href(r.curie))}\"><code>{_e(r.curie)}</code></a>{label}"
+    label = f' <span class="label">{_e(r.label)}</span>' if r.label else ""
+    return f'<a class="class-link" href="{_e(_class_href(r.curie))}"><code>{_e(r.curie)}</code></a>{label}'
 
 
 def render_class_page(view: ClassView) -> str:
     """The HTML of ``/class/{curie}``, rendered on the server (no script needed)."""
-    parts = ["<header class=\"top\">",
-             (f"<h1><span id=\"class-label\">{_e(view.label or view.curie)}</span> "
-              f"<code id=\"class-id\">{_e(view.curie)}</code></h1>"),
-             f"<p class=\"meta\"><a href=\"{_e(view.iri)}\">{_e(view.iri)}</a> · "
-             f"<a href=\"../api/class/{_e(quote(view.curie, safe=':'))}\">JSON</a>"
-             + (" · extension class" if view.extension else "")
-             + (" · <strong>deprecated</strong>" if view.deprecated else "") + "</p>",
-             "</header>", "<main class=\"class-page\">"]
+    parts = [
+        '<header class="top">',
+        (
+            f'<h1><span id="class-label">{_e(view.label or view.curie)}</span> '
+            f'<code id="class-id">{_e(view.curie)}</code></h1>'
+        ),
+        f'<p class="meta"><a href="{_e(view.iri)}">{_e(view.iri)}</a> · '
+        f'<a href="../api/class/{_e(quote(view.curie, safe=":"))}">JSON</a>'
+        + (" · extension class" if view.extension else "")
+        + (" · <strong>deprecated</strong>" if view.deprecated else "")
+        + "</p>",
+        "</header>",
+        '<main class="class-page">',
+    ]
     if not view.described:
-        parts.append("<p class=\"note\">No loaded ontology describes this class; annotations use it.</p>")
+        parts.append('<p class="note">No loaded ontology describes this class; annotations use it.</p>')
     if view.graphs:
-        parts.append(f"<p class=\"graphs\">Declared in: {_e(', '.join(view.graphs))}</p>")
+        parts.append(f'<p class="graphs">Declared in: {_e(", ".join(view.graphs))}</p>')
     if view.definition:
-        parts.append(f"<section><h2>Definition</h2><p id=\"definition\">{_e(view.definition)}</p></section>")
+        parts.append(f'<section><h2>Definition</h2><p id="definition">{_e(view.definition)}</p></section>')
     if view.logical_definition:
-        parts.append("<section><h2>Logical definition</h2>"
-                     f"<p><code id=\"logical-definition\">{_e(view.logical_definition)}</code></p></section>")
+        parts.append(
+            "<section><h2>Logical definition</h2>"
+            f'<p><code id="logical-definition">{_e(view.logical_definition)}</code></p></section>'
+        )
     if view.parallel_of:
         parts.append(f"<section><h2>Parallel extension class of</h2><p>{_ref(view.parallel_of)}</p></section>")
     if view.comment:
         parts.append(f"<section><h2>Comment</h2><p>{_e(view.comment)}</p></section>")
     if view.synonyms:
-        items = "".join(f"<li>{_e(t)} <span class=\"scope\">{_e(s)}</span></li>" for s, t in view.synonyms)
-        parts.append(f"<section><h2>Synonyms</h2><ul id=\"synonyms\">{items}</ul></section>")
+        items = "".join(f'<li>{_e(t)} <span class="scope">{_e(s)}</span></li>' for s, t in view.synonyms)
+        parts.append(f'<section><h2>Synonyms</h2><ul id="synonyms">{items}</ul></section>')
     if view.parents:
-        items = "".join(f"<li><span class=\"rel\">{_e(rel)}</span> {_ref(p)}</li>" for rel, p in view.parents)
-        parts.append(f"<section><h2>Parents</h2><ul id=\"parents\">{items}</ul></section>")
+        items = "".join(f'<li><span class="rel">{_e(rel)}</span> {_ref(p)}</li>' for rel, p in view.parents)
+        parts.append(f'<section><h2>Parents</h2><ul id="parents">{items}</ul></section>')
     if view.ancestors:
         items = "".join(f"<li>{_ref(a)}</li>" for a in view.ancestors)
-        parts.append(f"<section><h2>Ancestors <span class=\"count\">({len(view.ancestors)}, over is_a and part_of)"
-                     f"</span></h2><ul id=\"ancestors\" class=\"columns\">{items}</ul></section>")
+        parts.append(
+            f'<section><h2>Ancestors <span class="count">({len(view.ancestors)}, over is_a and part_of)'
+            f'</span></h2><ul id="ancestors" class="columns">{items}</ul></section>'
+        )
     if view.similar:
-        rows = "".join(f"<tr><td>{_ref(r)}</td><td class=\"num\">{v:.3f}</td></tr>" for r, v in view.similar)
-        parts.append(f"<section><h2>Most similar classes <span class=\"count\">(Wang, in "
-                     f"{_e(view.similarity_ontology)})</span></h2><table id=\"similar\"><thead><tr><th>class</th>"
-                     f"<th>similarity</th></tr></thead><tbody>{rows}</tbody></table></section>")
+        rows = "".join(f'<tr><td>{_ref(r)}</td><td class="num">{v:.3f}</td></tr>' for r, v in view.similar)
+        parts.append(
+            f'<section><h2>Most similar classes <span class="count">(Wang, in '
+            f'{_e(view.similarity_ontology)})</span></h2><table id="similar"><thead><tr><th>class</th>'
+            f"<th>similarity</th></tr></thead><tbody>{rows}</tbody></table></section>"
+        )
     elif view.similar_pending:
-        parts.append(f"<section><h2>Most similar classes</h2><p id=\"similar-pending\">Being computed (the first "
-                     f"page of a class of {_e(view.similarity_ontology)} builds its similarity index); reload in a "
-                     "few seconds.</p></section>")
+        parts.append(
+            f'<section><h2>Most similar classes</h2><p id="similar-pending">Being computed (the first '
+            f"page of a class of {_e(view.similarity_ontology)} builds its similarity index); reload in a "
+            "few seconds.</p></section>"
+        )
     rows = "".join(
-        f"<tr><td><a class=\"doc-link\" href=\"{_e(_doc_href(d.pmid, d.sets, view.curie))}\">{_e(d.pmid)}</a></td>"
-        f"<td class=\"num\">{d.count}</td><td class=\"sets\">{_e(', '.join(d.sets))}</td><td>"
+        f'<tr><td><a class="doc-link" href="{_e(_doc_href(d.pmid, d.sets, view.curie))}">{_e(d.pmid)}</a></td>'
+        f'<td class="num">{d.count}</td><td class="sets">{_e(", ".join(d.sets))}</td><td>'
         + "; ".join(f"<q>{_e(t)}</q>" + (f" ×{n}" if n > 1 else "") for t, n in d.texts)
-        + "</td></tr>" for d in view.documents)
-    parts.append(f"<section><h2>Annotations <span class=\"count\">({view.annotation_count} in "
-                 f"{len(view.documents)} documents)</span></h2>"
-                 + (f"<table id=\"uses\"><thead><tr><th>document</th><th>annotations</th><th>sets</th>"
-                    f"<th>covered text</th></tr></thead><tbody>{rows}</tbody></table>" if view.documents
-                    else "<p>No annotation uses this class.</p>") + "</section>")
+        + "</td></tr>"
+        for d in view.documents
+    )
+    parts.append(
+        f'<section><h2>Annotations <span class="count">({view.annotation_count} in '
+        f"{len(view.documents)} documents)</span></h2>"
+        + (
+            f'<table id="uses"><thead><tr><th>document</th><th>annotations</th><th>sets</th>'
+            f"<th>covered text</th></tr></thead><tbody>{rows}</tbody></table>"
+            if view.documents
+            else "<p>No annotation uses this class.</p>"
+        )
+        + "</section>"
+    )
     parts.append("</main>")
     return _page(f"{view.label or view.curie} ({view.curie})", "\n".join(parts), body_class="class-page")
 
@@ -166,7 +199,7 @@ def render_class_page(view: ClassView) -> str:
 def _not_found(message: str, *, api: bool) -> Response:
     if api:
         return JSONResponse({"error": message}, status_code=404, headers=_HEADERS)
-    body = f"<header class=\"top\"><h1>Not found</h1></header><main><p>{_e(message)}</p></main>"
+    body = f'<header class="top"><h1>Not found</h1></header><main><p>{_e(message)}</p></main>'
     return HTMLResponse(_page("Not found", body, body_class="error-page"), status_code=404, headers=_HEADERS)
 
 
@@ -202,8 +235,9 @@ def viewer_routes(store: ReadableStore, *, base_iri: str, state: ViewerState | N
         except InputError as exc:
             return _not_found(exc.message, api=api)
         if view is None:
-            return _not_found(f"no class {curie} in this store: no loaded ontology describes it and no "
-                              "annotation uses it", api=api)
+            return _not_found(
+                f"no class {curie} in this store: no loaded ontology describes it and no annotation uses it", api=api
+            )
         if api:
             return JSONResponse(view.to_json(), headers=_HEADERS)
         return HTMLResponse(render_class_page(view), headers=_HEADERS)

@@ -39,7 +39,6 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from ..webanno import document_texts, rows_to_annotations
 from ..curie import CurieMap, is_extension_curie
 from ..errors import InputError
 from ..iris import document_iri
@@ -49,10 +48,22 @@ from ..similarity import UnknownTermError, WangIndex, similarity_index
 from ..store import ReadableStore
 from ..views import containment_pairs
 from ..vocab import CRAFT, OBO, OBOINOWL, OWL, RDF, RDFS
+from ..webanno import document_texts, rows_to_annotations
 
 __all__ = [
-    "ClassRef", "ClassView", "DocAnnotation", "DocumentUse", "DocumentView", "SetInfo", "ViewerState",
-    "check_curie", "check_pmid", "class_view", "document_view", "module_colour", "wang_index",
+    "ClassRef",
+    "ClassView",
+    "DocAnnotation",
+    "DocumentUse",
+    "DocumentView",
+    "SetInfo",
+    "ViewerState",
+    "check_curie",
+    "check_pmid",
+    "class_view",
+    "document_view",
+    "module_colour",
+    "wang_index",
 ]
 
 logger = logging.getLogger(__name__)
@@ -60,15 +71,25 @@ logger = logging.getLogger(__name__)
 _PMID = re.compile(r"^[0-9]{1,12}$")
 _ONTOLOGY_GRAPH = "https://w3id.org/craftrdf/ontology/"
 _SYNONYM_SCOPES = {
-    OBOINOWL.hasExactSynonym: "EXACT", OBOINOWL.hasBroadSynonym: "BROAD",
-    OBOINOWL.hasNarrowSynonym: "NARROW", OBOINOWL.hasRelatedSynonym: "RELATED",
+    OBOINOWL.hasExactSynonym: "EXACT",
+    OBOINOWL.hasBroadSynonym: "BROAD",
+    OBOINOWL.hasNarrowSynonym: "NARROW",
+    OBOINOWL.hasRelatedSynonym: "RELATED",
 }
 _PARENT_RELATIONS = {RDFS.subClassOf: "is_a", OBO.part_of: "part_of"}
 
 #: One colour per CRAFT module; readable under black text at the alpha the stylesheet uses.
 MODULE_COLOURS: Mapping[str, str] = {
-    "UBERON": "#1f77b4", "CL": "#ff7f0e", "SO": "#2ca02c", "CHEBI": "#d62728", "GO_BP": "#9467bd",
-    "GO_CC": "#8c564b", "GO_MF": "#e377c2", "MOP": "#7f7f7f", "NCBITaxon": "#bcbd22", "PR": "#17becf",
+    "UBERON": "#1f77b4",
+    "CL": "#ff7f0e",
+    "SO": "#2ca02c",
+    "CHEBI": "#d62728",
+    "GO_BP": "#9467bd",
+    "GO_CC": "#8c564b",
+    "GO_MF": "#e377c2",
+    "MOP": "#7f7f7f",
+    "NCBITaxon": "#bcbd22",
+    "PR": "#17becf",
     "MONDO": "#393b79",
 }
 
@@ -169,11 +190,30 @@ class DocumentView:
             "pmid": self.pmid,
             "iri": self.iri,
             "text": self.text,
-            "sets": [{"key": s.key, "module": s.module, "variant": s.variant, "colour": s.colour,
-                      "default": s.default, "count": s.count} for s in self.sets],
-            "annotations": [{"set": a.set, "id": a.id, "class": a.class_id, "label": a.label,
-                             "extension": a.extension, "spans": [[s.start, s.end] for s in a.spans],
-                             "text": a.text, "within": list(a.within)} for a in self.annotations],
+            "sets": [
+                {
+                    "key": s.key,
+                    "module": s.module,
+                    "variant": s.variant,
+                    "colour": s.colour,
+                    "default": s.default,
+                    "count": s.count,
+                }
+                for s in self.sets
+            ],
+            "annotations": [
+                {
+                    "set": a.set,
+                    "id": a.id,
+                    "class": a.class_id,
+                    "label": a.label,
+                    "extension": a.extension,
+                    "spans": [[s.start, s.end] for s in a.spans],
+                    "text": a.text,
+                    "within": list(a.within),
+                }
+                for a in self.annotations
+            ],
         }
 
 
@@ -190,11 +230,15 @@ def _sets(store: ReadableStore, counts: Mapping[str, int]) -> tuple[SetInfo, ...
         if module not in best or rank < best[module]:
             best[module] = rank
     defaults = {key for _, key in best.values()}
-    return tuple(SetInfo(key, module, variant, module_colour(module, key), key in defaults, counts.get(key, 0))
-                 for key, module, variant in raw)
+    return tuple(
+        SetInfo(key, module, variant, module_colour(module, key), key in defaults, counts.get(key, 0))
+        for key, module, variant in raw
+    )
 
 
-def _first_labels(result: QueryResult, key_cols: tuple[str, ...]) -> tuple[list[tuple[Any, ...]], dict[tuple[str, ...], str]]:
+def _first_labels(
+    result: QueryResult, key_cols: tuple[str, ...]
+) -> tuple[list[tuple[Any, ...]], dict[tuple[str, ...], str]]:
     """Rows once per key (the query repeats a row per label), and the smallest label per key."""
     idx = [result.columns.index(c) for c in key_cols]
     li = result.columns.index("label")
@@ -210,7 +254,9 @@ def _first_labels(result: QueryResult, key_cols: tuple[str, ...]) -> tuple[list[
     return list(seen.values()), labels
 
 
-def document_view(store: ReadableStore, pmid: str, *, base_iri: str, curies: CurieMap | None = None) -> DocumentView | None:
+def document_view(
+    store: ReadableStore, pmid: str, *, base_iri: str, curies: CurieMap | None = None
+) -> DocumentView | None:
     """The document ``pmid`` with every annotation of every set; None when the store has no such document.
 
     ``base_iri`` is where the store is published (the document's IRI is
@@ -227,14 +273,25 @@ def document_view(store: ReadableStore, pmid: str, *, base_iri: str, curies: Cur
     records = rows_to_annotations(result.columns, rows, curies)
     items = sorted(
         ((_v(r[si]), a, labels.get((_v(r[si]), _v(r[ai])))) for r, a in zip(rows, records)),
-        key=lambda t: (t[1].begin if t[1].begin is not None else -1, -(t[1].end or 0), t[0], t[1].id))
+        key=lambda t: (t[1].begin if t[1].begin is not None else -1, -(t[1].end or 0), t[0], t[1].id),
+    )
     spans = ((str(i), pmid, s.start, s.end) for i, (_, a, _) in enumerate(items) for s in a.spans)
     within: dict[int, list[int]] = defaultdict(list)
     for inner, outer in containment_pairs(spans):
         within[int(inner)].append(int(outer))
-    anns = tuple(DocAnnotation(key, a.id, a.class_id, label, is_extension_curie(a.class_id), a.spans, a.text,
-                               tuple(sorted(within.get(i, ()))))
-                 for i, (key, a, label) in enumerate(items))
+    anns = tuple(
+        DocAnnotation(
+            key,
+            a.id,
+            a.class_id,
+            label,
+            is_extension_curie(a.class_id),
+            a.spans,
+            a.text,
+            tuple(sorted(within.get(i, ()))),
+        )
+        for i, (key, a, label) in enumerate(items)
+    )
     counts = Counter(a.set for a in anns)
     return DocumentView(pmid, _base(base_iri) + "doc/" + pmid, texts[pmid], _sets(store, counts), anns)
 
@@ -296,22 +353,38 @@ class ClassView:
 
     def to_json(self) -> dict[str, Any]:
         """The class page's data as JSON (documented in docs/viewer.md)."""
+
         def ref(r: ClassRef | None) -> dict[str, Any] | None:
             return None if r is None else {"curie": r.curie, "label": r.label}
 
         return {
-            "curie": self.curie, "iri": self.iri, "described": self.described, "label": self.label,
-            "definition": self.definition, "comment": self.comment,
-            "logical_definition": self.logical_definition, "extension": self.extension,
-            "deprecated": self.deprecated, "parallel_of": ref(self.parallel_of), "graphs": list(self.graphs),
+            "curie": self.curie,
+            "iri": self.iri,
+            "described": self.described,
+            "label": self.label,
+            "definition": self.definition,
+            "comment": self.comment,
+            "logical_definition": self.logical_definition,
+            "extension": self.extension,
+            "deprecated": self.deprecated,
+            "parallel_of": ref(self.parallel_of),
+            "graphs": list(self.graphs),
             "synonyms": [{"scope": s, "text": t} for s, t in self.synonyms],
             "parents": [{"relation": rel, "curie": p.curie, "label": p.label} for rel, p in self.parents],
             "ancestors": [ref(a) for a in self.ancestors],
             "annotation_count": self.annotation_count,
-            "documents": [{"pmid": d.pmid, "count": d.count, "sets": list(d.sets),
-                           "texts": [{"text": t, "count": n} for t, n in d.texts]} for d in self.documents],
+            "documents": [
+                {
+                    "pmid": d.pmid,
+                    "count": d.count,
+                    "sets": list(d.sets),
+                    "texts": [{"text": t, "count": n} for t, n in d.texts],
+                }
+                for d in self.documents
+            ],
             "similar": [{"curie": r.curie, "label": r.label, "similarity": round(v, 6)} for r, v in self.similar],
-            "similarity_ontology": self.similarity_ontology, "similar_pending": self.similar_pending,
+            "similarity_ontology": self.similarity_ontology,
+            "similar_pending": self.similar_pending,
         }
 
 
@@ -337,8 +410,16 @@ class ViewerState:
     ``build_index`` replaces how an index is made (tests use it).
     """
 
-    def __init__(self, store: ReadableStore, *, base_iri: str, similar_k: int = 10, similar_wait: float | None = 5.0,
-                 executor: Executor | None = None, build_index: IndexBuilder = wang_index) -> None:
+    def __init__(
+        self,
+        store: ReadableStore,
+        *,
+        base_iri: str,
+        similar_k: int = 10,
+        similar_wait: float | None = 5.0,
+        executor: Executor | None = None,
+        build_index: IndexBuilder = wang_index,
+    ) -> None:
         self.store = store
         self.base_iri = _base(base_iri)
         self.similar_k = similar_k
@@ -354,7 +435,7 @@ class ViewerState:
         with self._lock:
             if self._sizes is None:
                 rows = run_query(self.store, resolve_query("viewer-ontologies")).rows
-                self._sizes = {_v(r[0])[len(_ONTOLOGY_GRAPH):]: int(_v(r[1])) for r in rows}
+                self._sizes = {_v(r[0])[len(_ONTOLOGY_GRAPH) :]: int(_v(r[1])) for r in rows}
             return self._sizes
 
     def _build(self, ontology: str) -> Future[WangIndex]:
@@ -390,7 +471,9 @@ class ViewerState:
             return tuple(sorted(g for g, f in self._builds.items() if f.done() and f.exception() is None))
 
 
-def _similar(state: ViewerState, curie: str, graphs: list[str]) -> tuple[str | None, bool, tuple[tuple[ClassRef, float], ...]]:
+def _similar(
+    state: ViewerState, curie: str, graphs: list[str]
+) -> tuple[str | None, bool, tuple[tuple[ClassRef, float], ...]]:
     """(ontology used, still being computed, similar classes)."""
     sizes = state.ontology_sizes()
     candidates = [g for g in graphs if g in sizes]
@@ -427,7 +510,7 @@ def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None
     for _cls, graph, p, value in facts.rows:
         by_pred[_v(p)].append(_v(value))
         if _v(p) == RDF.type and _v(value) == OWL.Class and _v(graph).startswith(_ONTOLOGY_GRAPH):
-            graphs.add(_v(graph)[len(_ONTOLOGY_GRAPH):])
+            graphs.add(_v(graph)[len(_ONTOLOGY_GRAPH) :])
 
     def first(pred: str) -> str | None:
         values = sorted(set(by_pred.get(pred, ())))
@@ -437,10 +520,17 @@ def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None
     anc, anc_labels = _first_labels(anc_rows, ("ancestor",))
     label_of = {curies.compress(k[0]): v for k, v in anc_labels.items()}
     anc_curies = [curies.compress(_v(r[1])) for r in anc]
-    ancestors = sorted((ClassRef(c, label_of.get(c)) for c in anc_curies),
-                       key=lambda c: ((c.label or c.curie).casefold(), c.curie))
-    parents = sorted({(rel, curies.compress(v)) for pred, rel in _PARENT_RELATIONS.items()
-                      for v in by_pred.get(pred, ()) if v.startswith(("http://", "https://"))})
+    ancestors = sorted(
+        (ClassRef(c, label_of.get(c)) for c in anc_curies), key=lambda c: ((c.label or c.curie).casefold(), c.curie)
+    )
+    parents = sorted(
+        {
+            (rel, curies.compress(v))
+            for pred, rel in _PARENT_RELATIONS.items()
+            for v in by_pred.get(pred, ())
+            if v.startswith(("http://", "https://"))
+        }
+    )
     synonyms = sorted({(scope, v) for pred, scope in _SYNONYM_SCOPES.items() for v in by_pred.get(pred, ())})
     base = first(CRAFT.parallelOf)
     parallel = None
@@ -451,22 +541,41 @@ def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None
         base_label = min((_v(r[3]) for r in base_facts.rows if _v(r[2]) == RDFS.label), default=None)
         parallel = ClassRef(base_curie, base_label)
         if not sim_graphs:
-            sim_graphs = sorted({_v(r[1])[len(_ONTOLOGY_GRAPH):] for r in base_facts.rows
-                                 if _v(r[1]).startswith(_ONTOLOGY_GRAPH)})
+            sim_graphs = sorted(
+                {_v(r[1])[len(_ONTOLOGY_GRAPH) :] for r in base_facts.rows if _v(r[1]).startswith(_ONTOLOGY_GRAPH)}
+            )
     ontology, pending, similar = _similar(state, curie, sim_graphs)
 
     per_doc: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
     for _cls, key, _ann, doc, _spans, text in uses.rows:
         per_doc[_v(doc)].append((_v(key), _opt(text)))
     documents = tuple(
-        DocumentUse(pmid, len(items), tuple(sorted({k for k, _ in items})),
-                    tuple(sorted(Counter(t for _, t in items if t is not None).items(), key=lambda x: (-x[1], x[0]))))
-        for pmid, items in sorted(per_doc.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+        DocumentUse(
+            pmid,
+            len(items),
+            tuple(sorted({k for k, _ in items})),
+            tuple(sorted(Counter(t for _, t in items if t is not None).items(), key=lambda x: (-x[1], x[0]))),
+        )
+        for pmid, items in sorted(per_doc.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    )
     return ClassView(
-        curie=curie, iri=cls_iri, described=bool(facts.rows), label=first(RDFS.label), definition=first(OBO.definition),
-        comment=first(RDFS.comment), logical_definition=first(CRAFT.logicalDefinition),
-        extension=is_extension_curie(curie), deprecated="true" in by_pred.get(OWL.deprecated, ()),
-        parallel_of=parallel, synonyms=tuple(synonyms),
+        curie=curie,
+        iri=cls_iri,
+        described=bool(facts.rows),
+        label=first(RDFS.label),
+        definition=first(OBO.definition),
+        comment=first(RDFS.comment),
+        logical_definition=first(CRAFT.logicalDefinition),
+        extension=is_extension_curie(curie),
+        deprecated="true" in by_pred.get(OWL.deprecated, ()),
+        parallel_of=parallel,
+        synonyms=tuple(synonyms),
         parents=tuple((rel, ClassRef(c, label_of.get(c))) for rel, c in parents),
-        ancestors=tuple(ancestors), annotation_count=len(uses.rows), documents=documents,
-        similar=similar, similarity_ontology=ontology, similar_pending=pending, graphs=tuple(sorted(graphs)))
+        ancestors=tuple(ancestors),
+        annotation_count=len(uses.rows),
+        documents=documents,
+        similar=similar,
+        similarity_ontology=ontology,
+        similar_pending=pending,
+        graphs=tuple(sorted(graphs)),
+    )

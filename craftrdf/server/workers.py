@@ -15,6 +15,7 @@ with the worker's :class:`~craftrdf.store.AnnotationStore`; :func:`run_sparql` a
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import multiprocessing as mp
@@ -109,8 +110,11 @@ def _bytes(data: bytes | None) -> bytes:
 
 
 def _too_many(limit: int) -> RequestRefused:
-    return RequestRefused(422, f"the result has more than {limit:,} rows, the server's limit; "
-                               "add LIMIT/OFFSET to page through it, or download a dump")
+    return RequestRefused(
+        422,
+        f"the result has more than {limit:,} rows, the server's limit; "
+        "add LIMIT/OFFSET to page through it, or download a dump",
+    )
 
 
 def _dataset(job: QueryJob) -> dict[str, Any]:
@@ -156,8 +160,9 @@ def run_sparql(store: AnnotationStore, job: QueryJob) -> Answer:
         parsed = ox.parse_query_results(tsv, ox.QueryResultsFormat.TSV)
         return Answer(fmt.media_type, _bytes(parsed.serialize(format=fmt)), rows)
     if job.graph_format is None:
-        raise RequestRefused(406, "no acceptable format for a CONSTRUCT/DESCRIBE result: accept Turtle, "
-                                  "N-Triples, JSON-LD or RDF/XML")
+        raise RequestRefused(
+            406, "no acceptable format for a CONSTRUCT/DESCRIBE result: accept Turtle, N-Triples, JSON-LD or RDF/XML"
+        )
     fmt = getattr(ox.RdfFormat, job.graph_format)
     triples = []
     for t in result:
@@ -175,16 +180,25 @@ def run_update(store: AnnotationStore, text: str, base_iri: str | None) -> Answe
     return Answer("text/plain; charset=utf-8", b"update applied\n", 0)
 
 
-def _query_for_proxy(store: AnnotationStore, sparql: str, subs: Sequence[tuple[str, Any]],
-                     prefixes: Mapping[str, str] | None, named_graphs: Sequence[str] | None,
-                     default_graph: Sequence[str] | None) -> tuple[str, bytes]:
+def _query_for_proxy(
+    store: AnnotationStore,
+    sparql: str,
+    subs: Sequence[tuple[str, Any]],
+    prefixes: Mapping[str, str] | None,
+    named_graphs: Sequence[str] | None,
+    default_graph: Sequence[str] | None,
+) -> tuple[str, bytes]:
     kw: dict[str, Any] = {}
     if named_graphs is not None:
         kw["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]
     if default_graph is not None:
         kw["default_graph"] = [ox.NamedNode(g) for g in default_graph]
-    result = store.raw.query(sparql, substitutions={ox.Variable(k): v for k, v in subs} or None,
-                             prefixes=dict(prefixes) if prefixes else None, **kw)
+    result = store.raw.query(
+        sparql,
+        substitutions={ox.Variable(k): v for k, v in subs} or None,
+        prefixes=dict(prefixes) if prefixes else None,
+        **kw,
+    )
     if isinstance(result, ox.QueryBoolean):
         return "boolean", _bytes(result.serialize(format=ox.QueryResultsFormat.JSON))
     if isinstance(result, ox.QuerySolutions):
@@ -242,8 +256,7 @@ class WorkerPool:
     call :meth:`close`; :meth:`call` is thread-safe and blocking (run it off the event loop).
     """
 
-    def __init__(self, opener: Callable[[], AnnotationStore], *, size: int = 2,
-                 start_timeout: float = 120.0) -> None:
+    def __init__(self, opener: Callable[[], AnnotationStore], *, size: int = 2, start_timeout: float = 120.0) -> None:
         if size < 1:
             raise StoreError("a worker pool needs at least one worker")
         if getattr(opener, "mode", "read") == "write" and size != 1:
@@ -273,8 +286,9 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         parent, child = self._ctx.Pipe()
-        p = self._ctx.Process(target=_worker_main, args=(child, self._opener), daemon=True,
-                              name="craftrdf-query-worker")
+        p = self._ctx.Process(
+            target=_worker_main, args=(child, self._opener), daemon=True, name="craftrdf-query-worker"
+        )
         p.start()
         child.close()
         w = _Worker(p, parent)
@@ -338,10 +352,8 @@ class WorkerPool:
         with self._lock:
             workers = list(self._all.values())
         for w in workers:
-            try:
+            with contextlib.suppress(OSError):
                 w.conn.send(None)
-            except OSError:
-                pass
         deadline = time.monotonic() + 5
         for w in workers:
             w.process.join(max(deadline - time.monotonic(), 0.1))
@@ -366,8 +378,9 @@ class WorkerPool:
             try:
                 w = self._idle.get(timeout=max(deadline - time.monotonic(), 0.001))
             except queue.Empty:
-                raise RequestRefused(503, f"all {self.size} query workers stayed busy for {wait:g} s; "
-                                          "try again later") from None
+                raise RequestRefused(
+                    503, f"all {self.size} query workers stayed busy for {wait:g} s; try again later"
+                ) from None
             if w.process.is_alive():
                 return w
             self._replace(w, f"had died while idle (exit code {w.process.exitcode})")
@@ -394,16 +407,21 @@ class WorkerPool:
             raise
         if not ready:
             self._replace(w, f"overran the {timeout:g} s time limit and was killed")
-            raise RequestRefused(503, f"the query ran past the server's time limit of {timeout:g} s and was "
-                                      "stopped; make it more selective or add LIMIT")
+            raise RequestRefused(
+                503,
+                f"the query ran past the server's time limit of {timeout:g} s and was "
+                "stopped; make it more selective or add LIMIT",
+            )
         try:
             msg = w.conn.recv()
         except (EOFError, OSError):
             w.process.join(1)
             code = w.process.exitcode
             self._replace(w, f"died during a call (exit code {code})")
-            raise RequestRefused(500, f"the query crashed its worker process (exit code {code}); the server "
-                                      "replaced it and keeps serving") from None
+            raise RequestRefused(
+                500,
+                f"the query crashed its worker process (exit code {code}); the server replaced it and keeps serving",
+            ) from None
         self._idle.put(w)
         if msg[0] == "ok":
             return msg[1]
@@ -425,16 +443,27 @@ class PooledStore(SparqlReads):
         self.path = None
         self.writable = False
 
-    def query(self, sparql: str, *, substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
-              prefixes: Mapping[str, str] | None = None, named_graphs: Sequence[str] | None = None,
-              default_graph: Sequence[str] | None = None) -> Any:
+    def query(
+        self,
+        sparql: str,
+        *,
+        substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
+        prefixes: Mapping[str, str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+        default_graph: Sequence[str] | None = None,
+    ) -> Any:
         """Run a query in a worker with values bound by name (see ``AnnotationStore.query``)."""
         subs = tuple((str(k), v) for k, v in (substitutions or {}).items())
         try:
-            kind, body = self.pool.call(_query_for_proxy, sparql, subs, dict(prefixes or {}) or None,
-                                        None if named_graphs is None else list(named_graphs),
-                                        None if default_graph is None else list(default_graph),
-                                        timeout=self.timeout)
+            kind, body = self.pool.call(
+                _query_for_proxy,
+                sparql,
+                subs,
+                dict(prefixes or {}) or None,
+                None if named_graphs is None else list(named_graphs),
+                None if default_graph is None else list(default_graph),
+                timeout=self.timeout,
+            )
         except RequestRefused as exc:
             if exc.status == 400 and exc.message.startswith("SPARQL syntax error"):
                 raise SyntaxError(exc.message) from None

@@ -140,7 +140,7 @@ def _quoted(text: str, start: int) -> tuple[str, int]:
         if j < 0:
             raise DefinitionSyntaxError(f"unterminated quoted label at character {start + 1}", source=text)
         if j + 1 == len(text) or text[j + 1].isspace() or text[j + 1] == ")":
-            return text[start + 1:j], j + 1
+            return text[start + 1 : j], j + 1
         i = j + 1
 
 
@@ -272,10 +272,13 @@ class _Parser:
 def parse_definition(text: str) -> Expr:
     """The syntax tree of a logical definition; DefinitionSyntaxError if it does not parse.
 
-    >>> parse_definition("UBERON:'muscle structure' or UBERON:'muscle tissue'")
-    Or(items=(Named(prefix='UBERON', name='muscle structure', quoted=True), Named(prefix='UBERON', name='muscle tissue', quoted=True)))
-    >>> parse_definition("CL:cell and (part_of some UBERON:liver)")
-    And(items=(Named(prefix='CL', name='cell', quoted=False), Restriction(chain=('part_of',), quantifier='some', filler=Named(prefix='UBERON', name='liver', quoted=False), count=None)))
+    >>> parse_definition("UBERON:'muscle structure' or UBERON:'muscle tissue'")  # doctest: +NORMALIZE_WHITESPACE
+    Or(items=(Named(prefix='UBERON', name='muscle structure', quoted=True),
+              Named(prefix='UBERON', name='muscle tissue', quoted=True)))
+    >>> parse_definition("CL:cell and (part_of some UBERON:liver)")  # doctest: +NORMALIZE_WHITESPACE
+    And(items=(Named(prefix='CL', name='cell', quoted=False),
+               Restriction(chain=('part_of',), quantifier='some',
+                           filler=Named(prefix='UBERON', name='liver', quoted=False), count=None)))
     """
     return _Parser(text.strip()).parse()
 
@@ -366,16 +369,20 @@ class _Labels:
 
     def find(self, prefix: str, label: str) -> list[str]:
         p = prefix.upper()
-        for table, key in ((self.exact, label), (self.folded, label.casefold()),
-                           (self.folded, label.replace("_", " ").casefold())):
+        for table, key in (
+            (self.exact, label),
+            (self.folded, label.casefold()),
+            (self.folded, label.replace("_", " ").casefold()),
+        ):
             hit = table.get((p, key))
             if hit:
                 return sorted(hit)
         return []
 
 
-def _resolve(ref: Named, classes: frozenset[str] | set[str], labels: _Labels,
-             by_upper: Mapping[str, str]) -> tuple[str | None, str]:
+def _resolve(
+    ref: Named, classes: frozenset[str] | set[str], labels: _Labels, by_upper: Mapping[str, str]
+) -> tuple[str | None, str]:
     """A class CURIE for a reference, or None and why not."""
     if ref.prefix is None:
         return None, f"{ref} has no ontology prefix"
@@ -472,7 +479,7 @@ def place_union_classes(
         if cls in trail:
             return False
         for m in todo[cls]:
-            if m in todo and not place(m, trail + (cls,)):
+            if m in todo and not place(m, (*trail, cls)):
                 return False
         members = todo[cls]
         common = set.intersection(*({m} | _ancestors(m, parents) for m in members)) - set(members) - {cls}
@@ -488,8 +495,9 @@ def place_union_classes(
     for cls in todo:
         if not place(cls, ()):
             state[cls] = "cycle"
-            problems.append(Problem(cls, definitions[cls], "cycle",
-                                    "its members' definitions depend on each other in a cycle"))
+            problems.append(
+                Problem(cls, definitions[cls], "cycle", "its members' definitions depend on each other in a cycle")
+            )
     return ExtensionReport(tuple(placed), tuple(sorted(problems, key=lambda p: p.cls)), already)
 
 

@@ -42,7 +42,7 @@ from ..curie import CurieMap
 from ..errors import ConfigError, QueryError
 from ..ingest.ontology import RELATION_IRIS
 from ..iris import ontology_graph
-from ..store import AnnotationStore
+from ..store import AnnotationStore, ReadableStore
 from ..vocab import CRAFT, OWL, RDF, RDFS
 from .wang import (
     BOSSY_WEIGHTS,
@@ -111,8 +111,10 @@ def relation_iri(name: str, curies: CurieMap | None = None) -> str:
     cm = curies or CurieMap()
     if name.startswith(("http://", "https://")) or cm.is_curie(name):
         return cm.expand(name)
-    raise ConfigError(f"unknown relation {name!r}: use is_a, an OBO relation name "
-                      f"({', '.join(sorted(RELATION_IRIS)[:4])}, ...), a CURIE or an IRI")
+    raise ConfigError(
+        f"unknown relation {name!r}: use is_a, an OBO relation name "
+        f"({', '.join(sorted(RELATION_IRIS)[:4])}, ...), a CURIE or an IRI"
+    )
 
 
 def parse_weights(spec: str) -> dict[str, float]:
@@ -166,7 +168,7 @@ def _graph_query() -> str:
     return resources.files("craftrdf.queries").joinpath(GRAPH_QUERY + ".rq").read_text(encoding="utf-8")
 
 
-def _read_graph(store: AnnotationStore, ontology: str | None, curies: CurieMap) -> TermGraph:
+def _read_graph(store: ReadableStore, ontology: str | None, curies: CurieMap) -> TermGraph:
     subs = {"graph": ox.NamedNode(ontology_graph(ontology))} if ontology else None
     try:
         solutions = store.query(_graph_query(), substitutions=subs)
@@ -206,10 +208,23 @@ def _read_graph(store: AnnotationStore, ontology: str | None, curies: CurieMap) 
             edges.add((child, rel, curie(value)))
     if ontology and not graphs:
         raise ConfigError(f"no ontology graph {ontology!r} in the store ({ontology_graph(ontology)})")
-    logger.info("similarity graph %s: %d classes, %d edges, %d parallel classes, from %d graph(s)",
-                ontology or "(all ontologies)", len(classes), len(edges), len(parallel), len(graphs))
-    return TermGraph(ontology, frozenset(classes), frozenset(edges), labels, definitions,
-                     {p: b for p, b in parallel.items() if p not in classes}, frozenset(deprecated))
+    logger.info(
+        "similarity graph %s: %d classes, %d edges, %d parallel classes, from %d graph(s)",
+        ontology or "(all ontologies)",
+        len(classes),
+        len(edges),
+        len(parallel),
+        len(graphs),
+    )
+    return TermGraph(
+        ontology,
+        frozenset(classes),
+        frozenset(edges),
+        labels,
+        definitions,
+        {p: b for p, b in parallel.items() if p not in classes},
+        frozenset(deprecated),
+    )
 
 
 class SimilarityCache:
@@ -220,11 +235,12 @@ class SimilarityCache:
     """
 
     def __init__(self) -> None:
-        self._stores: weakref.WeakKeyDictionary[AnnotationStore, tuple[frozenset[tuple[str, str]], dict[object, object]]] = (
-            weakref.WeakKeyDictionary())
+        self._stores: weakref.WeakKeyDictionary[
+            AnnotationStore, tuple[frozenset[tuple[str, str]], dict[object, object]]
+        ] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
-    def entries(self, store: AnnotationStore) -> dict[object, object]:
+    def entries(self, store: ReadableStore) -> dict[object, object]:
         """The cache dictionary of ``store``, emptied first if its batches changed."""
         fingerprint = frozenset((b.graph, b.digest) for b in store.batches().values())
         with self._lock:
@@ -244,8 +260,13 @@ class SimilarityCache:
 DEFAULT_CACHE = SimilarityCache()
 
 
-def load_term_graph(store: AnnotationStore, *, ontology: str | None = None,
-                    curies: CurieMap | None = None, cache: SimilarityCache | None = DEFAULT_CACHE) -> TermGraph:
+def load_term_graph(
+    store: ReadableStore,
+    *,
+    ontology: str | None = None,
+    curies: CurieMap | None = None,
+    cache: SimilarityCache | None = DEFAULT_CACHE,
+) -> TermGraph:
     """The :class:`TermGraph` of one ontology graph by name (``UBERON+extensions``) or of all.
 
     One query; cached per store and ontology (``cache=None`` reads afresh).
@@ -262,7 +283,7 @@ def load_term_graph(store: AnnotationStore, *, ontology: str | None = None,
 
 
 def similarity_index(
-    store: AnnotationStore,
+    store: ReadableStore,
     *,
     method: Method = "wang",
     weights: Mapping[str, float] | None = None,

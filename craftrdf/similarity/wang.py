@@ -239,8 +239,9 @@ def _ragged(starts: npt.NDArray[np.int64], lens: npt.NDArray[np.int64]) -> npt.N
     return np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
 
 
-def _s_value_rows(dag: WeightedDag, kernels: ModuleType | None = None) -> tuple[
-        list[str], npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64]]:
+def _s_value_rows(
+    dag: WeightedDag, kernels: ModuleType | None = None
+) -> tuple[list[str], npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64]]:
     """Every term's S-values as CSR rows (columns sorted), terms ordered by level.
 
     A term's level is one more than its parents' highest (roots: 0), found by Kahn's
@@ -266,16 +267,19 @@ def _s_value_rows(dag: WeightedDag, kernels: ModuleType | None = None) -> tuple[
             pos[p] = len(names)
             names.append(p)
     n = len(names)
-    child = np.repeat(np.arange(len(groups), dtype=np.int64),
-                      np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)))
+    child = np.repeat(
+        np.arange(len(groups), dtype=np.int64), np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    )
     parent = np.fromiter(map(pos.__getitem__, parent_names), dtype=np.int64, count=len(parent_names))
-    weight = np.fromiter(chain.from_iterable(parents.values() for parents in groups),
-                         dtype=np.float64, count=len(parent_names))
+    weight = np.fromiter(
+        chain.from_iterable(parents.values() for parents in groups), dtype=np.float64, count=len(parent_names)
+    )
     bad = np.flatnonzero(~((weight > 0.0) & (weight <= 1.0)))
     if bad.size:
         i = int(bad[0])
-        raise InputError(f"edge {names[child[i]]} -> {names[parent[i]]} has weight {weight[i]}: "
-                         "weights must be in (0, 1]")
+        raise InputError(
+            f"edge {names[child[i]]} -> {names[parent[i]]} has weight {weight[i]}: weights must be in (0, 1]"
+        )
     # levels, by Kahn's algorithm over whole levels
     by_parent = np.argsort(parent, kind="stable")
     child_of = child[by_parent]
@@ -306,7 +310,7 @@ def _s_value_rows(dag: WeightedDag, kernels: ModuleType | None = None) -> tuple[
         eptr = np.searchsorted(child, np.arange(n + 1))
         indptr, cols, vals = kernels.s_value_rows(eptr, parent, weight)
         return [names[i] for i in order], indptr, cols, vals
-    start = np.zeros(n, dtype=np.int64)   # where each row begins in all_cols/all_vals
+    start = np.zeros(n, dtype=np.int64)  # where each row begins in all_cols/all_vals
     length = np.zeros(n, dtype=np.int64)
     all_cols = np.empty(0, dtype=np.int64)
     all_vals = np.empty(0, dtype=np.float64)
@@ -335,9 +339,16 @@ def _s_value_rows(dag: WeightedDag, kernels: ModuleType | None = None) -> tuple[
     return [names[i] for i in order], indptr, all_cols.astype(np.int32), all_vals
 
 
-def _compact_rows(dag: WeightedDag, kernels: ModuleType | None) -> tuple[
-        list[str], npt.NDArray[np.int64], npt.NDArray[np.integer], npt.NDArray[np.integer],
-        npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+def _compact_rows(
+    dag: WeightedDag, kernels: ModuleType | None
+) -> tuple[
+    list[str],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.integer],
+    npt.NDArray[np.integer],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+]:
     """:func:`_s_value_rows` made compact: ``(terms, indptr, cols, vid, table, sv)``.
 
     Columns narrowed to uint16 when there are at most 65,536 terms, and each S-value
@@ -374,7 +385,7 @@ def load_kernels(engine: Engine = "auto", *, warn: bool = True) -> ModuleType | 
         raise ConfigError(f"unknown similarity engine {engine!r}: use auto, numba or numpy")
     try:
         return importlib.import_module(f"{__package__}._kernels")
-    except Exception as exc:  # noqa: BLE001 - an ImportError, or whatever numba raises as it loads
+    except Exception as exc:
         _kernels_failed(engine, exc, warn=warn)
         return None
 
@@ -383,11 +394,16 @@ def _kernels_failed(engine: Engine, exc: Exception, *, warn: bool = True) -> Non
     """Say that the compiled path failed: ConfigError for engine numba, else one log line (if ``warn``)."""
     reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
     if engine == "numba":
-        raise ConfigError(f"similarity engine numba is unavailable ({reason}); "
-                          "install numba (pip install numba) or use engine auto or numpy") from exc
+        raise ConfigError(
+            f"similarity engine numba is unavailable ({reason}); "
+            "install numba (pip install numba) or use engine auto or numpy"
+        ) from exc
     if warn:
-        logger.warning("Wang similarity: compiled kernels unavailable (%s); using the numpy path "
-                       "(same values, several times slower on many pairs)", reason)
+        logger.warning(
+            "Wang similarity: compiled kernels unavailable (%s); using the numpy path "
+            "(same values, several times slower on many pairs)",
+            reason,
+        )
 
 
 class WangIndex:
@@ -416,9 +432,15 @@ class WangIndex:
     [('a', 0.642857)]
     """
 
-    def __init__(self, dag: WeightedDag, *, aliases: Mapping[str, str] | None = None,
-                 labels: Mapping[str, str] | None = None, excluded: Iterable[str] = (),
-                 engine: Engine = "auto") -> None:
+    def __init__(
+        self,
+        dag: WeightedDag,
+        *,
+        aliases: Mapping[str, str] | None = None,
+        labels: Mapping[str, str] | None = None,
+        excluded: Iterable[str] = (),
+        engine: Engine = "auto",
+    ) -> None:
         kernels = load_kernels(engine)
         rows = None
         if kernels is not None:
@@ -426,11 +448,12 @@ class WangIndex:
                 rows = _compact_rows(dag, kernels)
             except CraftrdfError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - numba failed to compile or run: numpy path, or refuse
+            except Exception as exc:
                 _kernels_failed(engine, exc)
                 kernels = None
         order, self._indptr, self._cols, self._vid, self._table, self.sv = (
-            rows if rows is not None else _compact_rows(dag, None))
+            rows if rows is not None else _compact_rows(dag, None)
+        )
         self.terms: tuple[str, ...] = tuple(order)
         self.index: dict[str, int] = {t: i for i, t in enumerate(order)}
         for alias, target in (aliases or {}).items():
@@ -522,8 +545,9 @@ class WangIndex:
         """Sim(a, b); SimilarityWarning when they share no ancestor (then 0)."""
         return float(self.pairs([a], [b])[0])
 
-    def pairs(self, a: Sequence[str], b: Sequence[str], *, missing: Missing = "raise",
-              chunk: int = 32_768) -> npt.NDArray[np.float64]:
+    def pairs(
+        self, a: Sequence[str], b: Sequence[str], *, missing: Missing = "raise", chunk: int = 32_768
+    ) -> npt.NDArray[np.float64]:
         """Sim(a[i], b[i]) for every i, as a float array.
 
         Unknown terms raise UnknownTermError, or give NaN with ``missing="nan"``. One
@@ -535,8 +559,7 @@ class WangIndex:
         ra, rb = self.rows(a, missing=missing), self.rows(b, missing=missing)
         return self.pairs_by_row(ra, rb, chunk=chunk)
 
-    def pairs_by_row(self, ra: npt.ArrayLike, rb: npt.ArrayLike, *,
-                     chunk: int = 32_768) -> npt.NDArray[np.float64]:
+    def pairs_by_row(self, ra: npt.ArrayLike, rb: npt.ArrayLike, *, chunk: int = 32_768) -> npt.NDArray[np.float64]:
         """:meth:`pairs` on row numbers (``index[term]``; -1 gives NaN); for callers that reuse rows.
 
         Saves the name lookups, about a third of the time of :meth:`pairs` with the
@@ -551,23 +574,28 @@ class WangIndex:
             raise IndexError(f"row number past the index ({n} terms)")
         if self._kernels is not None:
             out = np.empty(len(xa), dtype=np.float64)
-            disjoint = int(self._kernels.pair_similarities(
-                self._indptr, self._cols, self._vid, self._table, self.sv, xa, xb, out))
+            disjoint = int(
+                self._kernels.pair_similarities(self._indptr, self._cols, self._vid, self._table, self.sv, xa, xb, out)
+            )
         else:
             out, disjoint = self._pairs_numpy(xa, xb, chunk)
         if disjoint:
-            warnings.warn(f"{disjoint} pair(s) share no ancestor (terms of different ontologies?); "
-                          "their similarity is 0", SimilarityWarning, stacklevel=3)
+            warnings.warn(
+                f"{disjoint} pair(s) share no ancestor (terms of different ontologies?); their similarity is 0",
+                SimilarityWarning,
+                stacklevel=3,
+            )
         return out
 
-    def _pairs_numpy(self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64],
-                     chunk: int) -> tuple[npt.NDArray[np.float64], int]:
+    def _pairs_numpy(
+        self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64], chunk: int
+    ) -> tuple[npt.NDArray[np.float64], int]:
         """The pairs by sparse gather-and-multiply (see :attr:`_z`), and how many share nothing."""
         out = np.full(len(ra), np.nan)
         ok = np.flatnonzero((ra >= 0) & (rb >= 0))
         disjoint = 0
         for lo in range(0, len(ok), chunk):
-            sel = ok[lo:lo + chunk]
+            sel = ok[lo : lo + chunk]
             xa, xb = ra[sel], rb[sel]
             num = np.asarray(self._z[xa].multiply(self._z[xb]).sum(axis=1)).ravel().imag
             sim = num / (self.sv[xa] + self.sv[xb])
@@ -577,8 +605,9 @@ class WangIndex:
             out[sel] = sim
         return out, disjoint
 
-    def matrix(self, rows: Sequence[str], cols: Sequence[str] | None = None, *,
-               missing: Missing = "raise") -> npt.NDArray[np.float64]:
+    def matrix(
+        self, rows: Sequence[str], cols: Sequence[str] | None = None, *, missing: Missing = "raise"
+    ) -> npt.NDArray[np.float64]:
         """The similarity of every term of ``rows`` with every term of ``cols`` (default: ``rows``).
 
         A dense ``len(rows) x len(cols)`` array; rows or columns of unknown terms are NaN
@@ -595,8 +624,9 @@ class WangIndex:
         out[np.ix_(ka, kb)] = sim
         return out
 
-    def top_k(self, term: str, k: int, *, candidates: Iterable[str] | None = None,
-              include_excluded: bool = False) -> list[tuple[str, float]]:
+    def top_k(
+        self, term: str, k: int, *, candidates: Iterable[str] | None = None, include_excluded: bool = False
+    ) -> list[tuple[str, float]]:
         """The ``k`` terms most similar to ``term``, best first (ties by term order).
 
         Candidates are every term of the index (not ``term`` itself nor its aliases,
@@ -629,8 +659,11 @@ class WangIndex:
         ga, gb = list(dict.fromkeys(a)), list(dict.fromkeys(b))
         unknown = [t for t in ga + gb if t not in self.index]
         if unknown:
-            warnings.warn(f"{len(unknown)} term(s) not in the ontology graph left out, e.g. {unknown[:3]}",
-                          SimilarityWarning, stacklevel=2)
+            warnings.warn(
+                f"{len(unknown)} term(s) not in the ontology graph left out, e.g. {unknown[:3]}",
+                SimilarityWarning,
+                stacklevel=2,
+            )
         ga = [t for t in ga if t in self.index]
         gb = [t for t in gb if t in self.index]
         if not ga or not gb:

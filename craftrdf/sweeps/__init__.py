@@ -14,10 +14,11 @@ SER), :mod:`.results` (``results.csv``, best rows, Pareto front), :mod:`.report`
 
 from __future__ import annotations
 
+from .entry import SweepReport, sweep_store
+from .executors import DaskExecutor, InlineExecutor, LocalPool, SweepExecutor
 from .grid import QUICK, RunGroup, load_grid, plan, product_grid
 from .inputs import prepare_inputs, prepare_split_inputs
 from .results import COLUMNS, ResultsFile, SweepRow, best_rows, pareto_front, read_results
-from .executors import DaskExecutor, InlineExecutor, LocalPool, SweepExecutor
 from .run import (
     Progress,
     SweepInputs,
@@ -26,7 +27,6 @@ from .run import (
     run_sweep,
 )
 from .score import ExactCounts, GoldStandard
-from .entry import SweepReport, sweep_store
 from .termfilter import FilteredRows, FilterScorer, TermFilter, cross_validated
 
 __all__ = [

@@ -15,12 +15,12 @@ from pathlib import Path
 
 from ..matcher.config import MatcherConfig
 from ..registry import Registry
-from ..store import AnnotationStore
+from ..store import ReadableStore
+from .executors import SweepExecutor
 from .inputs import prepare_split_inputs
 from .plot import plot_pr
 from .report import best_markdown
 from .results import COLUMNS, SweepRow, best_rows, csv_line
-from .executors import SweepExecutor
 from .run import Progress, SweepResult, run_sweep
 from .termfilter import FilteredRows, FilterScorer, TermFilter
 
@@ -44,11 +44,23 @@ class SweepReport:
     filtered: dict[str, FilteredRows] | None = None
 
 
-def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherConfig], *, registry: Registry,
-                out_dir: Path, split: str | None = "train,dev", report_on: str | None = None,
-                executor: SweepExecutor | None = None, apply_craft_rules: bool = False, prefer_labels: bool = False,
-                cache_dir: Path | None = None, progress: Progress | None = None, plot: bool = True,
-                term_filter: TermFilter | None = None) -> SweepReport:
+def sweep_store(
+    store: ReadableStore,
+    set_key: str,
+    configs: Sequence[MatcherConfig],
+    *,
+    registry: Registry,
+    out_dir: Path,
+    split: str | None = "train,dev",
+    report_on: str | None = None,
+    executor: SweepExecutor | None = None,
+    apply_craft_rules: bool = False,
+    prefer_labels: bool = False,
+    cache_dir: Path | None = None,
+    progress: Progress | None = None,
+    plot: bool = True,
+    term_filter: TermFilter | None = None,
+) -> SweepReport:
     """Sweep ``configs`` for set ``set_key`` on the documents of ``split``; write the files in ``out_dir``.
 
     Writes ``results.csv`` (resumable: rerunning with the same ``out_dir`` skips
@@ -61,9 +73,15 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
     documents) into the report's ``filtered``; the report documents' rows are then computed
     in this process, once for the plain and the filtered scores.
     """
-    inputs, *others = prepare_split_inputs(store, set_key, splits=[split] if report_on is None else [split, report_on],
-                                           registry=registry, apply_craft_rules=apply_craft_rules,
-                                           prefer_labels=prefer_labels, cache_dir=cache_dir)
+    inputs, *others = prepare_split_inputs(
+        store,
+        set_key,
+        splits=[split] if report_on is None else [split, report_on],
+        registry=registry,
+        apply_craft_rules=apply_craft_rules,
+        prefer_labels=prefer_labels,
+        cache_dir=cache_dir,
+    )
     out_dir.mkdir(parents=True, exist_ok=True)  # only once the inputs are known good: a bad set leaves nothing
     result = run_sweep(inputs, configs, executor=executor, out_dir=out_dir, progress=progress)
     best = best_rows(result.rows, list(configs))
@@ -93,10 +111,19 @@ def sweep_store(store: AnnotationStore, set_key: str, configs: Sequence[MatcherC
             if config not in by_config:
                 by_config[config] = scorer.rows(config)
         filtered = {what: by_config[best[what].config] for what in ("f1", "ser")}
-    md = best_markdown(inputs.set_key, best, documents=inputs.documents, document_ids=sorted(inputs.texts),
-                       configurations=len(result.rows), report=report, report_documents=report_label or "",
-                       report_ids=report_ids, rules=inputs.rules, prefer_labels=inputs.prefer_labels,
-                       filtered=filtered)
+    md = best_markdown(
+        inputs.set_key,
+        best,
+        documents=inputs.documents,
+        document_ids=sorted(inputs.texts),
+        configurations=len(result.rows),
+        report=report,
+        report_documents=report_label or "",
+        report_ids=report_ids,
+        rules=inputs.rules,
+        prefer_labels=inputs.prefer_labels,
+        filtered=filtered,
+    )
     (out_dir / "best.md").write_text(md, encoding="utf-8")
     files.append(out_dir / "best.md")
     if plot:

@@ -122,8 +122,9 @@ class LocalPool:
             self.close()
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(list(self.preload))
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=install,
-                                             initargs=(inputs,))
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=context, initializer=install, initargs=(inputs,)
+            )
             self._token = inputs.token
         return inputs.token
 

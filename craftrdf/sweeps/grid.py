@@ -120,8 +120,14 @@ def plan(configs: Iterable[MatcherConfig]) -> list[RunGroup]:
         by_dict.setdefault(c.dictionary_key, {}).setdefault(c.search_key, []).append(c)
     out = []
     for (normalization, synonyms), searches in by_dict.items():
-        out.append(RunGroup(normalization, synonyms, tuple(v[0] for v in searches.values()),
-                            tuple(tuple(v) for v in searches.values())))
+        out.append(
+            RunGroup(
+                normalization,
+                synonyms,
+                tuple(v[0] for v in searches.values()),
+                tuple(tuple(v) for v in searches.values()),
+            )
+        )
     order = {n: i for i, n in enumerate(dict.fromkeys(g.normalization for g in out))}
     out.sort(key=lambda g: order[g.normalization])
     return out

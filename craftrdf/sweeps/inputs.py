@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from ..webanno import document_texts, fetch_annotations
 from ..curie import CurieMap
 from ..errors import ConfigError
 from ..ingest.corpus import SPLITS
@@ -26,8 +25,9 @@ from ..model import Annotation
 from ..registry import Registry
 from ..rules import craft_rules, set_mappings
 from ..sets import resolve_set
-from ..store import AnnotationStore
+from ..store import ReadableStore
 from ..vocab import CRAFT, FABIO
+from ..webanno import document_texts, fetch_annotations
 from .run import SweepInputs
 from .score import ShippedIndex
 
@@ -36,33 +36,64 @@ __all__ = ["document_splits", "prepare_inputs", "prepare_split_inputs"]
 logger = logging.getLogger(__name__)
 
 
-def document_splits(store: AnnotationStore) -> dict[str, str]:
+def document_splits(store: ReadableStore) -> dict[str, str]:
     """PMID -> split (``train``, ``dev``, ``test``; ``none`` when the store records none)."""
     g = ox.NamedNode(DOCUMENTS_GRAPH)
-    ids = {q.subject: q.object.value for q in store.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, g)
-           if isinstance(q.object, ox.Literal)}
-    splits = {q.subject: q.object.value for q in store.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
-              if isinstance(q.object, ox.Literal)}
+    ids = {
+        q.subject: q.object.value
+        for q in store.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, g)
+        if isinstance(q.object, ox.Literal)
+    }
+    splits = {
+        q.subject: q.object.value
+        for q in store.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
+        if isinstance(q.object, ox.Literal)
+    }
     return {pmid: splits.get(doc, "none") for doc, pmid in ids.items()}
 
 
-def prepare_inputs(store: AnnotationStore, set_key: str, *, split: str | Sequence[str] | None, registry: Registry,
-                   apply_craft_rules: bool = False, prefer_labels: bool = False, cache_dir: Path | None = None,
-                   curies: CurieMap | None = None) -> SweepInputs:
+def prepare_inputs(
+    store: ReadableStore,
+    set_key: str,
+    *,
+    split: str | Sequence[str] | None,
+    registry: Registry,
+    apply_craft_rules: bool = False,
+    prefer_labels: bool = False,
+    cache_dir: Path | None = None,
+    curies: CurieMap | None = None,
+) -> SweepInputs:
     """The inputs of a sweep of set ``set_key`` over the documents of ``split``.
 
     ``split``: ``train``, ``dev``, ``test``, a comma list or sequence of them, or
-    ``all``/None. ``prefer_labels``: see :class:`SweepInputs`. ``cache_dir`` keeps dictionary names and sentence spans (the matcher's
+    ``all``/None. ``prefer_labels``: see :class:`SweepInputs`. ``cache_dir`` keeps dictionary names and
+    sentence spans (the matcher's
     cache). Raises ConfigError for an unknown set, a set without ontology, or a split
     with no documents in the store.
     """
-    return prepare_split_inputs(store, set_key, splits=[split], registry=registry, apply_craft_rules=apply_craft_rules,
-                                prefer_labels=prefer_labels, cache_dir=cache_dir, curies=curies)[0]
+    return prepare_split_inputs(
+        store,
+        set_key,
+        splits=[split],
+        registry=registry,
+        apply_craft_rules=apply_craft_rules,
+        prefer_labels=prefer_labels,
+        cache_dir=cache_dir,
+        curies=curies,
+    )[0]
 
 
-def prepare_split_inputs(store: AnnotationStore, set_key: str, *, splits: Sequence[str | Sequence[str] | None],
-                         registry: Registry, apply_craft_rules: bool = False, prefer_labels: bool = False,
-                         cache_dir: Path | None = None, curies: CurieMap | None = None) -> list[SweepInputs]:
+def prepare_split_inputs(
+    store: ReadableStore,
+    set_key: str,
+    *,
+    splits: Sequence[str | Sequence[str] | None],
+    registry: Registry,
+    apply_craft_rules: bool = False,
+    prefer_labels: bool = False,
+    cache_dir: Path | None = None,
+    curies: CurieMap | None = None,
+) -> list[SweepInputs]:
     """:func:`prepare_inputs` for several splits (select on one, report on another), reading the set once.
 
     The set's annotations, dictionary, mappings and similarity index are read from the
@@ -96,8 +127,25 @@ def prepare_split_inputs(store: AnnotationStore, set_key: str, *, splits: Sequen
         session = MatchingSession(texts, {}, cache_dir=cache_dir)
         sentences = {d: tuple(session.sentences(d)) for d in sorted(texts)}
         label = f"{'all' if names is None else ','.join(names)} ({len(texts)} documents)"
-        logger.info("sweep inputs for %s: %s, %d names, %d gold annotations", key, label, len(terms),
-                    sum(len(v) for v in gold.values()))
-        out.append(SweepInputs(key, texts, sentences, tuple(terms), {d: tuple(v) for d, v in gold.items()}, index,
-                               rules, mappings, label, prefer_labels))
+        logger.info(
+            "sweep inputs for %s: %s, %d names, %d gold annotations",
+            key,
+            label,
+            len(terms),
+            sum(len(v) for v in gold.values()),
+        )
+        out.append(
+            SweepInputs(
+                key,
+                texts,
+                sentences,
+                tuple(terms),
+                {d: tuple(v) for d, v in gold.items()},
+                index,
+                rules,
+                mappings,
+                label,
+                prefer_labels,
+            )
+        )
     return out

@@ -34,23 +34,64 @@ def plot_pr(rows: Sequence[SweepRow], path: Path, *, set_key: str, documents: st
             ok = (p > 0) & (p <= 1) & (r >= f / 2)
             ax.plot(r[ok], p[ok], color="0.85", linewidth=0.8, zorder=0)
             ax.annotate(f"F1={f:.1f}", (1.0, f / (2 - f)), fontsize=7, color="0.55", ha="right", va="bottom")
-        ax.scatter([x.recall for x in rows], [x.precision for x in rows], s=9, color="tab:blue", alpha=0.5,
-                   label=f"{len(rows)} configurations", zorder=2)
+        ax.scatter(
+            [x.recall for x in rows],
+            [x.precision for x in rows],
+            s=9,
+            color="tab:blue",
+            alpha=0.5,
+            label=f"{len(rows)} configurations",
+            zorder=2,
+        )
         front = pareto_front(rows)
-        ax.plot([x.recall for x in front], [x.precision for x in front], "-o", color="tab:red", markersize=4,
-                linewidth=1.2, label=f"Pareto front ({len(front)})", zorder=3)
+        ax.plot(
+            [x.recall for x in front],
+            [x.precision for x in front],
+            "-o",
+            color="tab:red",
+            markersize=4,
+            linewidth=1.2,
+            label=f"Pareto front ({len(front)})",
+            zorder=3,
+        )
         best = max(rows, key=lambda x: x.f1) if rows else None
         if best is not None:
-            ax.scatter([best.recall], [best.precision], marker="*", s=140, color="tab:red", edgecolor="black",
-                       zorder=4, label=f"best F1 {best.f1:.3f}")
+            ax.scatter(
+                [best.recall],
+                [best.precision],
+                marker="*",
+                s=140,
+                color="tab:red",
+                edgecolor="black",
+                zorder=4,
+                label=f"best F1 {best.f1:.3f}",
+            )
         paper = PAPER.get(set_key.upper())
         if paper is not None:
-            ax.scatter([paper["f1_r"]], [paper["f1_p"]], marker="D", s=50, color="tab:green", edgecolor="black",
-                       zorder=4, label=f"paper best F1 {paper['f1']:.2f}")
-            ax.axhline(paper["precision"], color="tab:green", linestyle="--", linewidth=0.9,
-                       label=f"paper best precision {paper['precision']:.2f}")
-            ax.axvline(paper["recall"], color="tab:green", linestyle=":", linewidth=0.9,
-                       label=f"paper best recall {paper['recall']:.2f}")
+            ax.scatter(
+                [paper["f1_r"]],
+                [paper["f1_p"]],
+                marker="D",
+                s=50,
+                color="tab:green",
+                edgecolor="black",
+                zorder=4,
+                label=f"paper best F1 {paper['f1']:.2f}",
+            )
+            ax.axhline(
+                paper["precision"],
+                color="tab:green",
+                linestyle="--",
+                linewidth=0.9,
+                label=f"paper best precision {paper['precision']:.2f}",
+            )
+            ax.axvline(
+                paper["recall"],
+                color="tab:green",
+                linestyle=":",
+                linewidth=0.9,
+                label=f"paper best recall {paper['recall']:.2f}",
+            )
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         ax.set_xlabel("recall (exact spans and class)")

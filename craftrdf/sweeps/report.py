@@ -30,22 +30,37 @@ _HEADS = {"precision": "best precision", "recall": "best recall", "f1": "best F1
 
 def _table(best: Mapping[str, SweepRow], numbers: Mapping[str, SweepRow]) -> list[str]:
     keys = list(_HEADS)
-    lines = ["| parameter | " + " | ".join(_HEADS[k] for k in keys) + " |",
-             "|---|" + "---|" * len(keys)]
+    lines = ["| parameter | " + " | ".join(_HEADS[k] for k in keys) + " |", "|---|" + "---|" * len(keys)]
     for name in PARAMETERS:
         lines.append(f"| {name} | " + " | ".join(best[k].config.params()[name] for k in keys) + " |")
-    for label, attr, fmt in (("P", "precision", "{:.3f}"), ("R", "recall", "{:.3f}"), ("F1", "f1", "{:.3f}"),
-                             ("TP", "tp", "{:d}"), ("FP", "fp", "{:d}"), ("FN", "fn", "{:d}"),
-                             ("SER", "ser", "{:.3f}")):
+    for label, attr, fmt in (
+        ("P", "precision", "{:.3f}"),
+        ("R", "recall", "{:.3f}"),
+        ("F1", "f1", "{:.3f}"),
+        ("TP", "tp", "{:d}"),
+        ("FP", "fp", "{:d}"),
+        ("FN", "fn", "{:d}"),
+        ("SER", "ser", "{:.3f}"),
+    ):
         cells = [fmt.format(getattr(numbers[k], attr)) for k in keys]
         lines.append(f"| **{label}** | " + " | ".join(cells) + " |")
     return lines
 
 
-def best_markdown(set_key: str, best: Mapping[str, SweepRow], *, documents: str, document_ids: Sequence[str],
-                  configurations: int, report: Mapping[str, SweepRow] | None = None, report_documents: str = "",
-                  report_ids: Sequence[str] = (), rules: Sequence[str] = (), prefer_labels: bool = False,
-                  filtered: Mapping[str, FilteredRows] | None = None) -> str:
+def best_markdown(
+    set_key: str,
+    best: Mapping[str, SweepRow],
+    *,
+    documents: str,
+    document_ids: Sequence[str],
+    configurations: int,
+    report: Mapping[str, SweepRow] | None = None,
+    report_documents: str = "",
+    report_ids: Sequence[str] = (),
+    rules: Sequence[str] = (),
+    prefer_labels: bool = False,
+    filtered: Mapping[str, FilteredRows] | None = None,
+) -> str:
     """The text of ``best.md``: the selection table, then (with ``report``) the same configurations on other documents.
 
     ``best`` maps ``precision``, ``recall``, ``f1``, ``ser`` to the selected rows;
@@ -53,45 +68,76 @@ def best_markdown(set_key: str, best: Mapping[str, SweepRow], *, documents: str,
     ``filtered`` maps ``f1`` and ``ser`` to those configurations scored with a term filter.
     """
     out = [f"# Matcher sweep, {set_key}: best configurations", ""]
-    out.append(f"{configurations} configurations; exact spans and classes for P/R/F1 and TP/FP/FN (as Bada et al. "
-               "2017), the CRAFT Shared Task 2019 slot error rate (Jaccard boundaries, Wang similarity) for SER."
-               + (f" CRAFT's post-processing rules applied to predictions: {', '.join(rules)}." if rules else "")
-               + (" Dictionaries prefer labels (a name that labels some of its classes keeps only those)."
-                  if prefer_labels else ""))
-    out += ["", f"## Selected on {documents}", "",
-            f"Every number in this table comes from these documents: {', '.join(document_ids)}.", ""]
+    out.append(
+        f"{configurations} configurations; exact spans and classes for P/R/F1 and TP/FP/FN (as Bada et al. "
+        "2017), the CRAFT Shared Task 2019 slot error rate (Jaccard boundaries, Wang similarity) for SER."
+        + (f" CRAFT's post-processing rules applied to predictions: {', '.join(rules)}." if rules else "")
+        + (
+            " Dictionaries prefer labels (a name that labels some of its classes keeps only those)."
+            if prefer_labels
+            else ""
+        )
+    )
+    out += [
+        "",
+        f"## Selected on {documents}",
+        "",
+        f"Every number in this table comes from these documents: {', '.join(document_ids)}.",
+        "",
+    ]
     out += _table(best, best)
     if report is not None:
-        out += ["", f"## The same configurations reported on {report_documents}", "",
-                f"Configurations chosen on {documents} (above); every number in this table comes from these "
-                f"documents: {', '.join(report_ids)}.", ""]
+        out += [
+            "",
+            f"## The same configurations reported on {report_documents}",
+            "",
+            f"Configurations chosen on {documents} (above); every number in this table comes from these "
+            f"documents: {', '.join(report_ids)}.",
+            "",
+        ]
         out += _table(best, report)
     if filtered is not None:
         flt = filtered["f1"].filter
-        out += ["", "## With the term filter", "",
-                f"The matches of a term (matched text and class) are dropped when it was seen at least "
-                f"{flt.min_count} times and right less than {flt.threshold:.0%} of the time: on {documents}, each "
-                "fifth of the documents filtered by what the other four fifths taught (5-fold cross-validation)"
-                + (f"; on {report_documents}, filtered by what all of {documents} taught." if report else "."), "",
-                "| | best F1 | lowest SER |", "|---|---|---|"]
+        out += [
+            "",
+            "## With the term filter",
+            "",
+            f"The matches of a term (matched text and class) are dropped when it was seen at least "
+            f"{flt.min_count} times and right less than {flt.threshold:.0%} of the time: on {documents}, each "
+            "fifth of the documents filtered by what the other four fifths taught (5-fold cross-validation)"
+            + (f"; on {report_documents}, filtered by what all of {documents} taught." if report else "."),
+            "",
+            "| | best F1 | lowest SER |",
+            "|---|---|---|",
+        ]
 
         def cells(row: SweepRow | None) -> list[str]:
             if row is None:
                 return ["—"] * 3
-            return [f"P {row.precision:.3f} R {row.recall:.3f} F1 {row.f1:.3f}", f"{row.ser:.3f}",
-                    f"{row.tp} / {row.fp} / {row.fn}"]
+            return [
+                f"P {row.precision:.3f} R {row.recall:.3f} F1 {row.f1:.3f}",
+                f"{row.ser:.3f}",
+                f"{row.tp} / {row.fp} / {row.fn}",
+            ]
 
-        for label, rows in ((f"{documents}, cross-validated", [filtered[k].selection for k in ("f1", "ser")]),
-                            *(((report_documents, [filtered[k].report for k in ("f1", "ser")]),) if report else ())):
+        for label, rows in (
+            (f"{documents}, cross-validated", [filtered[k].selection for k in ("f1", "ser")]),
+            *(((report_documents, [filtered[k].report for k in ("f1", "ser")]),) if report else ()),
+        ):
             c = [cells(r) for r in rows]
             out.append(f"| **P / R / F1**, {label} | {c[0][0]} | {c[1][0]} |")
             out.append(f"| **SER**, {label} | {c[0][1]} | {c[1][1]} |")
             out.append(f"| **TP / FP / FN**, {label} | {c[0][2]} | {c[1][2]} |")
-        out.append(f"| terms dropped (learned on all of {documents}) | {filtered['f1'].dropped} | "
-                   f"{filtered['ser'].dropped} |")
+        out.append(
+            f"| terms dropped (learned on all of {documents}) | {filtered['f1'].dropped} | {filtered['ser'].dropped} |"
+        )
     paper = PAPER.get(set_key.upper())
     if paper is not None:
-        out += ["", "## The paper (ConceptMapper, 67 public documents)", "",
-                f"Best F1 {paper['f1']:.2f} (P {paper['f1_p']:.2f}, R {paper['f1_r']:.2f}); best precision "
-                f"{paper['precision']:.2f}; best recall {paper['recall']:.2f} (Bada et al. 2017, Tables 6-7)."]
+        out += [
+            "",
+            "## The paper (ConceptMapper, 67 public documents)",
+            "",
+            f"Best F1 {paper['f1']:.2f} (P {paper['f1_p']:.2f}, R {paper['f1_r']:.2f}); best precision "
+            f"{paper['precision']:.2f}; best recall {paper['recall']:.2f} (Bada et al. 2017, Tables 6-7).",
+        ]
     return "\n".join(out) + "\n"

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..matcher.config import PARAMETERS, MatcherConfig
 from ..evaluation.metrics import RetrievalRates
+from ..matcher.config import PARAMETERS, MatcherConfig
 
-__all__ = ["COLUMNS", "ResultsFile", "csv_line", "SweepRow", "best_rows", "pareto_front", "read_results"]
+__all__ = ["COLUMNS", "ResultsFile", "SweepRow", "best_rows", "csv_line", "pareto_front", "read_results"]
 
 logger = logging.getLogger(__name__)
 
@@ -48,9 +48,17 @@ class SweepRow(RetrievalRates):
 
     def values(self) -> list[str]:
         """The CSV fields, in :data:`COLUMNS` order."""
-        return [*self.config.params().values(), str(self.tp), str(self.fp), str(self.fn),
-                f"{self.precision:.6f}", f"{self.recall:.6f}", f"{self.f1:.6f}", f"{self.ser:.6f}",
-                f"{self.seconds:.3f}"]
+        return [
+            *self.config.params().values(),
+            str(self.tp),
+            str(self.fp),
+            str(self.fn),
+            f"{self.precision:.6f}",
+            f"{self.recall:.6f}",
+            f"{self.f1:.6f}",
+            f"{self.ser:.6f}",
+            f"{self.seconds:.3f}",
+        ]
 
     @classmethod
     def from_values(cls, values: Sequence[str]) -> SweepRow:
@@ -59,7 +67,7 @@ class SweepRow(RetrievalRates):
             raise ValueError(f"expected {len(COLUMNS)} fields, got {len(values)}")
         n = len(PARAMETERS)
         config = MatcherConfig.from_params(dict(zip(PARAMETERS, values[:n], strict=True)))
-        tp, fp, fn = (int(v) for v in values[n:n + 3])
+        tp, fp, fn = (int(v) for v in values[n : n + 3])
         return cls(config, tp, fp, fn, float(values[n + 6]), float(values[n + 7]))
 
 
@@ -87,8 +95,7 @@ def read_results(path: Path) -> dict[MatcherConfig, SweepRow]:
     if not lines:
         return {}
     if tuple(next(csv.reader([lines[0]]))) != COLUMNS:
-        raise ConfigError(f"{path}: not a sweep results file (header is not {','.join(COLUMNS)}); "
-                          "choose another --out")
+        raise ConfigError(f"{path}: not a sweep results file (header is not {','.join(COLUMNS)}); choose another --out")
     out: dict[MatcherConfig, SweepRow] = {}
     for number, line in enumerate(lines[1:], start=2):
         try:
@@ -160,8 +167,10 @@ def pareto_front(rows: Iterable[SweepRow]) -> list[SweepRow]:
     rows = list(rows)
     front = []
     for r in rows:
-        dominated = any((o.precision >= r.precision and o.recall >= r.recall)
-                        and (o.precision > r.precision or o.recall > r.recall) for o in rows)
+        dominated = any(
+            (o.precision >= r.precision and o.recall >= r.recall) and (o.precision > r.precision or o.recall > r.recall)
+            for o in rows
+        )
         if not dominated:
             front.append(r)
     return sorted(front, key=lambda r: (r.recall, -r.precision))
@@ -181,5 +190,4 @@ def best_rows(rows: Iterable[SweepRow], order: Sequence[MatcherConfig] | None = 
     def pick(key: str, sign: float) -> SweepRow:
         return min(rows, key=lambda r: (-sign * getattr(r, key), -r.f1, r.ser, rank.get(r.config, len(rank))))
 
-    return {"precision": pick("precision", 1), "recall": pick("recall", 1), "f1": pick("f1", 1),
-            "ser": pick("ser", -1)}
+    return {"precision": pick("precision", 1), "recall": pick("recall", 1), "f1": pick("f1", 1), "ser": pick("ser", -1)}

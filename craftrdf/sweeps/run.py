@@ -24,12 +24,9 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures import as_completed as _futures_completed
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
 
 from ..errors import ConfigError
 from ..matcher.annotate import MATCHER_VERSION, MatchingSession
@@ -37,8 +34,8 @@ from ..matcher.config import MatcherConfig, Synonyms, TextNormalization, grid
 from ..matcher.dictionary import CACHE_VERSION, Dictionary, DictionaryTerm
 from ..matcher.normalize import Normalizer
 from ..model import Annotation
-from ..similarity.wang import SimilarityWarning
 from ..rules import Mappings, apply_rules
+from ..similarity.wang import SimilarityWarning
 from .executors import InlineExecutor, SweepExecutor, installed
 from .grid import RunGroup, plan
 from .results import ResultsFile, SweepRow
@@ -118,8 +115,9 @@ class _WorkerState:
         terms = list(inputs.terms)
 
         def build(normalization: TextNormalization, synonyms: Synonyms, normalizer: Normalizer) -> Dictionary:
-            return Dictionary.build(terms, normalization, synonyms, normalizer=normalizer,
-                                    prefer_labels=inputs.prefer_labels)
+            return Dictionary.build(
+                terms, normalization, synonyms, normalizer=normalizer, prefer_labels=inputs.prefer_labels
+            )
 
         self.session = MatchingSession(inputs.texts, build)
         self.session.use_sentences(inputs.sentences)
@@ -141,6 +139,8 @@ class _WorkerState:
 # sharing; only the newest inputs are kept so a long-lived worker does not accumulate them.
 _STATES: dict[str, _WorkerState] = {}
 _STATES_LOCK = threading.Lock()
+
+
 def _state(shared: SweepInputs | str) -> _WorkerState:
     inputs = installed(shared) if isinstance(shared, str) else shared
     with _STATES_LOCK:
@@ -189,16 +189,22 @@ def run_group(shared: SweepInputs | str, group: RunGroup) -> list[SweepRow]:
         for d in state.inputs.texts:
             state.session.normalized(d, group.normalization)
         state.session.dictionary_for(group.normalization, group.synonyms)
-        logger.info("sweep %s: normalization and dictionary %s %s in %.2f s", state.inputs.set_key,
-                    group.normalization, group.synonyms.value, time.perf_counter() - t)
+        logger.info(
+            "sweep %s: normalization and dictionary %s %s in %.2f s",
+            state.inputs.set_key,
+            group.normalization,
+            group.synonyms.value,
+            time.perf_counter() - t,
+        )
         rows: list[SweepRow] = []
         for config in group.runs:
             t, cpu = time.perf_counter(), time.process_time()
             predictions = _predictions(state, config)
             exact = state.gold.exact(predictions)
             ser = state.gold.ser(predictions).ser
-            rows.append(SweepRow(config, exact.tp, exact.fp, exact.fn, ser, time.perf_counter() - t,
-                                 time.process_time() - cpu))
+            rows.append(
+                SweepRow(config, exact.tp, exact.fp, exact.fn, ser, time.perf_counter() - t, time.process_time() - cpu)
+            )
         return rows
 
 
@@ -225,25 +231,38 @@ class SweepResult:
 
 def _check_manifest(out_dir: Path, inputs: SweepInputs) -> None:
     path = out_dir / "sweep.json"
-    info = {"set": inputs.set_key, "documents": inputs.documents, "token": inputs.token,
-            "rules": list(inputs.rules), "prefer_labels": inputs.prefer_labels, "document_ids": sorted(inputs.texts)}
+    info = {
+        "set": inputs.set_key,
+        "documents": inputs.documents,
+        "token": inputs.token,
+        "rules": list(inputs.rules),
+        "prefer_labels": inputs.prefer_labels,
+        "document_ids": sorted(inputs.texts),
+    }
     if path.exists():
         try:
             old = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             old = {}
         if old.get("token") != inputs.token:
-            raise ConfigError(f"{out_dir} holds a sweep of other inputs (set {old.get('set')}, "
-                              f"{old.get('documents')}); give another --out or delete it")
+            raise ConfigError(
+                f"{out_dir} holds a sweep of other inputs (set {old.get('set')}, "
+                f"{old.get('documents')}); give another --out or delete it"
+            )
         return
     tmp = path.with_name(".sweep.json.tmp")
     tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 
-def run_sweep(inputs: SweepInputs, configs: Sequence[MatcherConfig] | None = None, *,
-              executor: SweepExecutor | None = None, out_dir: Path | None = None,
-              progress: Progress | None = None) -> SweepResult:
+def run_sweep(
+    inputs: SweepInputs,
+    configs: Sequence[MatcherConfig] | None = None,
+    *,
+    executor: SweepExecutor | None = None,
+    out_dir: Path | None = None,
+    progress: Progress | None = None,
+) -> SweepResult:
     """Run every configuration of ``configs`` (default: the 576) on ``inputs``; rows in grid order.
 
     With ``out_dir``, rows are appended to ``out_dir/results.csv`` as tasks finish and a
@@ -299,6 +318,13 @@ def run_sweep(inputs: SweepInputs, configs: Sequence[MatcherConfig] | None = Non
         # in this process the state stays (only the newest is kept): a term filter or a report run
         # on the same documents reuses its tokens, normalized texts and dictionaries
     ordered = tuple(done[c] for c in configs)
-    return SweepResult(ordered, run_now, resumed, sum(len(g.runs) for g in groups), time.perf_counter() - start,
-                       results.path if results is not None else None, run_seconds, run_cpu)
-
+    return SweepResult(
+        ordered,
+        run_now,
+        resumed,
+        sum(len(g.runs) for g in groups),
+        time.perf_counter() - start,
+        results.path if results is not None else None,
+        run_seconds,
+        run_cpu,
+    )

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..evaluation.metrics import RetrievalRates
 from ..evaluation.bossy import Scores, comparison_class, pair_annotations, uses_parallel_ids
+from ..evaluation.metrics import RetrievalRates
 from ..model import Annotation, Span
 
 __all__ = ["ClassSimilarity", "ExactCounts", "GoldStandard", "ShippedIndex", "exact_key", "overlap_clusters"]

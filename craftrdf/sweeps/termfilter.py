@@ -22,7 +22,6 @@ import warnings
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
@@ -49,7 +48,7 @@ def term_key(a: Annotation, text: str) -> TermKey:
     >>> term_key(Annotation("1", "d", "MOP:0000569", (Span(4, 13),)), "the reduction of")
     ('reduction', 'MOP:0000569')
     """
-    return " ".join(text[s.start:s.end] for s in a.spans), a.class_id
+    return " ".join(text[s.start : s.end] for s in a.spans), a.class_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +64,9 @@ class TermFilter:
         if self.min_count < 1:
             raise ConfigError(f"term filter min_count must be at least 1, got {self.min_count}")
 
-    def counts(self, predictions: Mapping[str, Sequence[Annotation]], texts: Mapping[str, str],
-               correct: IsCorrect) -> dict[TermKey, tuple[int, int]]:
+    def counts(
+        self, predictions: Mapping[str, Sequence[Annotation]], texts: Mapping[str, str], correct: IsCorrect
+    ) -> dict[TermKey, tuple[int, int]]:
         """Per term: (true positives, predictions) over ``predictions``."""
         out: dict[TermKey, list[int]] = defaultdict(lambda: [0, 0])
         for doc, anns in predictions.items():
@@ -80,20 +80,28 @@ class TermFilter:
         """The terms this filter drops, given their (true positives, predictions) counts."""
         return frozenset(k for k, (tp, n) in counts.items() if n >= self.min_count and tp < self.threshold * n)
 
-    def learn(self, predictions: Mapping[str, Sequence[Annotation]], texts: Mapping[str, str],
-              correct: IsCorrect) -> frozenset[TermKey]:
+    def learn(
+        self, predictions: Mapping[str, Sequence[Annotation]], texts: Mapping[str, str], correct: IsCorrect
+    ) -> frozenset[TermKey]:
         """The terms to drop, learned from predictions on documents with gold."""
         return self.dropped(self.counts(predictions, texts, correct))
 
     @staticmethod
-    def apply(predictions: Mapping[str, Sequence[Annotation]], texts: Mapping[str, str],
-              dropped: frozenset[TermKey]) -> dict[str, list[Annotation]]:
+    def apply(
+        predictions: Mapping[str, Sequence[Annotation]], texts: Mapping[str, str], dropped: frozenset[TermKey]
+    ) -> dict[str, list[Annotation]]:
         """``predictions`` without the matches of the dropped terms (nothing else changes)."""
         return {doc: [a for a in anns if term_key(a, texts[doc]) not in dropped] for doc, anns in predictions.items()}
 
 
-def cross_validated(flt: TermFilter, predictions: Mapping[str, Sequence[Annotation]], texts: Mapping[str, str],
-                    correct: IsCorrect, *, folds: int = 5) -> dict[str, list[Annotation]]:
+def cross_validated(
+    flt: TermFilter,
+    predictions: Mapping[str, Sequence[Annotation]],
+    texts: Mapping[str, str],
+    correct: IsCorrect,
+    *,
+    folds: int = 5,
+) -> dict[str, list[Annotation]]:
     """``predictions`` with each document filtered by what the other documents taught.
 
     Documents are dealt into ``folds`` folds in sorted order (document i to fold i mod
@@ -145,8 +153,9 @@ class FilterScorer:
     from the same predictions.
     """
 
-    def __init__(self, select: SweepInputs, report: SweepInputs | None, flt: TermFilter | None = None,
-                 folds: int = 5) -> None:
+    def __init__(
+        self, select: SweepInputs, report: SweepInputs | None, flt: TermFilter | None = None, folds: int = 5
+    ) -> None:
         from .run import worker_state
 
         self.filter = flt or TermFilter()
@@ -196,7 +205,8 @@ class FilterScorer:
         return FilteredRows(flt, selection, report_row, len(dropped))
 
 
-def _row(state: _WorkerState, config: MatcherConfig, predictions: Mapping[str, Sequence[Annotation]],
-         seconds: float) -> SweepRow:
+def _row(
+    state: _WorkerState, config: MatcherConfig, predictions: Mapping[str, Sequence[Annotation]], seconds: float
+) -> SweepRow:
     exact = state.gold.exact(predictions)
     return SweepRow(config, exact.tp, exact.fp, exact.fn, state.gold.ser(predictions).ser, seconds)

@@ -35,6 +35,7 @@ def table(values):
         if a == b:
             return 1.0
         return values.get((a, b), values.get((b, a), 0.0))
+
     return sim
 
 
@@ -49,6 +50,7 @@ def check(s, *, m, i, d, n, p, ser, precision, recall, f1):
 
 
 # -- edge cases ---------------------------------------------------------------------
+
 
 def test_no_reference_no_prediction():
     check(score_document([], [], identity), m=0, i=0, d=0, n=0, p=0, ser=0, precision=1, recall=1, f1=1)
@@ -65,6 +67,7 @@ def test_reference_without_predictions():
 
 
 # -- boundaries ---------------------------------------------------------------------
+
 
 def test_jaccard_partial_overlap():
     # [0,10) vs [5,15): 5 common characters of 15 -> M = 1/3, S = 1 - 0 - 1/3
@@ -101,7 +104,7 @@ def test_exact_boundary():
     assert boundary_score((Span(0, 3), Span(6, 9)), (Span(0, 3), Span(6, 9)), "exact") == 1.0
     assert boundary_score((Span(0, 3), Span(6, 9)), (Span(6, 9), Span(0, 3)), "exact") == 0.0
     assert boundary_score((Span(0, 9),), (Span(0, 8),), "exact") == 0.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="fuzzy"):
         boundary_score((Span(0, 1),), (Span(0, 1),), "fuzzy")  # type: ignore[arg-type]
 
 
@@ -112,6 +115,7 @@ def test_exact_boundary_overlapping_pair_is_a_substitution():
 
 
 # -- similarity -----------------------------------------------------------------------
+
 
 def test_similarity_multiplies_boundary():
     sim = table({("A", "B"): 0.5})
@@ -134,6 +138,7 @@ def test_similarity_is_called_reference_first():
 
 
 # -- pairing ----------------------------------------------------------------------------
+
 
 def test_greedy_by_score_not_first_come():
     # R1=[0,10), R2=[6,10), P1=[4,10). R1-P1 = 6/10, R2-P1 = 4/6. First come would pair R1;
@@ -184,6 +189,7 @@ def test_chain_of_overlaps():
 
 # -- classes ------------------------------------------------------------------------------
 
+
 def test_parallel_translation_in_extension_sets():
     assert comparison_class("SO_EXT:0000704", "SO_EXT") == "SO:0000704"
     assert comparison_class("CHEBI_EXT:12345", "chebi_ext") == "CHEBI:12345"
@@ -233,6 +239,7 @@ def test_no_warning_when_every_class_is_known():
 
 # -- totals -------------------------------------------------------------------------------
 
+
 def test_totals_sum_counts_then_apply_the_formulas():
     doc1 = Scores(matches=1.0, insertions=0, deletions=0, ref_count=1, pred_count=1)
     doc2 = Scores(matches=0.0, insertions=1, deletions=1, ref_count=1, pred_count=1)
@@ -252,6 +259,7 @@ def test_totals_with_predictions_only_documents():
 
 
 # -- properties ----------------------------------------------------------------------------
+
 
 @st.composite
 def annotations(draw, max_size=6):

@@ -30,14 +30,17 @@ def tps(refs, preds, **kw):
 REF = [ann("A", (4, 18))]  # "red blood cell"
 
 
-@pytest.mark.parametrize(("pred", "expected"), [
-    ((4, 18), {"exact": 1, "left": 1, "right": 1, "left_or_right": 1, "approximate": 1, "partial": 1}),
-    ((4, 13), {"exact": 0, "left": 1, "right": 0, "left_or_right": 1, "approximate": 1, "partial": 1}),
-    ((8, 18), {"exact": 0, "left": 0, "right": 1, "left_or_right": 1, "approximate": 1, "partial": 1}),
-    ((0, 13), {"exact": 0, "left": 0, "right": 0, "left_or_right": 0, "approximate": 0, "partial": 1}),
-    ((0, 24), {"exact": 0, "left": 0, "right": 0, "left_or_right": 0, "approximate": 1, "partial": 1}),
-    ((19, 24), {"exact": 0, "left": 0, "right": 0, "left_or_right": 0, "approximate": 0, "partial": 0}),
-])
+@pytest.mark.parametrize(
+    ("pred", "expected"),
+    [
+        ((4, 18), {"exact": 1, "left": 1, "right": 1, "left_or_right": 1, "approximate": 1, "partial": 1}),
+        ((4, 13), {"exact": 0, "left": 1, "right": 0, "left_or_right": 1, "approximate": 1, "partial": 1}),
+        ((8, 18), {"exact": 0, "left": 0, "right": 1, "left_or_right": 1, "approximate": 1, "partial": 1}),
+        ((0, 13), {"exact": 0, "left": 0, "right": 0, "left_or_right": 0, "approximate": 0, "partial": 1}),
+        ((0, 24), {"exact": 0, "left": 0, "right": 0, "left_or_right": 0, "approximate": 1, "partial": 1}),
+        ((19, 24), {"exact": 0, "left": 0, "right": 0, "left_or_right": 0, "approximate": 0, "partial": 0}),
+    ],
+)
 def test_span_criteria(pred, expected):
     got = tps(REF, [ann("A", pred)], criteria=[c for c in CRITERIA if c != "fragment"])
     assert got == expected
@@ -47,8 +50,12 @@ def test_exact_needs_identical_span_lists():
     ref = [ann("A", (4, 7), (14, 18))]
     assert tps(ref, [ann("A", (4, 7), (14, 18))], criteria=["exact"]) == {"exact": 1}
     # same first and last character, not the same pieces
-    assert tps(ref, [ann("A", (4, 18))], criteria=["exact", "left", "right", "approximate"]) == \
-        {"exact": 0, "left": 1, "right": 1, "approximate": 1}
+    assert tps(ref, [ann("A", (4, 18))], criteria=["exact", "left", "right", "approximate"]) == {
+        "exact": 0,
+        "left": 1,
+        "right": 1,
+        "approximate": 1,
+    }
 
 
 def test_gap_of_a_discontinuous_reference_is_no_overlap():
@@ -105,8 +112,9 @@ def test_class_modes():
     # C is a sibling of A: neither ancestor nor descendant
     assert tps(REF, [ann("C", (4, 18))], criteria=["exact"], classes="hierarchy", related=REL) == {"exact": 0}
     # a descendant of the reference
-    assert tps([ann("B", (4, 18))], [ann("A", (4, 18))], criteria=["exact"], classes="hierarchy",
-               related=REL) == {"exact": 1}
+    assert tps([ann("B", (4, 18))], [ann("A", (4, 18))], criteria=["exact"], classes="hierarchy", related=REL) == {
+        "exact": 1
+    }
 
 
 def test_related_by_ancestors_unknown_terms():
@@ -124,6 +132,7 @@ def test_bad_arguments():
 
 
 # -- one-to-many ------------------------------------------------------------------------
+
 
 def test_each_side_counted_once_with_a_maximum_matching():
     # R1=[0,20) overlaps P1=[0,5) and P2=[10,20); R2=[0,5) overlaps only P1.
@@ -159,6 +168,7 @@ def test_large_chain_uses_a_maximum_matching():
 
 # -- edge cases and totals -------------------------------------------------------------------
 
+
 def test_edge_cases():
     s = CriterionScores("exact", "exact", 0, 0, 0)
     assert (s.precision, s.recall, s.f1) == (1.0, 1.0, 1.0)
@@ -174,5 +184,7 @@ def test_totals():
     a = CriterionScores("exact", "exact", 1, 2, 2)
     b = CriterionScores("exact", "exact", 2, 2, 3)
     c = CriterionScores("left", "exact", 0, 1, 1)
-    assert total_criteria([a, c, b]) == [CriterionScores("exact", "exact", 3, 4, 5),
-                                         CriterionScores("left", "exact", 0, 1, 1)]
+    assert total_criteria([a, c, b]) == [
+        CriterionScores("exact", "exact", 3, 4, 5),
+        CriterionScores("left", "exact", 0, 1, 1),
+    ]

@@ -26,7 +26,7 @@ def write(root, key, pmid, lines):
     (d / f"{pmid}.bionlp").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
-@pytest.fixture()
+@pytest.fixture
 def dirs(tmp_path):
     gold, pred = tmp_path / "gold", tmp_path / "pred"
     write(gold, "CL", "111", ["T1\tCL:1 0 10\tabcdefghij", "T2\tCL:2 20 30\tklmnopqrst"])
@@ -66,8 +66,7 @@ def test_directories_scored_per_document_and_in_total(dirs, tmp_path):
     lines = (out / "CL_results.tsv").read_text().splitlines()
     assert lines[0] == RESULTS_HEADER
     assert [line.split("\t")[0] for line in lines[1:]] == ["111", "222", "TOTAL"]
-    assert lines[-1].split("\t")[1:] == ["0.6667", "0", "1", "1.3333", "3", "2", "0.5556", "0.6667", "0.4444",
-                                         "0.5333"]
+    assert lines[-1].split("\t")[1:] == ["0.6667", "0", "1", "1.3333", "3", "2", "0.5556", "0.6667", "0.4444", "0.5333"]
     assert (out / "CL_criteria.tsv").read_text().startswith("#criterion\t")
     summary = json.loads((out / "summary.json").read_text())
     assert summary["sets"]["CL"]["total"]["deletions"] == 1
@@ -95,11 +94,11 @@ def test_parse_criteria():
 
 
 def test_cli_on_the_sample_with_a_class_moved_to_its_parent(tmp_path, capsys):
-    from craftrdf.webanno import fetch_annotations
     from craftrdf.cli import main
     from craftrdf.demo import sample_dir
     from craftrdf.similarity import similarity_index
     from craftrdf.store import AnnotationStore
+    from craftrdf.webanno import fetch_annotations
 
     store_path = tmp_path / "s.store"
     assert main(["-q", "build", "--craft", str(sample_dir()), "--store", str(store_path), "--sets", "UBERON"]) == 0
@@ -118,8 +117,24 @@ def test_cli_on_the_sample_with_a_class_moved_to_its_parent(tmp_path, capsys):
         lines.append(f"T{k + 1}\t{cls} {spans}\t{a.text}")
     write(tmp_path / "pred", "uberon", "11597317", lines)
     out = tmp_path / "out"
-    assert main(["evaluate", "--gold", "UBERON", "--pred", str(tmp_path / "pred"), "--store", str(store_path),
-                 "--craft", str(sample_dir()), "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--gold",
+                "UBERON",
+                "--pred",
+                str(tmp_path / "pred"),
+                "--store",
+                str(store_path),
+                "--craft",
+                str(sample_dir()),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "UBERON" in capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
     t = summary["sets"]["UBERON"]["total"]
@@ -145,12 +160,15 @@ def test_craft_rules_run_on_the_prediction_before_scoring():
     from craftrdf.evaluation.run import craft_rules
     from craftrdf.rules import Mappings
 
-    gold = {"CL": {"1": [_ann("1", "CL:1", 0, 10, "g1")]},
-            "CL_EXT": {"1": [_ann("1", "CL_EXT:x", 20, 30, "g2")]}}
-    pred = {"CL": {"1": [_ann("1", "CL:1", 0, 10, "p1"), _ann("1", "CL:9", 20, 30, "p2")]},
-            "CL_EXT": {"1": [_ann("1", "CL:7", 20, 30, "p3"), _ann("1", "CL:8", 0, 5, "p4")]}}
-    maps = {"CL": Mappings(unused=frozenset({"CL:9"})),
-            "CL_EXT": Mappings(substitutes={"CL:7": ("CL_EXT:x",), "CL:8": ()})}
+    gold = {"CL": {"1": [_ann("1", "CL:1", 0, 10, "g1")]}, "CL_EXT": {"1": [_ann("1", "CL_EXT:x", 20, 30, "g2")]}}
+    pred = {
+        "CL": {"1": [_ann("1", "CL:1", 0, 10, "p1"), _ann("1", "CL:9", 20, 30, "p2")]},
+        "CL_EXT": {"1": [_ann("1", "CL:7", 20, 30, "p3"), _ann("1", "CL:8", 0, 5, "p4")]},
+    }
+    maps = {
+        "CL": Mappings(unused=frozenset({"CL:9"})),
+        "CL_EXT": Mappings(substitutes={"CL:7": ("CL_EXT:x",), "CL:8": ()}),
+    }
     plain = {r.key: r for r in evaluate_sets(gold, pred, identity, criteria=["exact"])}
     # without the rules: CL has one insertion; in CL_EXT the overlapping CL:7 pairs with the reference at
     # score 0 (a substitution) and CL:8 is an insertion
@@ -178,9 +196,10 @@ def test_cli_with_the_craft_directory_instead_of_a_store(tmp_path, capsys):
     folder = craft / "concept-annotation" / "UBERON" / "UBERON+extensions"
     raw = read_knowtator(folder / "knowtator" / f"{doc}.txt.knowtator.xml")
     # the mapping file says: UBERON:0014778 -> that extension class (and nothing else)
-    mapping = (folder / "unused_classes_and_substitute_extension_classes_for_UBERON+extensions_annotations.txt")
-    assert [line.split("\t")[1] for line in mapping.read_text().splitlines() if line.startswith("UBERON:0014778\t")] \
-        == [ext]
+    mapping = folder / "unused_classes_and_substitute_extension_classes_for_UBERON+extensions_annotations.txt"
+    assert [
+        line.split("\t")[1] for line in mapping.read_text().splitlines() if line.startswith("UBERON:0014778\t")
+    ] == [ext]
     target = next(a for a in raw if a.class_id == ext)
 
     def line(i, cls, a):
@@ -189,8 +208,17 @@ def test_cli_with_the_craft_directory_instead_of_a_store(tmp_path, capsys):
     lines = [line(i, a.class_id, a) for i, a in enumerate(raw, 1)] + [line(len(raw) + 1, "UBERON:0014778", target)]
     write(tmp_path / "pred", "UBERON_EXT", doc, lines)
     out = tmp_path / "out"
-    common = ["evaluate", "--gold", "UBERON_EXT", "--pred", str(tmp_path / "pred"), "--craft", str(craft),
-              "--criteria", "exact"]
+    common = [
+        "evaluate",
+        "--gold",
+        "UBERON_EXT",
+        "--pred",
+        str(tmp_path / "pred"),
+        "--craft",
+        str(craft),
+        "--criteria",
+        "exact",
+    ]
     assert main([*common, "--out", str(out / "plain")]) == 0
     assert main([*common, "--apply-craft-rules", "--out", str(out / "ruled")]) == 0
     plain = json.loads((out / "plain" / "summary.json").read_text())["sets"]["UBERON_EXT"]
@@ -200,8 +228,9 @@ def test_cli_with_the_craft_directory_instead_of_a_store(tmp_path, capsys):
     assert (plain["total"]["ref_count"], plain["total"]["pred_count"], plain["total"]["insertions"]) == (n, n + 1, 1)
     assert plain["craft_rules"] == []
     assert (ruled["total"]["pred_count"], ruled["total"]["insertions"], ruled["total"]["SER"]) == (n, 0, 0.0)
-    assert ruled["craft_rules"] == [{"rule": "substitute", "before": n + 1, "after": n, "dropped": 0, "replaced": 0,
-                                     "duplicates": 1}]
+    assert ruled["craft_rules"] == [
+        {"rule": "substitute", "before": n + 1, "after": n, "dropped": 0, "replaced": 0, "duplicates": 1}
+    ]
 
 
 def test_cli_needs_a_store_or_a_craft_directory(tmp_path, capsys):

@@ -69,7 +69,7 @@ def _s_values(term: str, parents: dict[str, list[str]], weight: float = 0.65) ->
             if p not in dist:
                 dist[p] = dist[t] + 1
                 todo.append(p)
-    return {t: weight ** d for t, d in dist.items()}
+    return {t: weight**d for t, d in dist.items()}
 
 
 def _wang(a: str, b: str, parents: dict[str, list[str]]) -> float:
@@ -91,9 +91,9 @@ def _isolated(annotations):
 def test_gold_moved_to_is_a_parents_scores_as_computed_by_hand(corpus_store, craft_dir):
     from dataclasses import replace
 
-    from craftrdf.webanno import fetch_annotations
     from craftrdf.similarity import similarity_index
     from craftrdf.store import AnnotationStore
+    from craftrdf.webanno import fetch_annotations
 
     parents = _obo_is_a(craft_dir, "UBERON", "UBERON")
     with AnnotationStore.open(corpus_store, mode="read") as store:
@@ -106,8 +106,13 @@ def test_gold_moved_to_is_a_parents_scores_as_computed_by_hand(corpus_store, cra
     assert 0.5 * len(gold) < expected_m < len(gold)
 
     by_doc = lambda anns: {d: [a for a in anns if a.document == d] for d in {a.document for a in anns}}  # noqa: E731
-    (rep,) = evaluate_sets({"UBERON": by_doc(gold)}, {"UBERON": by_doc(pred)}, index.similarity,
-                           known=index.__contains__, criteria=["exact"])
+    (rep,) = evaluate_sets(
+        {"UBERON": by_doc(gold)},
+        {"UBERON": by_doc(pred)},
+        index.similarity,
+        known=index.__contains__,
+        criteria=["exact"],
+    )
     n = len(gold)
     assert (rep.total.ref_count, rep.total.pred_count, rep.total.insertions, rep.total.deletions) == (n, n, 0, 0)
     assert rep.total.matches == pytest.approx(expected_m, rel=1e-9)
@@ -122,8 +127,10 @@ def test_evaluate_from_the_craft_directory_alone(craft_dir, tmp_path):
     raw = read_knowtator(craft_dir / "concept-annotation" / "MOP" / "MOP" / "knowtator" / f"{doc}.txt.knowtator.xml")
     pred_dir = tmp_path / "pred" / "mop"
     pred_dir.mkdir(parents=True)
-    lines = [f"T{i}\t{a.class_id} " + ";".join(f"{s.start} {s.end}" for s in a.spans) + f"\t{a.text}"
-             for i, a in enumerate(raw, 1)]
+    lines = [
+        f"T{i}\t{a.class_id} " + ";".join(f"{s.start} {s.end}" for s in a.spans) + f"\t{a.text}"
+        for i, a in enumerate(raw, 1)
+    ]
     (pred_dir / f"{doc}.bionlp").write_text("\n".join(lines) + "\n", encoding="utf-8")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -6,23 +6,21 @@ import json
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
 
 from craftrdf.errors import ConfigError, DataWarning
-from craftrdf.loader import load_files
 from craftrdf.exports import ExportFormat, export_set
+from craftrdf.loader import load_files
 from craftrdf.store import AnnotationStore
-
-from tests.helpers.sample import article_text, raw_set
 from tests.helpers.corpus import DATA
-
+from tests.helpers.sample import article_text, raw_set
 
 
 def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "craftrdf.cli", "-q", *args], capture_output=True, text=True,
-                          check=False, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "craftrdf.cli", "-q", *args], capture_output=True, text=True, check=False, timeout=300
+    )
 
 
 def test_unknown_format_and_document_are_config_errors(sample_store, tmp_path):
@@ -67,12 +65,16 @@ def test_annotations_without_spans_are_left_out_with_a_warning(tmp_path):
     # no document text in this store: the covered text comes from the Knowtator file
     assert (tmp_path / "bionlp" / "valid.bionlp").read_text() == "T1\tCL:0000540 59 66\tneurons\n"
     doc = json.loads((tmp_path / "pubannotation" / "valid.json").read_text())
-    assert "text" not in doc and doc["denotations"] == [{"id": "T1", "span": {"begin": 59, "end": 66}, "obj": "CL:0000540"}]
+    assert "text" not in doc and doc["denotations"] == [
+        {"id": "T1", "span": {"begin": 59, "end": 66}, "obj": "CL:0000540"}
+    ]
     # JSON-LD keeps it: a target with a source and no selector
     r = export_set(store, "SPANLESS", tmp_path / "s.jsonld", format="jsonld")
     items = json.loads((tmp_path / "s.jsonld").read_text())["first"]["items"]
     assert r.annotations == 2 and r.skipped == 0
-    assert [i["target"] for i in items if i["id"].endswith("/S_2")] == [{"source": "https://w3id.org/craftrdf/doc/valid"}]
+    assert [i["target"] for i in items if i["id"].endswith("/S_2")] == [
+        {"source": "https://w3id.org/craftrdf/doc/valid"}
+    ]
 
 
 def test_formats_have_cli_names():
@@ -90,12 +92,25 @@ def test_cli_export(tmp_path):
     r = craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "UBERON_EXT")
     assert r.returncode == 0, r.stderr
     out = tmp_path / "bionlp"
-    r = craftrdf("export", "--store", store, "--set", "uberon_ext", "--format", "bionlp", "--out", str(out),
-                 "--document", "11319941")
+    r = craftrdf(
+        "export",
+        "--store",
+        store,
+        "--set",
+        "uberon_ext",
+        "--format",
+        "bionlp",
+        "--out",
+        str(out),
+        "--document",
+        "11319941",
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("exported UBERON_EXT as bionlp: ") and "1 file(s)" in r.stdout
     assert [p.name for p in out.iterdir()] == ["11319941.bionlp"]
-    r = craftrdf("export", "--store", store, "--set", "UBERON_EXT", "--format", "trig", "--out", str(tmp_path / "u.trig"))
+    r = craftrdf(
+        "export", "--store", store, "--set", "UBERON_EXT", "--format", "trig", "--out", str(tmp_path / "u.trig")
+    )
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "u.trig").stat().st_size > 0 and "quads" in r.stdout
     r = craftrdf("export", "--store", store, "--set", "NOPE", "--format", "jsonld", "--out", str(tmp_path / "x"))

@@ -15,8 +15,10 @@ def test_uberon_ext_bionlp_has_each_documents_knowtator_annotations(corpus_store
     with AnnotationStore.open(corpus_store, mode="read") as store:
         r = export_set(store, "UBERON_EXT", tmp_path, format="bionlp")
     folder = craft_dir / "concept-annotation" / "UBERON" / "UBERON+extensions" / "knowtator"
-    expected = {p.name.split(".")[0]: len(re.findall(r"<annotation>", p.read_text(encoding="utf-8")))
-                for p in folder.glob("*.knowtator.xml")}
+    expected = {
+        p.name.split(".")[0]: len(re.findall(r"<annotation>", p.read_text(encoding="utf-8")))
+        for p in folder.glob("*.knowtator.xml")
+    }
     assert len(expected) == 97
     lines = {p.stem: p.read_text(encoding="utf-8").splitlines() for p in tmp_path.glob("*.bionlp")}
     assert set(lines) == {d for d, n in expected.items() if n}  # a file for each document with annotations

@@ -22,18 +22,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.webanno import fetch_annotations
 from craftrdf.demo import sample_dir
 from craftrdf.errors import DataWarning
-from craftrdf.webanno import document_nquads
+from craftrdf.exports import export_set
 from craftrdf.iris import DOCUMENTS_GRAPH
 from craftrdf.loader import load_files
 from craftrdf.model import Document, Span
-from craftrdf.exports import export_set
 from craftrdf.store import AnnotationStore
-
-from tests.helpers.sample import article_text, raw_set
+from craftrdf.webanno import document_nquads, fetch_annotations
 from tests.helpers.corpus import DATA as TESTS_DATA
+from tests.helpers.sample import article_text, raw_set
 
 DATA = TESTS_DATA / "export"
 BASE = "https://w3id.org/craftrdf/"
@@ -88,9 +86,11 @@ def test_knowtator_to_bionlp_to_store_and_back(sample_store, tmp_path, key):
     assert sorted(p.name for p in first.iterdir()) == sorted(p.name for p in second.iterdir())
     for p in first.iterdir():
         assert (second / p.name).read_bytes() == p.read_bytes(), p.name
+
     # Knowtator -> store -> BioNLP -> store: the same annotations (ids become T numbers)
     def content(k: str) -> Counter:
         return Counter((a.document, a.class_id, a.spans, a.text) for a in fetch_annotations(sample_store, k))
+
     assert content(key) == content(f"RT_{key}")
 
 
@@ -121,7 +121,7 @@ def graph_quads(store: ox.Store, graph: str) -> set[ox.Quad]:
     return set(store.quads_for_pattern(None, None, None, ox.NamedNode(graph)))
 
 
-@pytest.mark.parametrize("fmt, rdf_format", [("trig", ox.RdfFormat.TRIG), ("nquads", ox.RdfFormat.N_QUADS)])
+@pytest.mark.parametrize(("fmt", "rdf_format"), [("trig", ox.RdfFormat.TRIG), ("nquads", ox.RdfFormat.N_QUADS)])
 def test_dataset_dump_loads_into_a_fresh_store(sample_store, tmp_path, fmt, rdf_format):
     out = tmp_path / f"uberon.{fmt}"
     r = export_set(sample_store, "UBERON_EXT", out, format=fmt)
@@ -131,7 +131,11 @@ def test_dataset_dump_loads_into_a_fresh_store(sample_store, tmp_path, fmt, rdf_
     set_graph = BASE + "set/UBERON_EXT"
     assert graph_quads(fresh, set_graph) == graph_quads(sample_store.raw, set_graph)
     assert {g.value for g in fresh.named_graphs()} == {
-        set_graph, BASE + "documents", BASE + "ontology/UBERON+extensions", BASE + "mappings/UBERON_EXT"}
+        set_graph,
+        BASE + "documents",
+        BASE + "ontology/UBERON+extensions",
+        BASE + "mappings/UBERON_EXT",
+    }
 
     expected = raw_set("UBERON/UBERON+extensions")
     annotated = {pmid for pmid, anns in expected.items() if anns}
@@ -139,7 +143,8 @@ def test_dataset_dump_loads_into_a_fresh_store(sample_store, tmp_path, fmt, rdf_
     docs = ox.NamedNode(BASE + "documents")
     text = ox.NamedNode(CRAFT + "text")
     assert {q.subject.value: q.object.value for q in fresh.quads_for_pattern(None, text, None, docs)} == {
-        BASE + "doc/" + pmid: article_text(pmid) for pmid in annotated}
+        BASE + "doc/" + pmid: article_text(pmid) for pmid in annotated
+    }
 
     # the classes: every class the raw files use that the OBO file defines, with the OBO file's name
     names = obo_names(sample_dir() / "concept-annotation/UBERON/UBERON+extensions/UBERON+extensions.obo.zip")
@@ -158,7 +163,9 @@ def test_turtle_dump_is_the_set_graph(sample_store, tmp_path):
     r = export_set(sample_store, "CL_EXT", out, format="turtle")
     fresh = ox.Store()
     fresh.load(path=str(out), format=ox.RdfFormat.TURTLE)
-    original = {q.triple for q in sample_store.raw.quads_for_pattern(None, None, None, ox.NamedNode(BASE + "set/CL_EXT"))}
+    original = {
+        q.triple for q in sample_store.raw.quads_for_pattern(None, None, None, ox.NamedNode(BASE + "set/CL_EXT"))
+    }
     assert {q.triple for q in fresh} == original and r.quads == len(original)
     assert "@prefix oa: <http://www.w3.org/ns/oa#> ." in out.read_text(encoding="utf-8")
 
@@ -174,14 +181,20 @@ def test_dump_of_one_document(sample_store, tmp_path):
     ids = [a.id for a in raw_set("UBERON/UBERON+extensions")["11319941"]]
     subjects = {BASE + f"ann/UBERON_EXT/11319941/{i}" for i in ids}
     subjects |= {s + "#target" for s in subjects} | {s + f"#span{n}" for s in subjects for n in range(4)}
-    expected = {q for q in graph_quads(sample_store.raw, set_graph)
-                if q.subject.value in subjects or q.subject.value == set_graph and q.predicate.value != CRAFT + "digest"}
+    expected = {
+        q
+        for q in graph_quads(sample_store.raw, set_graph)
+        if q.subject.value in subjects or (q.subject.value == set_graph and q.predicate.value != CRAFT + "digest")
+    }
     assert graph_quads(fresh, set_graph) == expected
     assert r.annotations == len(ids) and r.documents == 1
     docs = {q.subject.value for q in fresh.quads_for_pattern(None, None, None, ox.NamedNode(BASE + "documents"))}
     assert docs == {BASE + "doc/11319941"}
     used = {obo_iri(a.cls) for a in raw_set("UBERON/UBERON+extensions")["11319941"]}
-    onto = {q.subject.value for q in fresh.quads_for_pattern(None, None, None, ox.NamedNode(BASE + "ontology/UBERON+extensions"))}
+    onto = {
+        q.subject.value
+        for q in fresh.quads_for_pattern(None, None, None, ox.NamedNode(BASE + "ontology/UBERON+extensions"))
+    }
     assert onto and onto <= used
 
 
@@ -227,8 +240,12 @@ def read_wa(store: ox.Store) -> dict[str, tuple[str, str, tuple[int, int], tuple
         assert one(store, selector, RDF + "type").value == OA + "TextPositionSelector"
         pieces = [q.object for q in store.quads_for_pattern(target, ox.NamedNode(CRAFT + "spans"), None)]
         spans = tuple(pos(s) for s in rdf_list(store, pieces[0])) if pieces else None
-        out[a.value] = (one(store, a, OA + "hasBody").value, one(store, target, OA + "hasSource").value,
-                        pos(selector), spans)
+        out[a.value] = (
+            one(store, a, OA + "hasBody").value,
+            one(store, target, OA + "hasSource").value,
+            pos(selector),
+            spans,
+        )
     return out
 
 
@@ -241,7 +258,11 @@ def test_jsonld_expands_to_the_raw_annotations(sample_store, tmp_path):
         for a in anns:
             extent = (min(s for s, _ in a.spans), max(e for _, e in a.spans))
             expected[BASE + f"ann/UBERON_EXT/{pmid}/{a.id}"] = (
-                obo_iri(a.cls), BASE + f"doc/{pmid}", extent, a.spans if len(a.spans) > 1 else None)
+                obo_iri(a.cls),
+                BASE + f"doc/{pmid}",
+                extent,
+                a.spans if len(a.spans) > 1 else None,
+            )
     assert any(v[3] for v in expected.values()), "the sample has discontinuous annotations"
     assert read_wa(store) == expected
     # the collection: typed, its total, one page whose items list holds every annotation
@@ -361,8 +382,10 @@ def test_any_annotations_survive_every_format(doc):
     store.load_batch(DOCUMENTS_GRAPH, document_nquads([Document("d1", text)], graph=DOCUMENTS_GRAPH), digest="d1")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        lines = [f"T{i}\t{c} {';'.join(f'{s} {e}' for s, e in spans)}\t"
-                 + " ... ".join(text[s:e] for s, e in spans) for i, (c, spans) in enumerate(reversed(anns), 1)]
+        lines = [
+            f"T{i}\t{c} {';'.join(f'{s} {e}' for s, e in spans)}\t" + " ... ".join(text[s:e] for s, e in spans)
+            for i, (c, spans) in enumerate(reversed(anns), 1)
+        ]
         (out / "d1.bionlp").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         load_quietly(store, "P", [out / "d1.bionlp"])
         export_set(store, "P", out / "b1", format="bionlp")

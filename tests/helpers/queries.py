@@ -56,8 +56,16 @@ def rows_of(result: object) -> list[tuple[str, ...]]:
 EMPTY_IN_SAMPLE = {"missing-classes"}
 
 #: Values for the parameters of library queries not listed above (queries added later), by name.
-DEFAULTS = {"cls": "UBERON:0000955", "set": "UBERON_EXT", "doc": DOC, "document": "11319941",
-            "setGraph": SET_GRAPH, "graph": UBERON, "source": UBERON, "split": "test"}
+DEFAULTS = {
+    "cls": "UBERON:0000955",
+    "set": "UBERON_EXT",
+    "doc": DOC,
+    "document": "11319941",
+    "setGraph": SET_GRAPH,
+    "graph": UBERON,
+    "source": UBERON,
+    "split": "test",
+}
 
 
 def params_of(name: str) -> dict[str, str]:
@@ -76,23 +84,53 @@ PARAMETERISED = sorted(name for name, q in library().items() if q.params)
 
 def required(name: str) -> set[str]:
     """The parameters a library query's header marks "(required)": unbound, it walks the whole store."""
-    return {m.group(1) for m in re.finditer(r"^#\s+\?(\w+)\s.*\(required\)", library()[name].text,
-                                                     re.MULTILINE)}
+    return {m.group(1) for m in re.finditer(r"^#\s+\?(\w+)\s.*\(required\)", library()[name].text, re.MULTILINE)}
 
 
 ADVERSARIAL = st.one_of(
-    st.sampled_from(['"', "'", '\\', '}', '{', '#', '\n', '\r\n', '> . } DROP ALL {', '" } ; DROP ALL ; #',
-                     '\\u0022 } #', '\\\\u0022', '"""', "'''", 'é\u0301\U0001f600', '\u2028', '\x00', '?x', '$x',
-                     ') } } SELECT * WHERE { ?s ?p ?o', 'BIND(1 AS ?set)', '<http://evil/>']),
+    st.sampled_from(
+        [
+            '"',
+            "'",
+            "\\",
+            "}",
+            "{",
+            "#",
+            "\n",
+            "\r\n",
+            "> . } DROP ALL {",
+            '" } ; DROP ALL ; #',
+            "\\u0022 } #",
+            "\\\\u0022",
+            '"""',
+            "'''",
+            "é\u0301\U0001f600",
+            "\u2028",
+            "\x00",
+            "?x",
+            "$x",
+            ") } } SELECT * WHERE { ?s ?p ?o",
+            "BIND(1 AS ?set)",
+            "<http://evil/>",
+        ]
+    ),
     st.text(min_size=0, max_size=30),
-    st.text(alphabet='"\'\\{}#<>?$.;()\n\r \tuU0123456789abcdef', max_size=30),
+    st.text(alphabet="\"'\\{}#<>?$.;()\n\r \tuU0123456789abcdef", max_size=30),
 )
-IRI_TAIL = st.text(alphabet=st.characters(blacklist_characters='<>"{}|^`\\ \x7f', min_codepoint=0x21,
-                                          max_codepoint=0x10FFFF, blacklist_categories=("Cs", "Cc", "Zs")),
-                   max_size=25)
+IRI_TAIL = st.text(
+    alphabet=st.characters(
+        blacklist_characters='<>"{}|^`\\ \x7f',
+        min_codepoint=0x21,
+        max_codepoint=0x10FFFF,
+        blacklist_categories=("Cs", "Cc", "Zs"),
+    ),
+    max_size=25,
+)
 
-PREFIXES = ("PREFIX oa: <http://www.w3.org/ns/oa#>\nPREFIX craft: <https://w3id.org/craftrdf/vocab#>\n"
-            "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\nPREFIX owl: <http://www.w3.org/2002/07/owl#>\n")
+PREFIXES = (
+    "PREFIX oa: <http://www.w3.org/ns/oa#>\nPREFIX craft: <https://w3id.org/craftrdf/vocab#>\n"
+    "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\nPREFIX owl: <http://www.w3.org/2002/07/owl#>\n"
+)
 TINY_SET = "https://w3id.org/craftrdf/set/TINY"
 TINY_ONTO = "https://w3id.org/craftrdf/ontology/TINY"
 DOCS = "https://w3id.org/craftrdf/documents"
@@ -102,21 +140,37 @@ def tiny_quads(value: str, cls: str) -> dict[str, list[ox.Quad]]:
     """A one-annotation set whose key, split, label and text are ``value`` and whose class is ``cls``."""
     g, o, d = ox.NamedNode(TINY_SET), ox.NamedNode(TINY_ONTO), ox.NamedNode(DOCS)
     c, root = ox.NamedNode(cls), ox.NamedNode("http://example.org/root")
-    a, t, doc = ox.NamedNode("http://example.org/a1"), ox.NamedNode("http://example.org/t1"), \
-        ox.NamedNode("https://w3id.org/craftrdf/doc/1")
+    a, t, doc = (
+        ox.NamedNode("http://example.org/a1"),
+        ox.NamedNode("http://example.org/t1"),
+        ox.NamedNode("https://w3id.org/craftrdf/doc/1"),
+    )
     oa, cr = "http://www.w3.org/ns/oa#", str(CRAFT.digest)[: -len("digest")]
     v = ox.Literal(value)
     return {
-        TINY_SET: [ox.Quad(g, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
-                           ox.NamedNode(cr + "AnnotationSet"), g),
-                   ox.Quad(g, ox.NamedNode(cr + "key"), v, g),
-                   ox.Quad(a, ox.NamedNode(oa + "hasBody"), c, g), ox.Quad(a, ox.NamedNode(oa + "hasTarget"), t, g),
-                   ox.Quad(a, ox.NamedNode(cr + "spanCount"), ox.Literal("1", datatype=ox.NamedNode(
-                       "http://www.w3.org/2001/XMLSchema#integer")), g),
-                   ox.Quad(t, ox.NamedNode(oa + "hasSource"), doc, g),
-                   ox.Quad(t, ox.NamedNode(cr + "coveredText"), v, g)],
-        TINY_ONTO: [ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf"), root, o),
-                    ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), v, o)],
+        TINY_SET: [
+            ox.Quad(
+                g,
+                ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                ox.NamedNode(cr + "AnnotationSet"),
+                g,
+            ),
+            ox.Quad(g, ox.NamedNode(cr + "key"), v, g),
+            ox.Quad(a, ox.NamedNode(oa + "hasBody"), c, g),
+            ox.Quad(a, ox.NamedNode(oa + "hasTarget"), t, g),
+            ox.Quad(
+                a,
+                ox.NamedNode(cr + "spanCount"),
+                ox.Literal("1", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+                g,
+            ),
+            ox.Quad(t, ox.NamedNode(oa + "hasSource"), doc, g),
+            ox.Quad(t, ox.NamedNode(cr + "coveredText"), v, g),
+        ],
+        TINY_ONTO: [
+            ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf"), root, o),
+            ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), v, o),
+        ],
         DOCS: [ox.Quad(doc, ox.NamedNode(cr + "split"), v, d)],
     }
 
@@ -133,11 +187,17 @@ def adversarial_cases(value: str, cls: str) -> list[tuple[str, dict[str, ox.Name
         (resolve_query("annotations").text, {"set": lit, "document": ox.Literal("1")}, None),
         (resolve_query("annotations-of-class").text, {"cls": node, "set": lit}, None),
         (resolve_query("annotations-of-class").text, {"cls": ox.NamedNode("http://example.org/root")}, None),
-        (resolve_query("view").text, {"classes": ox.Literal("all"), "nesting": ox.Literal("all"), "split": lit},
-         [TINY_SET, DOCS, CONTAINMENT_GRAPH]),
+        (
+            resolve_query("view").text,
+            {"classes": ox.Literal("all"), "nesting": ox.Literal("all"), "split": lit},
+            [TINY_SET, DOCS, CONTAINMENT_GRAPH],
+        ),
         (resolve_query("export-sets").text, {"setGraph": ox.NamedNode(TINY_SET)}, None),
-        (PREFIXES + "SELECT ?v ?c WHERE { GRAPH ?o { ?c rdfs:label ?l } FILTER(?l = ?v) }", {"v": lit, "c": node},
-         None),
+        (
+            PREFIXES + "SELECT ?v ?c WHERE { GRAPH ?o { ?c rdfs:label ?l } FILTER(?l = ?v) }",
+            {"v": lit, "c": node},
+            None,
+        ),
     ]
 
 

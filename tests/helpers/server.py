@@ -12,7 +12,6 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 import pyoxigraph as ox
 

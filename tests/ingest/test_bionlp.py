@@ -28,7 +28,12 @@ TEXT = (DATA / "knowtator" / "valid.txt").read_text(encoding="utf-8")
 def test_read_craft_style_file() -> None:
     t1, t2, t3 = read_bionlp(BIONLP / "craft_style.bionlp", document="valid")
     assert (t1.id, t1.document, t1.class_id, t1.spans, t1.text) == (
-        "T1", "valid", "UBERON:0001885", (Span(36, 49),), "dentate gyrus")
+        "T1",
+        "valid",
+        "UBERON:0001885",
+        (Span(36, 49),),
+        "dentate gyrus",
+    )
     assert t2.spans == (Span(4, 25), Span(36, 49))
     assert t2.text == "granule cell layer of ... dentate gyrus"
     assert (t3.class_id, t3.spans, t3.annotator) == ("CL:0000540", (Span(59, 66),), None)
@@ -157,12 +162,18 @@ def test_write_rejects_bad_input() -> None:
 class_ids = st.from_regex(r"\A[A-Z][A-Za-z]{0,7}(_EXT)?:[A-Za-z0-9_]{1,12}\Z")
 span_lists = st.lists(
     st.tuples(st.integers(0, 500), st.integers(1, 30)).map(lambda t: Span(t[0], t[0] + t[1])),
-    min_size=1, max_size=4,
+    min_size=1,
+    max_size=4,
 )
 covered = st.none() | st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
 annotation_lists = st.lists(
-    st.builds(lambda i, c, s, t: Annotation(f"a{i}", "doc", c, tuple(s), t),
-              st.integers(0, 10**6), class_ids, span_lists, covered),
+    st.builds(
+        lambda i, c, s, t: Annotation(f"a{i}", "doc", c, tuple(s), t),
+        st.integers(0, 10**6),
+        class_ids,
+        span_lists,
+        covered,
+    ),
     max_size=25,
 )
 
@@ -189,24 +200,30 @@ def test_round_trip_keeps_classes_and_spans(anns: list[Annotation]) -> None:
 def test_round_trip_with_document_text(data: st.DataObject) -> None:
     text = data.draw(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=200))
     spans_in_text = st.lists(
-        st.integers(0, len(text) - 1).flatmap(
-            lambda s: st.integers(s + 1, len(text)).map(lambda e: Span(s, e))), min_size=1, max_size=3)
-    anns = data.draw(st.lists(
-        st.builds(lambda c, s: Annotation("x", "doc", c, tuple(s)), class_ids, spans_in_text), max_size=10))
+        st.integers(0, len(text) - 1).flatmap(lambda s: st.integers(s + 1, len(text)).map(lambda e: Span(s, e))),
+        min_size=1,
+        max_size=3,
+    )
+    anns = data.draw(
+        st.lists(st.builds(lambda c, s: Annotation("x", "doc", c, tuple(s)), class_ids, spans_in_text), max_size=10)
+    )
     back = read_bionlp(write_bionlp(anns, text=text), document="doc")
     assert Counter(map(_key, back)) == Counter(map(_key, anns))
     for ann in back:
-        pieces = [text[s.start:s.end] for s in ann.spans]
+        pieces = [text[s.start : s.end] for s in ann.spans]
         expected = " ... ".join(pieces).replace("\r", " ").replace("\n", " ").replace("\t", " ")
         assert ann.text == expected
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize(("module", "variant", "pmid"), [
-    ("UBERON", "UBERON", "11319941"),  # holds discontinuous annotations
-    ("GO_BP", "GO_BP+extensions", "17696610"),  # holds the one span-less annotation
-    ("PR", "PR+extensions", "16628246"),
-])
+@pytest.mark.parametrize(
+    ("module", "variant", "pmid"),
+    [
+        ("UBERON", "UBERON", "11319941"),  # holds discontinuous annotations
+        ("GO_BP", "GO_BP+extensions", "17696610"),  # holds the one span-less annotation
+        ("PR", "PR+extensions", "16628246"),
+    ],
+)
 def test_knowtator_to_bionlp_and_back(craft_dir: Path, module: str, variant: str, pmid: str) -> None:
     path = craft_dir / "concept-annotation" / module / variant / "knowtator" / f"{pmid}.txt.knowtator.xml"
     text = (craft_dir / "articles" / "txt" / f"{pmid}.txt").read_text(encoding="utf-8")

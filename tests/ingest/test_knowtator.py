@@ -7,6 +7,7 @@ tags with a regular expression on the file text.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 import warnings
@@ -158,7 +159,7 @@ def test_malformed_xml_reports_expat_line() -> None:
 
 
 def test_errors_are_value_errors() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"malformed\.knowtator\.xml"):
         read_knowtator(KNOWTATOR / "malformed.knowtator.xml")
 
 
@@ -297,7 +298,7 @@ def test_discontinuous_spans_keep_file_order(craft_dir: Path) -> None:
                 for ann in read_knowtator(path):
                     ordered = sorted(ann.spans)
                     out_of_order += list(ann.spans) != ordered
-                    overlapping += any(a.end > b.start for a, b in zip(ordered, ordered[1:]))
+                    overlapping += any(a.end > b.start for a, b in itertools.pairwise(ordered))
     assert (out_of_order, overlapping) == (2, 3)
 
 

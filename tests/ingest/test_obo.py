@@ -280,7 +280,7 @@ def test_open_text_zip_needs_exactly_one_member(members: list[str], tmp_path: Pa
         z.writestr("readme.txt", b"not an ontology")
         for m in members:
             z.writestr(m, b"format-version: 1.2\n")
-    with pytest.raises(InputError, match="odd.zip"), open_text(zp):
+    with pytest.raises(InputError, match=r"odd\.zip"), open_text(zp):
         pass
 
 

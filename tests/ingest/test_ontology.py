@@ -202,7 +202,7 @@ def test_ontology_name_fallback() -> None:
 
 
 def test_graph_must_be_an_iri() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not an iri"):
         list(ontology_nquads([], graph="not an iri", curies=CurieMap()))
 
 

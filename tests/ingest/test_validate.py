@@ -100,5 +100,5 @@ def test_spanless_annotation_warns() -> None:
 
 
 def test_validation_error_is_a_value_error() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a"):
         check(ann("a", ((36, 49),), "x"))

@@ -8,19 +8,19 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from tests.helpers.sample import SAMPLE_PMIDS, sample_store_path
-from craftrdf.webanno import fetch_annotations
-from craftrdf.builder import build_store
 from craftrdf.cli import main
 from craftrdf.demo import sample_dir
 from craftrdf.errors import ConfigError, InputError
 from craftrdf.ingest.bionlp import read_bionlp
 from craftrdf.iris import set_iri
 from craftrdf.matcher import Matcher, MatcherConfig, MatchingSession, read_inputs
-from craftrdf.vocab import CM
 from craftrdf.querying import resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
+from craftrdf.vocab import CM
+from craftrdf.webanno import fetch_annotations
+from tests.helpers.sample import SAMPLE_PMIDS, sample_store_path
+
 
 @pytest.fixture(scope="module")
 def sample_store(tmp_path_factory) -> Path:
@@ -30,22 +30,42 @@ def sample_store(tmp_path_factory) -> Path:
 
 def test_cli_writes_bionlp_and_a_run_graph_that_reads_back(sample_store, tmp_path, capsys):
     out = tmp_path / "out"
-    argv = ["-q", "annotate", "--store", str(sample_store), "--set", "UBERON_EXT", str(sample_dir()),
-            "--param", "caseMatch=CASE_IGNORE", "--param", "searchStrategy=SKIP_ANY_MATCH",
-            "--out", str(out), "--into-store", "CM_RUN", "--cache-dir", str(tmp_path / "cache")]
+    argv = [
+        "-q",
+        "annotate",
+        "--store",
+        str(sample_store),
+        "--set",
+        "UBERON_EXT",
+        str(sample_dir()),
+        "--param",
+        "caseMatch=CASE_IGNORE",
+        "--param",
+        "searchStrategy=SKIP_ANY_MATCH",
+        "--out",
+        str(out),
+        "--into-store",
+        "CM_RUN",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
     assert main(argv) == 0
     assert "annotated 3 documents" in capsys.readouterr().out
     assert sorted(p.name for p in out.iterdir()) == [f"{p}.bionlp" for p in SAMPLE_PMIDS]
-    written = {(a.document, a.class_id, a.spans) for p in SAMPLE_PMIDS
-               for a in read_bionlp(out / f"{p}.bionlp", document=p)}
+    written = {
+        (a.document, a.class_id, a.spans) for p in SAMPLE_PMIDS for a in read_bionlp(out / f"{p}.bionlp", document=p)
+    }
     assert written
     with AnnotationStore.open(sample_store, mode="read") as store:
         stored = fetch_annotations(store, "CM_RUN")
         assert {(a.document, a.class_id, a.spans) for a in stored} == written
         sets = run_query(store, resolve_query("sets"), {"set": "CM_RUN"})
         [(_, module, variant, ontology, n)] = [tuple(t.value for t in row) for row in sets.rows]
-        assert (module, variant, ontology) == ("UBERON", "extensions",
-                                               "https://w3id.org/craftrdf/ontology/UBERON+extensions")
+        assert (module, variant, ontology) == (
+            "UBERON",
+            "extensions",
+            "https://w3id.org/craftrdf/ontology/UBERON+extensions",
+        )
         assert int(n) == len(written)
         g = ox.NamedNode(set_iri("CM_RUN"))
 
@@ -62,15 +82,37 @@ def test_cli_writes_bionlp_and_a_run_graph_that_reads_back(sample_store, tmp_pat
 
 
 def test_cli_refuses_to_overwrite_a_gold_set(sample_store, tmp_path, capsys):
-    argv = ["-q", "annotate", "--store", str(sample_store), "--set", "UBERON", str(sample_dir()),
-            "--out", str(tmp_path / "o"), "--into-store", "uberon_ext", "--no-cache"]
+    argv = [
+        "-q",
+        "annotate",
+        "--store",
+        str(sample_store),
+        "--set",
+        "UBERON",
+        str(sample_dir()),
+        "--out",
+        str(tmp_path / "o"),
+        "--into-store",
+        "uberon_ext",
+        "--no-cache",
+    ]
     assert main(argv) == 1
     assert "gold annotation set" in capsys.readouterr().err
 
 
 def test_cli_reports_a_bad_parameter_in_one_line(sample_store, tmp_path, capsys):
-    argv = ["annotate", "--store", str(sample_store), "--set", "UBERON", str(sample_dir()), "--out", str(tmp_path),
-            "--param", "stemmer=SNOWBALL"]
+    argv = [
+        "annotate",
+        "--store",
+        str(sample_store),
+        "--set",
+        "UBERON",
+        str(sample_dir()),
+        "--out",
+        str(tmp_path),
+        "--param",
+        "stemmer=SNOWBALL",
+    ]
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "NONE | PORTER | BIOLEMMATIZER" in err
@@ -103,8 +145,12 @@ def test_session_shares_work_and_agrees_with_the_single_text_matcher(tmp_path):
     session = MatchingSession(texts, names, cache_dir=tmp_path)
     with ThreadPoolExecutor(2) as ex:
         assert session.split_in(ex) == 2
-    configs = [MatcherConfig(), MatcherConfig(searchStrategy="SKIP_ANY_MATCH"), MatcherConfig(stopWords="PUBMED"),
-               MatcherConfig(caseMatch="CASE_SENSITIVE", synonyms="ALL")]
+    configs = [
+        MatcherConfig(),
+        MatcherConfig(searchStrategy="SKIP_ANY_MATCH"),
+        MatcherConfig(stopWords="PUBMED"),
+        MatcherConfig(caseMatch="CASE_SENSITIVE", synonyms="ALL"),
+    ]
     for c in configs:
         got = session.annotate(c)
         for d, text in texts.items():
@@ -138,8 +184,21 @@ def test_cli_splits_sentences_in_worker_processes_for_many_documents(sample_stor
     for i in range(8):
         (inputs / f"doc{i}.txt").write_text(f"The striatum of mouse {i}. The brain.", encoding="utf-8")
     out = tmp_path / "out"
-    argv = ["-q", "annotate", "--store", str(sample_store), "--set", "UBERON", str(inputs), "--out", str(out),
-            "--jobs", "2", "--cache-dir", str(tmp_path / "cache")]
+    argv = [
+        "-q",
+        "annotate",
+        "--store",
+        str(sample_store),
+        "--set",
+        "UBERON",
+        str(inputs),
+        "--out",
+        str(out),
+        "--jobs",
+        "2",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
     assert main(argv) == 0
     assert "annotated 8 documents" in capsys.readouterr().out
     for i in range(8):
@@ -152,36 +211,42 @@ def _tiny_store() -> AnnotationStore:
     from craftrdf.curie import CurieMap
     from craftrdf.ingest.obo import iter_obo
     from craftrdf.ingest.ontology import ontology_nquads
-    from craftrdf.webanno import set_nquads
     from craftrdf.iris import ontology_graph
+    from craftrdf.webanno import set_nquads
 
     store = AnnotationStore.memory()
     graph = ontology_graph("tiny-uberon")
     obo = Path(__file__).parent / "data" / "tiny-uberon.obo"
     store.load_batch(graph, ontology_nquads(iter_obo(obo), graph=graph, curies=CurieMap()), digest="1")
-    store.load_batch(set_iri("UBERON_EXT"), set_nquads("UBERON_EXT", module="UBERON", variant="extensions",
-                                                       ontology=graph, mappings=None), digest="s")
+    store.load_batch(
+        set_iri("UBERON_EXT"),
+        set_nquads("UBERON_EXT", module="UBERON", variant="extensions", ontology=graph, mappings=None),
+        digest="s",
+    )
     return store
 
 
 def test_a_new_configuration_replaces_the_stored_run_and_other_sets_are_protected(tmp_path):
-    from craftrdf.webanno import set_nquads
     from craftrdf.matcher import run_annotation
+    from craftrdf.webanno import set_nquads
 
     store = _tiny_store()
     registry = load_registry()
     texts = {"d": "The Brain, the brain and the encephalon."}
-    first = run_annotation(store, "UBERON_EXT", MatcherConfig(caseMatch="CASE_SENSITIVE"), texts,
-                           registry=registry, into_store="RUN1")
+    first = run_annotation(
+        store, "UBERON_EXT", MatcherConfig(caseMatch="CASE_SENSITIVE"), texts, registry=registry, into_store="RUN1"
+    )
     assert first.quads > 0 and first.annotations == 2  # brain, encephalon: "Brain" is not folded
-    second = run_annotation(store, "UBERON_EXT", MatcherConfig(caseMatch="CASE_IGNORE"), texts,
-                            registry=registry, into_store="RUN1")
+    second = run_annotation(
+        store, "UBERON_EXT", MatcherConfig(caseMatch="CASE_IGNORE"), texts, registry=registry, into_store="RUN1"
+    )
     assert second.quads > 0 and second.annotations == 3
     assert len(fetch_annotations(store, "RUN1")) == 3
     g = ox.NamedNode(set_iri("RUN1"))
     values = {q.object.value for q in store.raw.quads_for_pattern(g, ox.NamedNode(CM.caseMatch), None, g)}
     assert values == {"CASE_IGNORE"}
-    store.load_batch(set_iri("MINE"), set_nquads("MINE", module=None, variant=None, ontology=None, mappings=None),
-                     digest="m")
+    store.load_batch(
+        set_iri("MINE"), set_nquads("MINE", module=None, variant=None, ontology=None, mappings=None), digest="m"
+    )
     with pytest.raises(ConfigError, match="not matcher output"):
         run_annotation(store, "UBERON_EXT", MatcherConfig(), texts, registry=registry, into_store="MINE")

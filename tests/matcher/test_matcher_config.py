@@ -55,8 +55,13 @@ def test_canonical_changes_only_skip_any_match_off():
 
 def test_defaults_are_the_papers_best_f1_configuration():
     assert MatcherConfig().params() == {
-        "caseMatch": "CASE_INSENSITIVE", "findAllMatches": "NO", "orderIndependentLookup": "OFF",
-        "searchStrategy": "CONTIGUOUS_MATCH", "stemmer": "PORTER", "stopWords": "NONE", "synonyms": "EXACT_ONLY",
+        "caseMatch": "CASE_INSENSITIVE",
+        "findAllMatches": "NO",
+        "orderIndependentLookup": "OFF",
+        "searchStrategy": "CONTIGUOUS_MATCH",
+        "stemmer": "PORTER",
+        "stopWords": "NONE",
+        "synonyms": "EXACT_ONLY",
     }
 
 
@@ -70,11 +75,14 @@ def test_from_params_accepts_any_case_of_names_and_values():
     assert (c.caseMatch.value, c.stemmer.value) == ("CASE_IGNORE", "NONE")
 
 
-@pytest.mark.parametrize(("params", "message"), [
-    ({"caseMatch": "CASE_WHATEVER"}, "CASE_SENSITIVE | CASE_INSENSITIVE"),
-    ({"nope": "YES"}, "caseMatch, findAllMatches"),
-    ({"stemmer": "SNOWBALL"}, "NONE | PORTER | BIOLEMMATIZER"),
-])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"caseMatch": "CASE_WHATEVER"}, "CASE_SENSITIVE | CASE_INSENSITIVE"),
+        ({"nope": "YES"}, "caseMatch, findAllMatches"),
+        ({"stemmer": "SNOWBALL"}, "NONE | PORTER | BIOLEMMATIZER"),
+    ],
+)
 def test_bad_parameters_are_config_errors_listing_the_allowed(params, message):
     with pytest.raises(ConfigError, match=message):
         MatcherConfig.from_params(params)

@@ -42,10 +42,13 @@ def test_default_configuration_finds_half_of_an_articles_gold_uberon_annotations
     assert len(gold) == 226
     text = (craft_dir / "articles/txt" / f"{PMID}.txt").read_text(encoding="utf-8")
     with AnnotationStore.open(corpus_store, mode="read") as store:
-        report = run_annotation(store, "UBERON", MatcherConfig(), {PMID: text}, registry=load_registry(),
-                                out_dir=tmp_path)
-    found = {(a.class_id, tuple((s.start, s.end) for s in a.spans))
-             for a in read_bionlp(tmp_path / f"{PMID}.bionlp", document=PMID)}
+        report = run_annotation(
+            store, "UBERON", MatcherConfig(), {PMID: text}, registry=load_registry(), out_dir=tmp_path
+        )
+    found = {
+        (a.class_id, tuple((s.start, s.end) for s in a.spans))
+        for a in read_bionlp(tmp_path / f"{PMID}.bionlp", document=PMID)
+    }
     assert report.annotations == len(found)
     share = len(gold & found) / len(gold)
     assert share >= 0.50, f"found {len(gold & found)} of {len(gold)} gold annotations ({share:.2f})"

@@ -13,13 +13,16 @@ def norm(case: str = "CASE_SENSITIVE", stemmer: str = "NONE", stop: str = "NONE"
     return Normalizer(TextNormalization(case, stemmer, stop))
 
 
-@pytest.mark.parametrize(("case", "expected"), [
-    # tokens:           Brain    BRAIN    brain    mRNA    E14     Ab1
-    ("CASE_SENSITIVE", ["Brain", "BRAIN", "brain", "mRNA", "E14", "Ab1"]),
-    ("CASE_INSENSITIVE", ["brain", "BRAIN", "brain", "mRNA", "E14", "Ab1"]),  # ^[A-Z][a-z]+$ only
-    ("CASE_IGNORE", ["brain", "brain", "brain", "mrna", "e14", "ab1"]),
-    ("CASE_FOLD_DIGITS", ["Brain", "BRAIN", "brain", "mRNA", "e14", "ab1"]),  # tokens with a digit only
-])
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # tokens:           Brain    BRAIN    brain    mRNA    E14     Ab1
+        ("CASE_SENSITIVE", ["Brain", "BRAIN", "brain", "mRNA", "E14", "Ab1"]),
+        ("CASE_INSENSITIVE", ["brain", "BRAIN", "brain", "mRNA", "E14", "Ab1"]),  # ^[A-Z][a-z]+$ only
+        ("CASE_IGNORE", ["brain", "brain", "brain", "mrna", "e14", "ab1"]),
+        ("CASE_FOLD_DIGITS", ["Brain", "BRAIN", "brain", "mRNA", "e14", "ab1"]),  # tokens with a digit only
+    ],
+)
 def test_case_folding(case, expected):
     n = norm(case)
     assert [n.normalize(t) for t in ["Brain", "BRAIN", "brain", "mRNA", "E14", "Ab1"]] == expected
@@ -39,14 +42,13 @@ def test_porter_follows_the_1980_algorithm():
 
 def test_lemmatizer_gives_dictionary_lemmas():
     n = norm(stemmer="BIOLEMMATIZER")
-    assert n.normalize("mice") == "mouse"            # irregular plural
-    assert n.normalize("nuclei") == "nucleus"        # Latin plural
+    assert n.normalize("mice") == "mouse"  # irregular plural
+    assert n.normalize("nuclei") == "nucleus"  # Latin plural
     assert n.normalize("ganglia") == "ganglion"
     assert n.normalize("vertebrae") == "vertebra"
-    assert n.normalize("neuronal") == "neuronal"     # an adjective is its own lemma
-    assert n.normalize("stained") == "stain"         # no noun reading: the verb's lemma
-    assert n.normalize("E14") == "E14"               # not a word: unchanged
-
+    assert n.normalize("neuronal") == "neuronal"  # an adjective is its own lemma
+    assert n.normalize("stained") == "stain"  # no noun reading: the verb's lemma
+    assert n.normalize("E14") == "E14"  # not a word: unchanged
 
 
 def test_lemmatizer_leaves_abbreviations_and_auxiliaries_alone():
@@ -55,6 +57,7 @@ def test_lemmatizer_leaves_abbreviations_and_auxiliaries_alone():
     assert n.normalize("am") == "am" and n.normalize("was") == "was" and n.normalize("has") == "has"
     assert n.normalize("BE") == "BE" and n.normalize("AER") == "AER"
     assert n.normalize("Mice") == "mouse"  # an initial capital is folded first, then lemmatized
+
 
 def test_pubmed_stop_words_are_the_133_and_drop_from_texts_and_names():
     words = pubmed_stop_words()

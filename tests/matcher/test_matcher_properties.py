@@ -16,9 +16,10 @@ WORDS = ["bone", "Bone", "bones", "marrow", "cell", "Cells", "of", "the", "E14",
 CONFIGS = grid()
 
 names = st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join)
-dictionaries = st.dictionaries(st.sampled_from([f"C:{i}" for i in range(5)]),
-                               st.lists(names, min_size=1, max_size=2), min_size=1, max_size=5)
-sentences = st.lists(st.sampled_from(WORDS + [",", "-"]), min_size=0, max_size=12).map(" ".join)
+dictionaries = st.dictionaries(
+    st.sampled_from([f"C:{i}" for i in range(5)]), st.lists(names, min_size=1, max_size=2), min_size=1, max_size=5
+)
+sentences = st.lists(st.sampled_from([*WORDS, ",", "-"]), min_size=0, max_size=12).map(" ".join)
 texts = st.lists(sentences, min_size=1, max_size=3).map(lambda ss: ". ".join(ss) + ".")
 configs = st.sampled_from(CONFIGS)
 common = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -41,7 +42,7 @@ def test_every_annotation_normalizes_to_an_entry_of_its_class(text, dictionary, 
     n = Normalizer(config.normalization)
     order_independent = canonical(config).orderIndependentLookup.value == "ON"
     for a in annotate(text, dictionary, config):
-        tokens = tuple(t for s in a.spans for t in n.phrase(text[s.start:s.end]))
+        tokens = tuple(t for s in a.spans for t in n.phrase(text[s.start : s.end]))
         if order_independent:
             assert Counter(tokens) in [Counter(k) for k in keys[a.class_id]]
         else:
@@ -96,9 +97,12 @@ def test_allowing_overlap_only_adds_matches(text, dictionary, config):
 def test_configurations_with_equal_keys_give_identical_annotations(text, dictionary, config, other):
     assert annotate(text, dictionary, config) == annotate(text, dictionary, canonical(config))
     # another configuration's search parameters with this one's dictionary parameters
-    twin = dataclasses.replace(config, findAllMatches=other.findAllMatches,
-                               orderIndependentLookup=other.orderIndependentLookup,
-                               searchStrategy=other.searchStrategy)
+    twin = dataclasses.replace(
+        config,
+        findAllMatches=other.findAllMatches,
+        orderIndependentLookup=other.orderIndependentLookup,
+        searchStrategy=other.searchStrategy,
+    )
     if twin.search_key == config.search_key:
         assert annotate(text, dictionary, config) == annotate(text, dictionary, twin)
 
@@ -132,5 +136,5 @@ def test_every_class_sharing_a_matched_name_is_emitted(text, dictionary):
     for a in annotate(text, dictionary, config):
         found.setdefault(a.spans, set()).add(a.class_id)
     for spans, classes in found.items():
-        key = tuple(t for s in spans for t in n.phrase(text[s.start:s.end]))
+        key = tuple(t for s in spans for t in n.phrase(text[s.start : s.end]))
         assert by_key[key] <= classes

@@ -12,13 +12,27 @@ from craftrdf.matcher.tokenize import analyze, split_sentences, tokenize
 
 def test_tokens_are_letter_and_digit_runs_with_offsets():
     text = "The β-actin (Fig. 2) of E14.5 mice's retinae_x"
-    assert [text[s:e] for s, e in tokenize(text)] == \
-        ["The", "β", "actin", "Fig", "2", "of", "E14", "5", "mice", "s", "retinae", "x"]
+    assert [text[s:e] for s, e in tokenize(text)] == [
+        "The",
+        "β",
+        "actin",
+        "Fig",
+        "2",
+        "of",
+        "E14",
+        "5",
+        "mice",
+        "s",
+        "retinae",
+        "x",
+    ]
 
 
 def test_sentences_respect_scientific_abbreviations_and_lines():
-    text = ("Smith et al. (2001) found that E. coli grows, e.g. in the gut (Fig. 2A). "
-            "The cells (n = 5; P < .001) died.\nMethods\nApprox. 5 mg vs. 3 mg were used.")
+    text = (
+        "Smith et al. (2001) found that E. coli grows, e.g. in the gut (Fig. 2A). "
+        "The cells (n = 5; P < .001) died.\nMethods\nApprox. 5 mg vs. 3 mg were used."
+    )
     got = [text[s:e] for s, e in split_sentences(text)]
     assert got == [
         "Smith et al. (2001) found that E. coli grows, e.g. in the gut (Fig. 2A).",

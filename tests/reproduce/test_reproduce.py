@@ -41,8 +41,15 @@ def report(tmp_path_factory) -> Path:
 
 
 def test_writes_the_report_and_its_figures(report):
-    for name in ("report.md", "ser.png", "similarity.png", "sweeps/UBERON/pr.png", "sweeps/UBERON_EXT/pr.png",
-                 "sweeps/UBERON/results.csv", "sweeps/CL/best.md"):
+    for name in (
+        "report.md",
+        "ser.png",
+        "similarity.png",
+        "sweeps/UBERON/pr.png",
+        "sweeps/UBERON_EXT/pr.png",
+        "sweeps/UBERON/results.csv",
+        "sweeps/CL/best.md",
+    ):
         p = report / name
         assert p.is_file() and p.stat().st_size > 0, name
         if name.endswith(".png"):
@@ -99,8 +106,7 @@ def _outermost(craft: Path, module: str, folder: str, documents: set[str]) -> li
             chars.setdefault(doc, []).append(covered)
             if f.parent.parent == craft / "concept-annotation" / module / folder and doc in documents:
                 mine.append((doc, classes[a.find("mention").get("id")], covered))
-    return [(d, c) for d, c, covered in mine
-            if not any(covered < other for other in chars[d])]
+    return [(d, c) for d, c, covered in mine if not any(covered < other for other in chars[d])]
 
 
 def test_uberon_statistics_of_outermost_annotations_are_the_raw_counts(report):
@@ -124,7 +130,7 @@ def test_sweep_counts_add_up_to_the_gold_annotations(report):
     text = (report / "report.md").read_text()
     row = next(line for line in text.splitlines() if line.startswith("| UBERON | best-F1 TP / FP / FN |"))
     ours = [c.strip() for c in row.strip("|").split("|")][3]
-    tp, fp, fn = (int(x) for x in re.findall(r"\d+", ours.replace(",", "")))
+    tp, _fp, fn = (int(x) for x in re.findall(r"\d+", ours.replace(",", "")))
     raw_count = sum(1 for d, _, _ in _raw(craft, "UBERON", "UBERON") if split[d] != "test")
     assert tp + fn == raw_count and len(gold) <= raw_count
 

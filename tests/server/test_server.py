@@ -15,13 +15,12 @@ from collections import Counter
 import pyoxigraph as ox
 import pytest
 from starlette.testclient import TestClient
-from tests.helpers.sample import sample_store_path
 
-from tests.helpers.sample import article_text, raw_set
 from craftrdf.demo import sample_dir
 from craftrdf.server.app import ServerConfig, create_app
 from craftrdf.server.workers import StoreOpener, WorkerPool
 from craftrdf.vocab import BASE, OA, RDFS
+from tests.helpers.sample import article_text, raw_set, sample_store_path
 
 UBERON_EXT = "UBERON/UBERON+extensions"
 OA_PREFIX = "PREFIX oa: <http://www.w3.org/ns/oa#>\n"
@@ -40,8 +39,11 @@ def pool(store_path):
 
 @pytest.fixture(scope="module")
 def client(pool, tmp_path_factory):
-    app = create_app(pool, config=ServerConfig(base_iri="https://example.org/craft", timeout=20),
-                     dump_dir=tmp_path_factory.mktemp("dumps"))
+    app = create_app(
+        pool,
+        config=ServerConfig(base_iri="https://example.org/craft", timeout=20),
+        dump_dir=tmp_path_factory.mktemp("dumps"),
+    )
     return TestClient(app, base_url="https://example.org")
 
 
@@ -65,7 +67,7 @@ def obo_label(curie: str) -> str:
     return next(line[6:] for line in stanza.splitlines() if line.startswith("name: "))
 
 
-COUNT_SET = OA_PREFIX + "SELECT (COUNT(?a) AS ?n) WHERE { GRAPH <%sset/UBERON_EXT> { ?a a oa:Annotation } }" % BASE
+COUNT_SET = OA_PREFIX + f"SELECT (COUNT(?a) AS ?n) WHERE {{ GRAPH <{BASE}set/UBERON_EXT> {{ ?a a oa:Annotation }} }}"
 
 
 def _json_value(response) -> str:
@@ -92,8 +94,9 @@ def test_result_formats_by_accept(client):
     """JSON, XML, CSV and TSV carry the same rows: annotations per document of UBERON_EXT."""
     expected = {pmid: len(anns) for pmid, anns in raw_set(UBERON_EXT).items()}
     q = OA_PREFIX + (
-        "SELECT ?doc (COUNT(?a) AS ?n) WHERE { GRAPH <%sset/UBERON_EXT> { ?a a oa:Annotation ; oa:hasTarget ?t . "
-        "?t oa:hasSource ?d } BIND(STRAFTER(STR(?d), \"/doc/\") AS ?doc) } GROUP BY ?doc ORDER BY ?doc" % BASE)
+        f"SELECT ?doc (COUNT(?a) AS ?n) WHERE {{ GRAPH <{BASE}set/UBERON_EXT> {{ ?a a oa:Annotation ; oa:hasTarget ?t . "
+        '?t oa:hasSource ?d } BIND(STRAFTER(STR(?d), "/doc/") AS ?doc) } GROUP BY ?doc ORDER BY ?doc'
+    )
     got = {}
     for mtype in ("application/sparql-results+json", "application/sparql-results+xml", "text/tab-separated-values"):
         r = client.get("/sparql", params={"query": q}, headers={"Accept": mtype})
@@ -109,7 +112,7 @@ def test_result_formats_by_accept(client):
 
 
 def test_construct_in_every_rdf_format(client):
-    q = "CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <%sset/UBERON_EXT> { ?s ?p ?o } } ORDER BY ?s ?p ?o LIMIT 40" % BASE
+    q = f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH <{BASE}set/UBERON_EXT> {{ ?s ?p ?o }} }} ORDER BY ?s ?p ?o LIMIT 40"
     graphs = []
     for mtype in ("text/turtle", "application/n-triples", "application/ld+json", "application/rdf+xml"):
         r = client.post("/sparql", data={"query": q}, headers={"Accept": mtype})
@@ -153,8 +156,11 @@ def test_ask_and_select_negotiation(client):
     assert r.status_code == 200 and bool(ox.parse_query_results(r.content, ox.QueryResultsFormat.XML)) is True
     r = client.get("/sparql", params={"query": "ASK {}"}, headers={"Accept": "text/turtle"})
     assert r.status_code == 406
-    r = client.get("/sparql", params={"query": "CONSTRUCT WHERE { ?s ?p ?o }"},
-                   headers={"Accept": "application/sparql-results+json"})
+    r = client.get(
+        "/sparql",
+        params={"query": "CONSTRUCT WHERE { ?s ?p ?o }"},
+        headers={"Accept": "application/sparql-results+json"},
+    )
     assert r.status_code == 406
 
 
@@ -183,7 +189,9 @@ def test_document_html_comes_from_the_viewer(client, plain, pool):
     from craftrdf.server.viewer import viewer_routes
     from craftrdf.server.workers import PooledStore
 
-    alone = TestClient(Starlette(routes=viewer_routes(PooledStore(pool, timeout=20), base_iri="https://example.org/craft/")))
+    alone = TestClient(
+        Starlette(routes=viewer_routes(PooledStore(pool, timeout=20), base_iri="https://example.org/craft/"))
+    )
     assert r.text == alone.get(f"/doc/{pmid}").text  # the viewer's own page, not the triple table
     r = plain.get(f"/doc/{pmid}", headers={"Accept": "text/html"})
     assert r.status_code == 200 and "<table>" in r.text
@@ -196,13 +204,15 @@ def test_annotation_with_its_target_and_selectors(client):
     anns = raw_set(UBERON_EXT)[pmid]
     spans = Counter(a.spans for a in anns)
     ann = next(a for a in anns if len(a.spans) == 1 and spans[a.spans] == 1)
-    (start, end), = ann.spans
-    q = (OA_PREFIX + "SELECT ?a WHERE { GRAPH <%sset/UBERON_EXT> { ?a oa:hasTarget ?t . ?t oa:hasSource <%sdoc/%s> ; "
-         "oa:hasSelector ?s . ?s oa:start %d ; oa:end %d } }" % (BASE, BASE, pmid, start, end))
+    ((start, end),) = ann.spans
+    q = (
+        OA_PREFIX + f"SELECT ?a WHERE {{ GRAPH <{BASE}set/UBERON_EXT> {{ ?a oa:hasTarget ?t . "
+        f"?t oa:hasSource <{BASE}doc/{pmid}> ; oa:hasSelector ?s . ?s oa:start {start:d} ; oa:end {end:d} }} }}"
+    )
     rows = client.get("/sparql", params={"query": q}).json()["results"]["bindings"]
     assert len(rows) == 1
     iri = rows[0]["a"]["value"]
-    r = client.get("/" + iri[len(BASE):], headers={"Accept": "application/n-triples"})
+    r = client.get("/" + iri[len(BASE) :], headers={"Accept": "application/n-triples"})
     assert r.status_code == 200, r.text
     triples = [q.triple for q in ox.parse(r.content, ox.RdfFormat.N_TRIPLES)]
     starts = {int(t.object.value) for t in triples if t.predicate == ox.NamedNode(OA.start)}
@@ -225,8 +235,14 @@ def test_set_resource_and_unknown_iris(client):
     r = client.get("/set/UBERON_EXT", headers={"Accept": "text/turtle"})
     assert r.status_code == 200
     assert any(t.object.value == "UBERON_EXT" for t in ox.parse(r.content, ox.RdfFormat.TURTLE))
-    for path in ("/set/NO_SUCH_SET", "/doc/00000000", "/class/UBERON:9999999", "/class/not-a-curie",
-                 "/ann/UBERON_EXT/1/nothing", "/ontology/nothing"):
+    for path in (
+        "/set/NO_SUCH_SET",
+        "/doc/00000000",
+        "/class/UBERON:9999999",
+        "/class/not-a-curie",
+        "/ann/UBERON_EXT/1/nothing",
+        "/ontology/nothing",
+    ):
         r = client.get(path, headers={"Accept": "text/turtle"})
         assert r.status_code == 404, (path, r.status_code)
 
@@ -288,8 +304,8 @@ def test_html_escapes_data(tmp_path):
 
 def test_pooled_store_serves_library_code(pool):
     """PooledStore answers run_query like the embedded store (what the viewer relies on)."""
-    from craftrdf.server.workers import PooledStore
     from craftrdf.querying import resolve_query, run_query
+    from craftrdf.server.workers import PooledStore
 
     result = run_query(PooledStore(pool, timeout=20), resolve_query("sets"), {"set": "UBERON_EXT"})
     row = dict(zip(result.columns, result.rows[0]))

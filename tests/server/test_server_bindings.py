@@ -21,8 +21,32 @@ from craftrdf.querying import bind_value, library, run_query
 
 PARAMETERISED = [(name, p) for name, q in library().items() for p in q.params]
 
-NASTY = ['"', "'", '"""', "'''", "}", "{", "#", "\n", "\r\n", "> . } DROP ALL {", '" . } DROP ALL { "',
-         "\\", '\\"', "?x", "$x", "<http://evil/>", ">", "<", "\u2028", "é", "𝔘", "\x00", ") ;", "'\"}#\n"]
+NASTY = [
+    '"',
+    "'",
+    '"""',
+    "'''",
+    "}",
+    "{",
+    "#",
+    "\n",
+    "\r\n",
+    "> . } DROP ALL {",
+    '" . } DROP ALL { "',
+    "\\",
+    '\\"',
+    "?x",
+    "$x",
+    "<http://evil/>",
+    ">",
+    "<",
+    "\u2028",
+    "é",
+    "𝔘",
+    "\x00",
+    ") ;",
+    "'\"}#\n",
+]
 
 adversarial = st.tuples(st.text(max_size=12), st.sampled_from(NASTY), st.text(max_size=12)).map("".join)
 
@@ -44,7 +68,7 @@ def test_every_parameterised_query_is_covered():
     assert len(PARAMETERISED) >= 30
 
 
-@pytest.mark.parametrize("name,param", PARAMETERISED, ids=[f"{n}-{p}" for n, p in PARAMETERISED])
+@pytest.mark.parametrize(("name", "param"), PARAMETERISED, ids=[f"{n}-{p}" for n, p in PARAMETERISED])
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=adversarial)
 def test_adversarial_value_stays_one_term(sample_store, reference, name, param, value):

@@ -10,7 +10,6 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.helpers.server import free_port
 
 from craftrdf.server.guard import (
     Limits,
@@ -19,6 +18,7 @@ from craftrdf.server.guard import (
     with_using,
 )
 from craftrdf.server.protocol import negotiate, parse_sparql_request
+from tests.helpers.server import free_port
 
 
 def depth_of(text: str) -> int:
@@ -48,13 +48,16 @@ def test_depth_of_plain_brackets(chars):
     assert depth_of(text) == deepest
 
 
-@pytest.mark.parametrize("text", [
-    'SELECT * { ?s ?p "{{{{{{" }',
-    "SELECT * { ?s ?p '''{{{\n{{{''' }",
-    "SELECT * { ?s ?p <http://e/((([[[> }",
-    "SELECT * { ?s ?p ?o } # {{{{{{{{",
-    'SELECT * { ?s ?p "a \\" {{{{" }',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'SELECT * { ?s ?p "{{{{{{" }',
+        "SELECT * { ?s ?p '''{{{\n{{{''' }",
+        "SELECT * { ?s ?p <http://e/((([[[> }",
+        "SELECT * { ?s ?p ?o } # {{{{{{{{",
+        'SELECT * { ?s ?p "a \\" {{{{" }',
+    ],
+)
 def test_brackets_in_strings_iris_and_comments_do_not_count(text):
     assert depth_of(text) == 1
 
@@ -70,20 +73,29 @@ def test_any_text_gets_an_answer_or_a_refusal(text):
 
 
 def test_load_service_as_keywords_only():
-    for text in ("LOAD <http://x>", "load <http://x>", "SELECT * { SERVICE <http://x> { ?s ?p ?o } }",
-                 "SELECT * { service silent <http://x> { } }"):
+    for text in (
+        "LOAD <http://x>",
+        "load <http://x>",
+        "SELECT * { SERVICE <http://x> { ?s ?p ?o } }",
+        "SELECT * { service silent <http://x> { } }",
+    ):
         with pytest.raises(RequestRefused) as err:
             check_request(text, Limits())
         assert err.value.status == 403
-    for text in ('SELECT ("LOAD" AS ?x) {}', "SELECT ?load { ?service <http://e/LOAD> ex:SERVICE }",
-                 "SELECT * {} # LOAD <http://x>"):
+    for text in (
+        'SELECT ("LOAD" AS ?x) {}',
+        "SELECT ?load { ?service <http://e/LOAD> ex:SERVICE }",
+        "SELECT * {} # LOAD <http://x>",
+    ):
         check_request(text, Limits())
     check_request("LOAD <http://x>", Limits(allow_load=True))
 
 
 def test_with_using_places_clauses_before_each_where():
-    update = ("PREFIX ex: <http://e/> INSERT DATA { ex:a ex:b 1 } ; "
-              "DELETE { ?s ?p ?o } WHERE { ?s ?p ?o } ; INSERT { ?s ex:w 1 } WHERE { ?s ?p ?o }")
+    update = (
+        "PREFIX ex: <http://e/> INSERT DATA { ex:a ex:b 1 } ; "
+        "DELETE { ?s ?p ?o } WHERE { ?s ?p ?o } ; INSERT { ?s ex:w 1 } WHERE { ?s ?p ?o }"
+    )
     out = with_using(update, ["http://g/1"], ["http://g/2"])
     assert out.count("USING <http://g/1> USING NAMED <http://g/2> WHERE") == 2
     assert "INSERT DATA { ex:a ex:b 1 }" in out
@@ -109,8 +121,9 @@ def test_negotiation():
 def test_protocol_request_forms():
     r = parse_sparql_request("GET", "query=ASK%7B%7D&default-graph-uri=http%3A%2F%2Fg", None, b"")
     assert (r.kind, r.text, r.default_graphs) == ("query", "ASK{}", ("http://g",))
-    r = parse_sparql_request("POST", "using-graph-uri=http%3A%2F%2Fg", "application/sparql-update; charset=UTF-8",
-                             b"CLEAR ALL")
+    r = parse_sparql_request(
+        "POST", "using-graph-uri=http%3A%2F%2Fg", "application/sparql-update; charset=UTF-8", b"CLEAR ALL"
+    )
     assert (r.kind, r.default_graphs) == ("update", ("http://g",))
     for args, status in [
         (("GET", "update=CLEAR+ALL", None, b""), 400),
@@ -131,8 +144,23 @@ def test_cli_serve_with_updates(tmp_path):
     token = tmp_path / "token"
     token.write_text("cli-serve-test-token-0123456789\n")
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "craftrdf.cli", "serve", "--store", str(tmp_path / "s.store"),
-                             "--port", str(port), "--allow-update", "--token-file", str(token), "--timeout", "10"])
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "craftrdf.cli",
+            "serve",
+            "--store",
+            str(tmp_path / "s.store"),
+            "--port",
+            str(port),
+            "--allow-update",
+            "--token-file",
+            str(token),
+            "--timeout",
+            "10",
+        ]
+    )
     try:
         url = f"http://127.0.0.1:{port}/sparql"
         deadline = time.monotonic() + 60
@@ -162,6 +190,20 @@ def test_cli_serve_with_updates(tmp_path):
 def test_cli_refuses_a_short_token(tmp_path):
     token = tmp_path / "token"
     token.write_text("short")
-    r = subprocess.run([sys.executable, "-m", "craftrdf.cli", "serve", "--store", str(tmp_path / "s.store"),
-                        "--allow-update", "--token-file", str(token)], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "craftrdf.cli",
+            "serve",
+            "--store",
+            str(tmp_path / "s.store"),
+            "--allow-update",
+            "--token-file",
+            str(token),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 1 and "shorter than 16" in r.stderr

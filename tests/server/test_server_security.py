@@ -15,14 +15,14 @@ import httpx
 import pyoxigraph as ox
 import pytest
 from starlette.testclient import TestClient
-from tests.helpers.sample import sample_store_path
-from tests.helpers.server import running
 
 from craftrdf.errors import StoreError
-from craftrdf.server.guard import Limits
 from craftrdf.server.app import ServerConfig, create_app
+from craftrdf.server.guard import Limits
 from craftrdf.server.workers import StoreOpener, WorkerPool
 from craftrdf.vocab import BASE
+from tests.helpers.sample import sample_store_path
+from tests.helpers.server import running
 
 TOKEN = "security-test-token-abcdef0123456789"
 ASK = {"query": "ASK { GRAPH ?g { ?s ?p ?o } }"}
@@ -50,14 +50,17 @@ def ro(store_path, tmp_path_factory):
         yield TestClient(create_app(pool, config=config, dump_dir=tmp_path_factory.mktemp("dumps"), viewer=False)), pool
 
 
-@pytest.fixture()
+@pytest.fixture
 def rw(tmp_path):
     """A server with updates enabled (one writer) over a small store of its own."""
     with WorkerPool(StoreOpener(str(tmp_path / "rw.store"), "write"), size=1) as pool:
         config = ServerConfig(base_iri="http://testserver/", timeout=5, allow_update=True, token=TOKEN)
         client = TestClient(create_app(pool, config=config, dump_dir=tmp_path / "dumps", viewer=False))
-        r = client.post("/sparql", data={"update": "INSERT DATA { GRAPH <http://g> { <http://s> <http://p> 1 } }"},
-                        headers={"Authorization": f"Bearer {TOKEN}"})
+        r = client.post(
+            "/sparql",
+            data={"update": "INSERT DATA { GRAPH <http://g> { <http://s> <http://p> 1 } }"},
+            headers={"Authorization": f"Bearer {TOKEN}"},
+        )
         assert r.status_code == 200, r.text
         yield client, pool
 
@@ -72,9 +75,11 @@ def count_triples(client) -> int:
 
 def test_read_only_server_refuses_updates(ro):
     client, _ = ro
-    for r in (client.post("/sparql", content=b"DROP ALL", headers={"Content-Type": "application/sparql-update"}),
-              client.post("/sparql", data={"update": "DROP ALL"}),
-              client.post("/sparql", data={"update": "DROP ALL"}, headers={"Authorization": f"Bearer {TOKEN}"})):
+    for r in (
+        client.post("/sparql", content=b"DROP ALL", headers={"Content-Type": "application/sparql-update"}),
+        client.post("/sparql", data={"update": "DROP ALL"}),
+        client.post("/sparql", data={"update": "DROP ALL"}, headers={"Authorization": f"Bearer {TOKEN}"}),
+    ):
         assert r.status_code == 403 and "read-only" in r.text
         answers(client)
 
@@ -97,14 +102,19 @@ def test_update_without_or_with_a_wrong_token_is_refused(rw):
 
 def test_cross_origin_form_post_is_refused_even_with_the_token(rw):
     client, _ = rw
-    for headers in ({"Origin": "https://evil.example"},
-                    {"Origin": "https://evil.example", "Authorization": f"Bearer {TOKEN}"}):
+    for headers in (
+        {"Origin": "https://evil.example"},
+        {"Origin": "https://evil.example", "Authorization": f"Bearer {TOKEN}"},
+    ):
         r = client.post("/sparql", data={"update": "DROP ALL"}, headers=headers)
         assert r.status_code in (401, 403), r.text
         answers(client)
     assert count_triples(client) == 1
-    ok = client.post("/sparql", data={"update": "INSERT DATA { GRAPH <http://g> { <http://s> <http://p> 2 } }"},
-                     headers={"Origin": "http://testserver", "Authorization": f"Bearer {TOKEN}"})
+    ok = client.post(
+        "/sparql",
+        data={"update": "INSERT DATA { GRAPH <http://g> { <http://s> <http://p> 2 } }"},
+        headers={"Origin": "http://testserver", "Authorization": f"Bearer {TOKEN}"},
+    )
     assert ok.status_code == 200  # the server's own origin with the token is accepted
     assert count_triples(client) == 2
 
@@ -171,19 +181,22 @@ def test_unsupported_accept_is_406_and_unknown_iri_404(ro):
     answers(client)
 
 
-@pytest.mark.parametrize("path", [
-    "/dump/..%2F..%2F..%2Fetc%2Fpasswd",
-    "/dump/..%2Fsecret.ttl",
-    "/dump/%2e%2e%2fsecret.ttl",
-    "/dump/%2E%2E%2Fsecret.ttl",
-    "/dump/%252e%252e%252fsecret.ttl",
-    "/dump/..%252Fsecret.ttl",
-    "/dump/....%2F%2Fsecret.ttl",
-    "/dump/%2e%2e",
-    "/dump/.ttl",
-    "/dump/UBERON_EXT.ttl%00.txt",
-    "/dump/UBERON_EXT.exe",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/dump/..%2F..%2F..%2Fetc%2Fpasswd",
+        "/dump/..%2Fsecret.ttl",
+        "/dump/%2e%2e%2fsecret.ttl",
+        "/dump/%2E%2E%2Fsecret.ttl",
+        "/dump/%252e%252e%252fsecret.ttl",
+        "/dump/..%252Fsecret.ttl",
+        "/dump/....%2F%2Fsecret.ttl",
+        "/dump/%2e%2e",
+        "/dump/.ttl",
+        "/dump/UBERON_EXT.ttl%00.txt",
+        "/dump/UBERON_EXT.exe",
+    ],
+)
 def test_path_traversal_on_dumps(path, traversal):
     """No encoding of ``..`` reaches a file outside the dump folder: 400/404, and the secret never leaks."""
     r = traversal.get(path)
@@ -206,19 +219,18 @@ def traversal(store_path, tmp_path_factory):
 
 def test_expensive_query_past_the_time_limit_gets_503_and_the_worker_is_replaced(ro):
     client, pool = ro
-    with running(client.app) as url:
-        with httpx.Client(base_url=url, timeout=30) as http:
-            before = set(pool.pids())
-            started = time.monotonic()
-            r = http.get("sparql", params={"query": EXPENSIVE})
-            elapsed = time.monotonic() - started
-            assert r.status_code == 503 and "time limit" in r.text
-            assert 2 <= elapsed < 10
-            answers(http)
-            deadline = time.monotonic() + 30
-            while len(pool.pids()) < 2 and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert len(pool.pids()) == 2 and set(pool.pids()) != before  # one was killed and replaced
+    with running(client.app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        before = set(pool.pids())
+        started = time.monotonic()
+        r = http.get("sparql", params={"query": EXPENSIVE})
+        elapsed = time.monotonic() - started
+        assert r.status_code == 503 and "time limit" in r.text
+        assert 2 <= elapsed < 10
+        answers(http)
+        deadline = time.monotonic() + 30
+        while len(pool.pids()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(pool.pids()) == 2 and set(pool.pids()) != before  # one was killed and replaced
 
 
 def test_other_clients_are_served_while_a_query_overruns(ro):
@@ -227,8 +239,9 @@ def test_other_clients_are_served_while_a_query_overruns(ro):
 
     with running(client.app) as url:
         slow: list[int] = []
-        t = threading.Thread(target=lambda: slow.append(httpx.get(url + "sparql", params={"query": EXPENSIVE},
-                                                                  timeout=30).status_code))
+        t = threading.Thread(
+            target=lambda: slow.append(httpx.get(url + "sparql", params={"query": EXPENSIVE}, timeout=30).status_code)
+        )
         t.start()
         time.sleep(0.3)
         with httpx.Client(base_url=url, timeout=30) as http:
@@ -298,8 +311,11 @@ def test_updates_are_applied_and_invalidate_void(rw):
     client, _ = rw
     void = client.get("/.well-known/void", headers={"Accept": "application/n-triples"}).text
     assert f"<{BASE}set/NEW>" not in void
-    r = client.post("/sparql", content=f"INSERT DATA {{ GRAPH <{BASE}set/NEW> {{ <{BASE}set/NEW> <http://p> 1 }} }}",
-                    headers={"Content-Type": "application/sparql-update", "Authorization": f"Bearer {TOKEN}"})
+    r = client.post(
+        "/sparql",
+        content=f"INSERT DATA {{ GRAPH <{BASE}set/NEW> {{ <{BASE}set/NEW> <http://p> 1 }} }}",
+        headers={"Content-Type": "application/sparql-update", "Authorization": f"Bearer {TOKEN}"},
+    )
     assert r.status_code == 200
     void = client.get("/.well-known/void", headers={"Accept": "application/n-triples"}).text
     assert f"<{BASE}set/NEW>" in void

@@ -10,12 +10,9 @@ import json
 import re
 import warnings
 import zipfile
-from pathlib import Path
 
 import pytest
 
-from tests.helpers.hostile import hostile_store
-from tests.helpers.sample import article_text, raw_set
 from craftrdf.demo import sample_dir
 from craftrdf.errors import InputError
 from craftrdf.server.viewer import (
@@ -24,12 +21,18 @@ from craftrdf.server.viewer import (
     viewer_routes,
 )
 from craftrdf.server.viewer_data import ViewerState, class_view, document_view
+from tests.helpers.hostile import hostile_store
+from tests.helpers.sample import article_text, raw_set
 
 PMID = "11319941"
 DISC_ID = "UBERON_Instance_30000"
 FOLDERS = {  # set key -> sample knowtator folder
-    "UBERON": "UBERON/UBERON", "UBERON_EXT": "UBERON/UBERON+extensions", "CL_EXT": "CL/CL+extensions",
-    "SO_EXT": "SO/SO+extensions", "GO_BP_EXT": "GO_BP/GO_BP+extensions", "CHEBI": "CHEBI/CHEBI",
+    "UBERON": "UBERON/UBERON",
+    "UBERON_EXT": "UBERON/UBERON+extensions",
+    "CL_EXT": "CL/CL+extensions",
+    "SO_EXT": "SO/SO+extensions",
+    "GO_BP_EXT": "GO_BP/GO_BP+extensions",
+    "CHEBI": "CHEBI/CHEBI",
 }
 
 
@@ -287,11 +290,22 @@ def test_routes_answer_pages_json_and_static_files(client, doc):
         assert client.get(f"/static/{name}").status_code == 200
 
 
-@pytest.mark.parametrize("path", [
-    "/doc/999999999", "/doc/abc", "/doc/1%27%20OR%201=1", "/api/doc/999999999", "/class/UBERON:9999999",
-    "/class/brain", "/api/class/%3Cscript%3E:1", "/class/UBERON%2F0000955", "/static/../viewer.py",
-    "/static/%2e%2e/viewer_data.py", "/static/nothing.js",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/doc/999999999",
+        "/doc/abc",
+        "/doc/1%27%20OR%201=1",
+        "/api/doc/999999999",
+        "/class/UBERON:9999999",
+        "/class/brain",
+        "/api/class/%3Cscript%3E:1",
+        "/class/UBERON%2F0000955",
+        "/static/../viewer.py",
+        "/static/%2e%2e/viewer_data.py",
+        "/static/nothing.js",
+    ],
+)
 def test_unknown_or_malformed_paths_are_404(client, path):
     r = client.get(path)
     assert r.status_code == 404

@@ -21,7 +21,6 @@ from typing import Self
 import pytest
 
 from craftrdf.demo import sample_dir
-
 from tests.helpers.sample import article_text, raw_set
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -31,10 +30,20 @@ DISC_ID = "UBERON_Instance_30000"  # "granule cell layer of ... dentate gyrus", 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed")
 if not CHROMIUM.is_file():
-    pytest.skip("Debian chromium not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
+    pytest.skip(
+        "Debian chromium not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True
+    )
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def obo_stanza(module_folder: str, curie: str) -> dict[str, list[str]]:
@@ -114,7 +123,7 @@ def browser() -> Iterator[object]:
             b.close()
 
 
-@pytest.fixture()
+@pytest.fixture
 def page(browser, server):
     """A fresh page that may only talk to the test server; anything else (a CDN) fails the test."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
@@ -142,7 +151,8 @@ def shown_annotations(page, set_key: str) -> int:
     """Distinct annotations of a set highlighted in the text (a discontinuous one counts once)."""
     return page.evaluate(
         "k => new Set([...document.querySelectorAll(`#text mark.ann[data-set='${k}']`)].map(m => m.dataset.ann)).size",
-        set_key)
+        set_key,
+    )
 
 
 def test_article_page_highlights_toggles_hovers_and_clicks(page, server, tmp_path):
@@ -175,7 +185,9 @@ def test_article_page_highlights_toggles_hovers_and_clicks(page, server, tmp_pat
     first, second = disc.spans
     index = page.evaluate(
         "id => JSON.parse(document.getElementById('viewer-data').textContent).annotations"
-        ".findIndex(a => a.set === 'UBERON_EXT' && a.id === id)", DISC_ID)
+        ".findIndex(a => a.set === 'UBERON_EXT' && a.id === id)",
+        DISC_ID,
+    )
     assert index >= 0
     # a piece of it with no other annotation inside, so the pointer lands on this annotation
     leaf = page.locator(f"#text mark[data-ann='{index}']:not(:has(mark))").first
@@ -183,9 +195,10 @@ def test_article_page_highlights_toggles_hovers_and_clicks(page, server, tmp_pat
     lit = page.locator("#text mark.hl")
     lit_ids = set(lit.evaluate_all("ms => ms.map(m => m.dataset.ann)"))
     assert lit_ids == {str(index)}
-    lit_text = "".join(lit.evaluate_all("ms => ms.filter(m => !m.parentElement.closest('mark.hl'))"
-                                        ".map(m => m.textContent)"))
-    assert lit_text == text[first[0]:first[1]] + text[second[0]:second[1]]
+    lit_text = "".join(
+        lit.evaluate_all("ms => ms.filter(m => !m.parentElement.closest('mark.hl')).map(m => m.textContent)")
+    )
+    assert lit_text == text[first[0] : first[1]] + text[second[0] : second[1]]
     tip = page.locator("#tip")
     assert tip.is_visible()
     top = page.locator("#tip .tip-row.top")
@@ -204,13 +217,18 @@ def test_article_page_highlights_toggles_hovers_and_clicks(page, server, tmp_pat
     save_artifact(page, tmp_path, "viewer-class.png")
 
     # and links back to the article, with the sets that use the class and its annotations outlined
-    uses = [(key, a) for key, folder in (("UBERON", "UBERON/UBERON"), ("UBERON_EXT", "UBERON/UBERON+extensions"))
-            for a in raw_set(folder)[PMID] if a.cls == disc.cls]
+    uses = [
+        (key, a)
+        for key, folder in (("UBERON", "UBERON/UBERON"), ("UBERON_EXT", "UBERON/UBERON+extensions"))
+        for a in raw_set(folder)[PMID]
+        if a.cls == disc.cls
+    ]
     page.locator("a.doc-link").first.click()
     page.wait_for_selector("#text mark.ann")
     assert "sets=UBERON,UBERON_EXT" in page.url
     outlined = page.locator("#text mark.focus").evaluate_all(
-        "ms => [...new Set(ms.map(m => m.dataset.set + ' ' + m.dataset.class + ' ' + m.dataset.ann))]")
+        "ms => [...new Set(ms.map(m => m.dataset.set + ' ' + m.dataset.class + ' ' + m.dataset.ann))]"
+    )
     assert len(outlined) == len(uses) == 2
     assert {o.split()[0] for o in outlined} == {"UBERON", "UBERON_EXT"}
 
@@ -225,8 +243,9 @@ def test_view_toggles_match_an_independent_nesting(page, server):
     Nested: inside another annotation of a set shown ("granule cell" in "granule cell layer").
     """
     folders = {"UBERON_EXT": "UBERON/UBERON+extensions", "CL_EXT": "CL/CL+extensions"}
-    anns = [(key, a) for key, folder in folders.items() for a in raw_set(folder)[PMID]
-            if any(e > s for s, e in a.spans)]
+    anns = [
+        (key, a) for key, folder in folders.items() for a in raw_set(folder)[PMID] if any(e > s for s, e in a.spans)
+    ]
     chars = [_char_set(a.spans) for _, a in anns]
     nested = [i for i, c in enumerate(chars) if any(c < d for d in chars)]
     extension = [i for i, (_, a) in enumerate(anns) if a.cls.split(":")[0].endswith("_EXT")]

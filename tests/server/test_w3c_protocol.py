@@ -18,10 +18,12 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
+
 from tests.helpers.server import load_graphs
 
-SUITE = Path(os.environ.get("W3C_PROTOCOL_DIR", Path(__file__).resolve().parents[3] / "shared"
-                            / "w3c-sparql11-protocol"))
+SUITE = Path(
+    os.environ.get("W3C_PROTOCOL_DIR", Path(__file__).resolve().parents[3] / "shared" / "w3c-sparql11-protocol")
+)
 MANIFEST = SUITE / "manifest.ttl"
 
 MF = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
@@ -86,7 +88,9 @@ def load_cases() -> list[Case]:
     if not MANIFEST.is_file():
         return []
     g = _manifest()
-    manifest = next(q.subject for q in g.quads_for_pattern(None, ox.NamedNode(RDF + "type"), ox.NamedNode(MF + "Manifest")))
+    manifest = next(
+        q.subject for q in g.quads_for_pattern(None, ox.NamedNode(RDF + "type"), ox.NamedNode(MF + "Manifest"))
+    )
     cases = []
     for entry in _list(g, _one(g, manifest, MF + "entries")):
         action = _one(g, entry, MF + "action")
@@ -99,21 +103,34 @@ def load_cases() -> list[Case]:
                 enc = _one(g, body_node, CNT + "characterEncoding")
                 body = chars.encode(enc.value if enc is not None else "utf-8")
             headers_node = _one(g, req, HT + "headers")
-            headers = tuple((_one(g, h, HT + "fieldName").value, _one(g, h, HT + "fieldValue").value)
-                            for h in (_list(g, headers_node) if headers_node is not None else []))
+            headers = tuple(
+                (_one(g, h, HT + "fieldName").value, _one(g, h, HT + "fieldValue").value)
+                for h in (_list(g, headers_node) if headers_node is not None else [])
+            )
             resp = _one(g, req, HT + "resp")
-            statuses = frozenset(o.value[len(HTS + "StatusCode"):].lower() for o in _objects(g, resp, MF + "expectedStatus"))
+            statuses = frozenset(
+                o.value[len(HTS + "StatusCode") :].lower() for o in _objects(g, resp, MF + "expectedStatus")
+            )
             fmt = _one(g, resp, MF + "expectedFormat")
             boolean = _one(g, resp, MF + "expectedBoolean")
-            steps.append(Step(_one(g, req, HT + "methodName").value, _one(g, req, HT + "absolutePath").value,
-                              headers, body, statuses, fmt.value if fmt is not None else None,
-                              None if boolean is None else boolean.value == "true"))
+            steps.append(
+                Step(
+                    _one(g, req, HT + "methodName").value,
+                    _one(g, req, HT + "absolutePath").value,
+                    headers,
+                    body,
+                    statuses,
+                    fmt.value if fmt is not None else None,
+                    None if boolean is None else boolean.value == "true",
+                )
+            )
         graphs = []
         for gd in _objects(g, entry, UT + "graphData"):
             file = _one(g, gd, UT + "graph").value
             graphs.append((str(Path(file.removeprefix("file://"))), _one(g, gd, RDFS + "label").value))
-        cases.append(Case(entry.value.rsplit("#", 1)[-1], _one(g, entry, MF + "name").value, tuple(steps),
-                          tuple(sorted(graphs))))
+        cases.append(
+            Case(entry.value.rsplit("#", 1)[-1], _one(g, entry, MF + "name").value, tuple(steps), tuple(sorted(graphs)))
+        )
     return cases
 
 
@@ -136,9 +153,12 @@ def writer_app(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("w3c-rw")
     with WorkerPool(StoreOpener(str(root / "rw.store"), "write"), size=1) as writer:
-        app = create_app(writer, config=ServerConfig(base_iri="http://www.example/", allow_update=True,
-                                                       token=TOKEN, timeout=20),
-                         dump_dir=root / "dumps", viewer=False)
+        app = create_app(
+            writer,
+            config=ServerConfig(base_iri="http://www.example/", allow_update=True, token=TOKEN, timeout=20),
+            dump_dir=root / "dumps",
+            viewer=False,
+        )
         yield TestClient(app, base_url="http://www.example"), writer
 
 
@@ -189,8 +209,9 @@ def read_only_app(tmp_path_factory):
     with WorkerPool(StoreOpener(str(root / "ro.store"), "write"), size=1) as w:
         w.call(load_graphs, graphs, timeout=30)
     with WorkerPool(StoreOpener(str(root / "ro.store"), "read"), size=1) as pool:
-        app = create_app(pool, config=ServerConfig(base_iri="http://www.example/", timeout=20),
-                         dump_dir=root / "dumps", viewer=False)
+        app = create_app(
+            pool, config=ServerConfig(base_iri="http://www.example/", timeout=20), dump_dir=root / "dumps", viewer=False
+        )
         yield TestClient(app, base_url="http://www.example")
 
 

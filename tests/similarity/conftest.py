@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from craftrdf.loader import load_files
@@ -15,7 +13,7 @@ FIG1_OBO = SIM_DATA / "wang2007_fig1.obo"
 TOY_OBO = SIM_DATA / "toy_extensions.obo"
 
 
-@pytest.fixture()
+@pytest.fixture
 def toy_store() -> AnnotationStore:
     """An in-memory store holding Wang's Figure 1 DAG (graph ``wang2007_fig1``) and the toy
     anatomy with extension classes (graph ``toy_extensions``)."""

@@ -6,7 +6,6 @@ import csv
 import io
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -35,8 +34,9 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def test_one_pair_prints_the_score(store_dir, capsys):
     assert run(capsys, "GO:0043229", "GO:0043231", "--store", store_dir) == (0, FIG1 + "\n", "")
-    code, out, _ = run(capsys, "GO:0043229", "GO:0043231", "--store", store_dir, "--ontology", "wang2007_fig1",
-                       "--digits", "4")
+    code, out, _ = run(
+        capsys, "GO:0043229", "GO:0043231", "--store", store_dir, "--ontology", "wang2007_fig1", "--digits", "4"
+    )
     assert (code, out) == (0, "0.7727\n")
 
 
@@ -45,8 +45,9 @@ def test_methods_and_weights(store_dir, capsys):
     assert out == f"{3.419625 / 5.069625:.6f}\n"
     _, out, _ = run(capsys, "GO:0043231", "GO:0043229", "--store", store_dir, "--weights", "is_a=0.8")
     assert out == f"{4.392 / 6.192:.6f}\n"
-    code, _, err = run(capsys, "GO:0043231", "GO:0043229", "--store", store_dir, "--method", "bossy",
-                       "--weights", "is_a=0.8")
+    code, _, err = run(
+        capsys, "GO:0043231", "GO:0043229", "--store", store_dir, "--method", "bossy", "--weights", "is_a=0.8"
+    )
     assert code == 1 and "fixed weights" in err
     code, _, err = run(capsys, "GO:0043231", "GO:0043229", "--store", store_dir, "--weights", "is_a=2")
     assert code == 1 and "(0, 1]" in err
@@ -58,7 +59,10 @@ def test_pairs_file(store_dir, capsys, tmp_path):
     code, out, _ = run(capsys, "--pairs", str(pairs), "--store", store_dir)
     assert code == 0
     assert list(csv.reader(io.StringIO(out))) == [
-        ["term1", "term2", "similarity"], ["GO:0043229", "GO:0043231", FIG1], ["GO:0043231", "GO:0043231", "1.000000"]]
+        ["term1", "term2", "similarity"],
+        ["GO:0043229", "GO:0043231", FIG1],
+        ["GO:0043231", "GO:0043231", "1.000000"],
+    ]
     outfile = tmp_path / "out.csv"
     assert run(capsys, "--pairs", str(pairs), "--store", store_dir, "-o", str(outfile))[:2] == (0, "")
     assert outfile.read_text() == out
@@ -102,22 +106,40 @@ def test_top_k(store_dir, capsys, tmp_path):
     cands.write_text("GO:0005575\nGO:0005623\n")
     # cell: (.288 + 1) + (.512 + .8) = 2.6 over 4.52 + 1.8; cellular_component: (.512 + 1) / (4.52 + 1)
     _, out, _ = run(capsys, "--top-k", "5", "GO:0043231", "--store", store_dir, "--candidates", str(cands))
-    assert list(csv.reader(io.StringIO(out)))[1:] == [["GO:0005623", "cell", f"{2.6 / 6.32:.6f}"],
-                                                       ["GO:0005575", "cellular_component", f"{1.512 / 5.52:.6f}"]]
+    assert list(csv.reader(io.StringIO(out)))[1:] == [
+        ["GO:0005623", "cell", f"{2.6 / 6.32:.6f}"],
+        ["GO:0005575", "cellular_component", f"{1.512 / 5.52:.6f}"],
+    ]
 
 
 def test_usage_errors(store_dir, capsys):
-    for args in (["GO:0043229"], ["--top-k", "2", "GO:0043229", "GO:0043231"], ["--candidates", "x", "A:1", "A:2"],
-                 ["--top-k", "0", "GO:0043229"], ["--extensions-report", "r.tsv", "A:1", "A:2"],
-                 ["--digits", "-1", "A:1", "A:2"], ["--pairs", "p.tsv", "A:1"]):
+    for args in (
+        ["GO:0043229"],
+        ["--top-k", "2", "GO:0043229", "GO:0043231"],
+        ["--candidates", "x", "A:1", "A:2"],
+        ["--top-k", "0", "GO:0043229"],
+        ["--extensions-report", "r.tsv", "A:1", "A:2"],
+        ["--digits", "-1", "A:1", "A:2"],
+        ["--pairs", "p.tsv", "A:1"],
+    ):
         code, _, err = run(capsys, *args, "--store", store_dir)
         assert code == 1 and err.startswith("craftrdf: error:")
 
 
 def test_classify_extensions_reports_what_it_could_not_place(store_dir, capsys, tmp_path):
     report = tmp_path / "report.tsv"
-    code, out, err = run(capsys, "TOY_EXT:bone", "TOY:0000006", "--store", store_dir, "--ontology", "toy_extensions",
-                         "--classify-extensions", "--extensions-report", str(report))
+    code, out, err = run(
+        capsys,
+        "TOY_EXT:bone",
+        "TOY:0000006",
+        "--store",
+        store_dir,
+        "--ontology",
+        "toy_extensions",
+        "--classify-extensions",
+        "--extensions-report",
+        str(report),
+    )
     assert code == 0 and out == f"{3.24 / 6.64:.6f}\n"  # worked out in test_similarity_graph.py
     assert "6 placed" in err and "1 unparsable" in err and "1 not a union" in err and "1 with unresolved" in err
     assert "TOY_EXT:broken" in err  # unparsable definitions are named
@@ -127,7 +149,12 @@ def test_classify_extensions_reports_what_it_could_not_place(store_dir, capsys, 
 
 
 def test_the_installed_command_runs(store_dir):
-    r = subprocess.run([sys.executable, "-m", "craftrdf.cli", "similarity", "GO:0043229", "GO:0043231",
-                        "--store", store_dir], capture_output=True, text=True, timeout=120, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "craftrdf.cli", "similarity", "GO:0043229", "GO:0043231", "--store", store_dir],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout == FIG1 + "\n"

@@ -105,8 +105,7 @@ def test_classify_extensions_places_bone_element_or_tissue(uberon_store):
 
 
 def test_all_pairs_of_the_uberon_classes_annotated_in_craft(uberon_store):
-    rows = uberon_store.query(
-        "SELECT DISTINCT ?cls WHERE { GRAPH ?g { ?a <http://www.w3.org/ns/oa#hasBody> ?cls } }")
+    rows = uberon_store.query("SELECT DISTINCT ?cls WHERE { GRAPH ?g { ?a <http://www.w3.org/ns/oa#hasBody> ?cls } }")
     cm = CurieMap()
     terms = sorted(cm.compress(r["cls"].value) for r in rows)
     idx = similarity_index(uberon_store, ontology=UBERON_EXT)

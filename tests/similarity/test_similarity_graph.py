@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -64,8 +63,9 @@ def test_bossy_and_custom_weights_through_the_store(toy_store):
     is_a = similarity_index(toy_store, weights={"is_a": 0.8}, ontology="wang2007_fig1", cache=None)
     assert is_a.similarity("GO:0043231", "GO:0043229") == pytest.approx(4.392 / 6.192, abs=1e-12)
     # the relation named by CURIE is the same property as part_of
-    by_curie = similarity_index(toy_store, weights={"is_a": 0.8, "BFO:0000050": 0.6},
-                                ontology="wang2007_fig1", cache=None)
+    by_curie = similarity_index(
+        toy_store, weights={"is_a": 0.8, "BFO:0000050": 0.6}, ontology="wang2007_fig1", cache=None
+    )
     assert by_curie.similarity("GO:0043229", "GO:0043231") == pytest.approx(FIG1_SIM, abs=1e-12)
 
 
@@ -108,15 +108,17 @@ def test_cache_returns_the_same_index_until_the_store_changes(toy_store):
     a = similarity_index(toy_store, ontology="wang2007_fig1", cache=cache)
     assert similarity_index(toy_store, ontology="wang2007_fig1", cache=cache) is a
     assert similarity_index(toy_store, ontology="wang2007_fig1", method="bossy", cache=cache) is not a
-    assert similarity_index(toy_store, ontology="wang2007_fig1", weights={"is_a": 0.8, "part_of": 0.6},
-                            cache=cache) is a  # same weights, same key
+    assert (
+        similarity_index(toy_store, ontology="wang2007_fig1", weights={"is_a": 0.8, "part_of": 0.6}, cache=cache) is a
+    )  # same weights, same key
     g = load_term_graph(toy_store, ontology="wang2007_fig1", cache=cache)
     assert load_term_graph(toy_store, ontology="wang2007_fig1", cache=cache) is g
     extra = SIM_DATA.parent / "obo" / "valid.obo"
     load_files(toy_store, [extra])  # a new batch: the cache of this store is dropped
     assert similarity_index(toy_store, ontology="wang2007_fig1", cache=cache) is not a
-    assert similarity_index(toy_store, ontology="wang2007_fig1", cache=None) is not \
-        similarity_index(toy_store, ontology="wang2007_fig1", cache=None)
+    assert similarity_index(toy_store, ontology="wang2007_fig1", cache=None) is not similarity_index(
+        toy_store, ontology="wang2007_fig1", cache=None
+    )
 
 
 def test_classify_extensions_places_union_classes(toy_store):

@@ -35,7 +35,7 @@ def test_wang_agrees_with_gosemsim_on_go_with_uniform_weights(go_obo):
             edges.extend((item.id, rel, p) for rel, p in item.relationships)
     index = WangIndex(weighted_dag(edges, dict.fromkeys(RELATIONS, 0.7), nodes=nodes))
     with REFERENCE.open(encoding="utf-8") as fh:
-        rows = [r for r in csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t")]
+        rows = list(csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t"))
     assert len(rows) == 180 and {r["ontology"] for r in rows} == {"BP", "CC", "MF"}
     got = index.pairs([r["term1"] for r in rows], [r["term2"] for r in rows])
     expected = np.array([float(r["similarity"]) for r in rows])

@@ -34,12 +34,19 @@ numba = pytest.importorskip("numba", reason="numba is not installed: the compile
 KERNELS = "craftrdf.similarity._kernels"
 
 # Figure 1 of Wang et al. (2007), as in test_wang.py: Sim(GO:0043229, GO:0043231) = 6.12 / 7.92.
-FIG1 = weighted_dag([
-    ("GO:0043231", "is_a", "GO:0043227"), ("GO:0043231", "is_a", "GO:0043229"),
-    ("GO:0043229", "is_a", "GO:0043226"), ("GO:0043229", "part_of", "GO:0005622"),
-    ("GO:0043227", "is_a", "GO:0043226"), ("GO:0043226", "is_a", "GO:0005575"),
-    ("GO:0005622", "part_of", "GO:0005623"), ("GO:0005623", "is_a", "GO:0005575"),
-], DEFAULT_WEIGHTS)
+FIG1 = weighted_dag(
+    [
+        ("GO:0043231", "is_a", "GO:0043227"),
+        ("GO:0043231", "is_a", "GO:0043229"),
+        ("GO:0043229", "is_a", "GO:0043226"),
+        ("GO:0043229", "part_of", "GO:0005622"),
+        ("GO:0043227", "is_a", "GO:0043226"),
+        ("GO:0043226", "is_a", "GO:0005575"),
+        ("GO:0005622", "part_of", "GO:0005623"),
+        ("GO:0005623", "is_a", "GO:0005575"),
+    ],
+    DEFAULT_WEIGHTS,
+)
 
 
 @st.composite
@@ -51,16 +58,22 @@ def several_path_dags(draw):
     different products. Optionally 70 isolated ``pad`` terms make the index large enough
     that a single pair takes the kernel's merge branch (fewer pairs than terms / 64).
     """
-    weights = draw(st.fixed_dictionaries({
-        "is_a": st.sampled_from([0.8, 0.65, 0.37, 1.0]),
-        "part_of": st.sampled_from([0.6, 0.3, 0.91]),
-        "develops_from": st.sampled_from([0.5, 0.75, 0.123]),
-    }))
+    weights = draw(
+        st.fixed_dictionaries(
+            {
+                "is_a": st.sampled_from([0.8, 0.65, 0.37, 1.0]),
+                "part_of": st.sampled_from([0.6, 0.3, 0.91]),
+                "develops_from": st.sampled_from([0.5, 0.75, 0.123]),
+            }
+        )
+    )
     n = draw(st.integers(min_value=4, max_value=12))
-    edges = [("t1", draw(st.sampled_from(sorted(weights))), "t0"),
-             ("t2", draw(st.sampled_from(sorted(weights))), "t0"),
-             ("t3", draw(st.sampled_from(sorted(weights))), "t1"),
-             ("t3", draw(st.sampled_from(sorted(weights))), "t2")]
+    edges = [
+        ("t1", draw(st.sampled_from(sorted(weights))), "t0"),
+        ("t2", draw(st.sampled_from(sorted(weights))), "t0"),
+        ("t3", draw(st.sampled_from(sorted(weights))), "t1"),
+        ("t3", draw(st.sampled_from(sorted(weights))), "t2"),
+    ]
     for i in range(4, n):
         for j in draw(st.sets(st.integers(min_value=0, max_value=i - 1), max_size=3)):
             for rel in draw(st.sets(st.sampled_from(sorted(weights)), min_size=1, max_size=2)):
@@ -81,8 +94,8 @@ def test_kernels_equal_the_definition_on_random_dags(dag):
     expected = np.array([wang_similarity(dag, x, y) for x, y in zip(a, b)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SimilarityWarning)
-        got = fast.pairs(a, b)                          # one batch: the scratch-vector branch
-        singles = np.array([fast.similarity(x, y) for x, y in zip(a, b)])   # merge branch when padded
+        got = fast.pairs(a, b)  # one batch: the scratch-vector branch
+        singles = np.array([fast.similarity(x, y) for x, y in zip(a, b)])  # merge branch when padded
         numpy_path = slow.pairs(a, b)
     assert np.allclose(got, expected, rtol=0, atol=1e-12)
     assert np.allclose(singles, expected, rtol=0, atol=1e-12)
@@ -107,7 +120,7 @@ def test_kernels_equal_the_definition_on_random_dags(dag):
 def test_value_ids_gives_back_every_float_bit_for_bit():
     kernels = load_kernels("numba")
     rng = np.random.default_rng(7)
-    distinct = rng.random(5_000)                          # enough to grow the hash table often
+    distinct = rng.random(5_000)  # enough to grow the hash table often
     vals = np.concatenate([distinct, distinct[::-1], [0.0, -0.0, 0.0, 1.0, 1.0]])
     table, ids = kernels.value_ids(vals)
     assert table[ids].view(np.uint64).tolist() == vals.view(np.uint64).tolist()
@@ -128,19 +141,20 @@ def test_pairs_by_row_missing_rows_and_disjoint_pairs():
     idx = WangIndex(dag, engine="numba")
     r = idx.index
     with pytest.warns(SimilarityWarning, match="^2 pair"):
-        got = idx.pairs_by_row([r["GO:1"], -1, r["GO:0"], r["GO:1"], r["CL:1"]],
-                               [r["CL:1"], r["GO:0"], r["CL:0"], r["GO:0"], r["CL:1"]])
+        got = idx.pairs_by_row(
+            [r["GO:1"], -1, r["GO:0"], r["GO:1"], r["CL:1"]], [r["CL:1"], r["GO:0"], r["CL:0"], r["GO:0"], r["CL:1"]]
+        )
     # GO:1 vs GO:0: common {GO:0}: (0.8 + 1) / (1.8 + 1)
     assert got[0] == 0.0 and np.isnan(got[1]) and got[2] == 0.0
     assert got[3] == pytest.approx(1.8 / 2.8, abs=1e-12) and got[4] == 1.0
     with pytest.raises(IndexError):
         idx.pairs_by_row([0], [len(idx)])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="two 1-D row arrays of one length"):
         idx.pairs_by_row([0, 1], [0])
 
 
 def test_without_numba_auto_falls_back_with_one_log_line(monkeypatch, caplog):
-    monkeypatch.setitem(sys.modules, KERNELS, None)   # as if numba could not be imported
+    monkeypatch.setitem(sys.modules, KERNELS, None)  # as if numba could not be imported
     with caplog.at_level(logging.WARNING, logger="craftrdf.similarity.wang"):
         idx = WangIndex(FIG1)
     assert idx.engine == "numpy"
@@ -175,10 +189,12 @@ def test_engine_numpy_and_unknown_engine():
 
 
 def test_importing_craftrdf_does_not_import_numba():
-    code = ("import sys, craftrdf, craftrdf.similarity, craftrdf.cli; "
-            "from craftrdf.similarity import WangIndex; "
-            "WangIndex({'b': {'a': 0.8}, 'a': {}}, engine='numpy'); "
-            "print('numba' in sys.modules)")
+    code = (
+        "import sys, craftrdf, craftrdf.similarity, craftrdf.cli; "
+        "from craftrdf.similarity import WangIndex; "
+        "WangIndex({'b': {'a': 0.8}, 'a': {}}, engine='numpy'); "
+        "print('numba' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -199,7 +215,7 @@ def test_wide_index_past_65536_terms_and_distinct_values():
     i, j = rng.integers(0, n, 5_000), rng.integers(0, n, 5_000)
     wi, wj = np.array(weights)[i], np.array(weights)[j]
     expected = np.where(i == j, 1.0, (wi + wj) / (2 + wi + wj))
-    got = idx.pairs([f"x{k}" for k in i], [f"x{k}" for k in j])           # scratch-vector branch
+    got = idx.pairs([f"x{k}" for k in i], [f"x{k}" for k in j])  # scratch-vector branch
     assert np.allclose(got, expected, rtol=0, atol=1e-12)
     assert idx.similarity("x5", "x9") == pytest.approx((6e-5 + 1e-4) / (2 + 6e-5 + 1e-4), abs=1e-12)  # merge
     assert idx.similarity("x0", "root") == pytest.approx((1e-5 + 1) / (2 + 1e-5), abs=1e-12)

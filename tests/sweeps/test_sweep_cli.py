@@ -8,17 +8,12 @@ import signal
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.sample import sample_store_path
-from craftrdf.builder import build_store
-from craftrdf.demo import sample_dir
-from craftrdf.registry import load_registry
-from craftrdf.store import AnnotationStore
 from craftrdf.sweeps import COLUMNS, read_results
+from tests.helpers.sample import sample_store_path
 
 GRID = """[grid]
 caseMatch = ["CASE_SENSITIVE", "CASE_INSENSITIVE", "CASE_IGNORE", "CASE_FOLD_DIGITS"]
@@ -34,8 +29,23 @@ def store_path(tmp_path_factory) -> Path:
 
 
 def sweep_args(store: Path, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "craftrdf.cli", "-q", "sweep", "--store", str(store), "--set", "UBERON",
-            "--workers", "1", "--no-cache", "--out", str(out), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "craftrdf.cli",
+        "-q",
+        "sweep",
+        "--store",
+        str(store),
+        "--set",
+        "UBERON",
+        "--workers",
+        "1",
+        "--no-cache",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def fields(path: Path) -> set[tuple[str, ...]]:
@@ -48,8 +58,12 @@ def fields(path: Path) -> set[tuple[str, ...]]:
 
 def test_quick_sweep_writes_results_best_and_plot(store_path, tmp_path):
     out = tmp_path / "out"
-    r = subprocess.run(sweep_args(store_path, out, "--grid", "quick", "--select-on", "train,dev", "--report-on",
-                                  "test"), capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        sweep_args(store_path, out, "--grid", "quick", "--select-on", "train,dev", "--report-on", "test"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     assert "best F1" in r.stdout and "on test (1 documents)" in r.stdout
     assert len(read_results(out / "results.csv")) == 16
@@ -59,15 +73,22 @@ def test_quick_sweep_writes_results_best_and_plot(store_path, tmp_path):
     assert "reported on test (1 documents)" in best and "11319941." in best
     assert best.count("| caseMatch |") == 2 and "| **TP** |" in best
     assert (out / "pr.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    report = list(csv.DictReader(open(out / "report.csv", newline="")))
+    with open(out / "report.csv", newline="") as fh:
+        report = list(csv.DictReader(fh))
     assert 1 <= len(report) <= 4
     assert "term filter" not in r.stdout and "With the term filter" not in best
 
 
 def test_term_filter_lines_and_table(store_path, tmp_path):
     out = tmp_path / "out"
-    r = subprocess.run(sweep_args(store_path, out, "--grid", "quick", "--select-on", "train,dev", "--report-on",
-                                  "test", "--term-filter"), capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        sweep_args(
+            store_path, out, "--grid", "quick", "--select-on", "train,dev", "--report-on", "test", "--term-filter"
+        ),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     lines = [x for x in r.stdout.splitlines() if "+ term filter" in x]
     assert len(lines) == 2 and all("(5-fold cross-validated); on test (1 documents)" in x for x in lines)
@@ -75,8 +96,12 @@ def test_term_filter_lines_and_table(store_path, tmp_path):
     assert "## With the term filter" in best and "| terms dropped (learned on all of train,dev (2 documents)) |" in best
     # the filter never adds a match: cross-validated TP + FN is still the gold count of the best-F1 row
     table = best.split("## With the term filter")[1]
-    tp, fp, fn = (int(x) for x in table.split("| **TP / FP / FN**, train,dev (2 documents), cross-validated | ")[1]
-                  .split(" |")[0].split(" / "))
+    tp, _fp, fn = (
+        int(x)
+        for x in table.split("| **TP / FP / FN**, train,dev (2 documents), cross-validated | ")[1]
+        .split(" |")[0]
+        .split(" / ")
+    )
     f1_row = next(x for x in best.split("## The same")[0].splitlines() if x.startswith("| **TP** |"))
     f1_tp = int(f1_row.split("|")[4])  # columns: parameter, best precision, best recall, best F1, lowest SER
     f1_fn = int(next(x for x in best.split("## The same")[0].splitlines() if x.startswith("| **FN** |")).split("|")[4])
@@ -84,14 +109,20 @@ def test_term_filter_lines_and_table(store_path, tmp_path):
 
 
 def test_bad_options_are_one_line_errors(store_path, tmp_path):
-    r = subprocess.run(sweep_args(store_path, tmp_path / "o", "--select-on", "train"), capture_output=True,
-                       text=True, timeout=300)
+    r = subprocess.run(
+        sweep_args(store_path, tmp_path / "o", "--select-on", "train"), capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 1 and "go together" in r.stderr and r.stderr.count("\n") == 1
-    r = subprocess.run(sweep_args(store_path, tmp_path / "o", "--grid", str(tmp_path / "nope.toml")),
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        sweep_args(store_path, tmp_path / "o", "--grid", str(tmp_path / "nope.toml")),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 1 and "no such file" in r.stderr
-    r = subprocess.run(sweep_args(store_path, tmp_path / "o", "--set", "NOPE"), capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run(
+        sweep_args(store_path, tmp_path / "o", "--set", "NOPE"), capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 1 and r.stderr.startswith("craftrdf: error:")
     assert not (tmp_path / "o").exists()  # refused input leaves no output folder behind
 
@@ -101,15 +132,15 @@ def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(store_path, t
     grid = tmp_path / "GRID.toml"
     grid.write_text(GRID)  # 48 configurations in 16 dictionaries
     whole = tmp_path / "whole"
-    r = subprocess.run(sweep_args(store_path, whole, "--grid", str(grid)), capture_output=True, text=True,
-                       timeout=600)
+    r = subprocess.run(sweep_args(store_path, whole, "--grid", str(grid)), capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     expected = fields(whole / "results.csv")
     assert len(expected) == 48
 
     out = tmp_path / "killed"
-    proc = subprocess.Popen(sweep_args(store_path, out, "--grid", str(grid)), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        sweep_args(store_path, out, "--grid", str(grid)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     results = out / "results.csv"
     deadline = time.monotonic() + 300
     try:
@@ -125,8 +156,7 @@ def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(store_path, t
     assert 3 <= len(partial) < 48, "the sweep was not killed mid-way"
     assert {tuple(r.values()[:-1]) for r in partial.values()} <= expected
 
-    r = subprocess.run(sweep_args(store_path, out, "--grid", str(grid)), capture_output=True, text=True,
-                       timeout=600)
+    r = subprocess.run(sweep_args(store_path, out, "--grid", str(grid)), capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert f"{len(partial)} resumed" in r.stdout
     assert fields(results) == expected

@@ -8,9 +8,9 @@ import pytest
 
 from craftrdf.matcher import MatcherConfig, annotate_texts, fetch_terms
 from craftrdf.registry import load_registry
+from craftrdf.sets import resolve_set
 from craftrdf.store import AnnotationStore
 from craftrdf.sweeps import prepare_inputs, run_sweep
-from craftrdf.sets import resolve_set
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 

@@ -32,8 +32,10 @@ def test_groups_of_one_normalization_are_neighbours():
 
 def test_grid_file(tmp_path):
     p = tmp_path / "GRID.toml"
-    p.write_text('[grid]\ncaseMatch = ["CASE_IGNORE", "case_sensitive"]\nsynonyms = "ALL"\n'
-                 'searchStrategy = ["CONTIGUOUS_MATCH", "SKIP_ANY_MATCH"]\n')
+    p.write_text(
+        '[grid]\ncaseMatch = ["CASE_IGNORE", "case_sensitive"]\nsynonyms = "ALL"\n'
+        'searchStrategy = ["CONTIGUOUS_MATCH", "SKIP_ANY_MATCH"]\n'
+    )
     configs = load_grid(p)
     assert len(configs) == 4
     assert {c.synonyms.value for c in configs} == {"ALL"}
@@ -44,12 +46,15 @@ def test_quick_grid():
     assert len(load_grid("quick")) == 16
 
 
-@pytest.mark.parametrize("text,message", [
-    ('[grid]\nnoSuchParameter = ["X"]\n', "unknown matcher parameter"),
-    ('[grid]\ncaseMatch = ["LOUD"]\n', "invalid value"),
-    ('[grid]\ncaseMatch = []\n', "non-empty list"),
-    ("caseMatch = [", "cannot read it as TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[grid]\nnoSuchParameter = ["X"]\n', "unknown matcher parameter"),
+        ('[grid]\ncaseMatch = ["LOUD"]\n', "invalid value"),
+        ("[grid]\ncaseMatch = []\n", "non-empty list"),
+        ("caseMatch = [", "cannot read it as TOML"),
+    ],
+)
 def test_bad_grid_files(tmp_path, text, message):
     p = tmp_path / "GRID.toml"
     p.write_text(text)

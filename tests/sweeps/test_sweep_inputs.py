@@ -23,14 +23,16 @@ def _gold_count(pmids: list[str]) -> int:
 
 def test_one_read_serves_both_splits_as_two_reads_would(sample_store, tmp_path):
     registry = load_registry()
-    public, test = prepare_split_inputs(sample_store, "CL", splits=["train,dev", "test"], registry=registry,
-                                        apply_craft_rules=True, cache_dir=tmp_path)
+    public, test = prepare_split_inputs(
+        sample_store, "CL", splits=["train,dev", "test"], registry=registry, apply_craft_rules=True, cache_dir=tmp_path
+    )
     assert sorted(public.texts) == sorted(_ids("train") + _ids("dev")) and sorted(test.texts) == _ids("test")
     assert sum(map(len, public.gold.values())) == _gold_count(sorted(public.texts))
     assert sum(map(len, test.gold.values())) == _gold_count(_ids("test"))
     for split, got in (("train,dev", public), ("test", test)):
-        alone = prepare_inputs(sample_store, "CL", split=split, registry=registry, apply_craft_rules=True,
-                               cache_dir=tmp_path)
+        alone = prepare_inputs(
+            sample_store, "CL", split=split, registry=registry, apply_craft_rules=True, cache_dir=tmp_path
+        )
         # the token digests texts, gold, dictionary, rules and mappings
         assert got.token == alone.token and got.documents == alone.documents
 
@@ -44,13 +46,24 @@ def test_the_term_filter_only_takes_predictions_away(sample_store, tmp_path):
     from craftrdf.matcher import MatcherConfig
     from craftrdf.sweeps import TermFilter, sweep_store
 
-    rep = sweep_store(sample_store, "SO_EXT", [MatcherConfig()], registry=load_registry(), out_dir=tmp_path / "s",
-                      split="train,dev", report_on="test", apply_craft_rules=True, plot=False,
-                      term_filter=TermFilter(min_count=1))
+    rep = sweep_store(
+        sample_store,
+        "SO_EXT",
+        [MatcherConfig()],
+        registry=load_registry(),
+        out_dir=tmp_path / "s",
+        split="train,dev",
+        report_on="test",
+        apply_craft_rules=True,
+        plot=False,
+        term_filter=TermFilter(min_count=1),
+    )
     plain, filtered = rep.report["ser"], rep.filtered["ser"]
-    test_gold = sum(len(ET.parse(f).getroot().findall("annotation")) for f in
-                    (sample_dir() / "concept-annotation" / "SO" / "SO+extensions" / "knowtator").glob("*.xml")
-                    if f.name.split(".")[0] in _ids("test"))
+    test_gold = sum(
+        len(ET.parse(f).getroot().findall("annotation"))
+        for f in (sample_dir() / "concept-annotation" / "SO" / "SO+extensions" / "knowtator").glob("*.xml")
+        if f.name.split(".")[0] in _ids("test")
+    )
     assert plain.tp + plain.fn == filtered.report.tp + filtered.report.fn == test_gold
     assert filtered.report.tp <= plain.tp and filtered.report.fp <= plain.fp
     assert filtered.dropped > 0 and filtered.report.fp < plain.fp  # SO_EXT's single letters go

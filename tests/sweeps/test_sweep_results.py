@@ -13,9 +13,9 @@ def row(case: str, tp: int, fp: int, fn: int, ser: float, stemmer: str = "PORTER
     return SweepRow(MatcherConfig(caseMatch=case, stemmer=stemmer), tp, fp, fn, ser, 1.0)
 
 
-A = row("CASE_SENSITIVE", 8, 2, 12, 0.70)    # P 0.8   R 0.4   F1 0.5333
+A = row("CASE_SENSITIVE", 8, 2, 12, 0.70)  # P 0.8   R 0.4   F1 0.5333
 B = row("CASE_INSENSITIVE", 12, 8, 8, 0.65)  # P 0.6   R 0.6   F1 0.6
-C = row("CASE_IGNORE", 16, 24, 4, 0.90)      # P 0.4   R 0.8   F1 0.5333
+C = row("CASE_IGNORE", 16, 24, 4, 0.90)  # P 0.4   R 0.8   F1 0.5333
 D = row("CASE_FOLD_DIGITS", 10, 10, 10, 0.60)  # P 0.5 R 0.5  F1 0.5: dominated by B, yet the lowest SER
 E = row("CASE_SENSITIVE", 7, 3, 13, 0.80, stemmer="NONE")  # P 0.7 R 0.35: dominated by A
 

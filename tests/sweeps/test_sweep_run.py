@@ -28,17 +28,22 @@ TERMS = (
 )
 # gold, written by hand: (document, spans, class)
 GOLD = {
-    ("d1", ((4, 9),), "UBERON:0000955"),     # Brain
-    ("d1", ((18, 29),), "UBERON:0002444"),   # lens fibers
-    ("d1", ((37, 40),), "UBERON:0000970"),   # eye
-    ("d2", ((0, 3),), "UBERON:0000970"),     # Eye
-    ("d2", ((4, 10),), "UBERON:0000965"),    # lenses
-    ("d2", ((12, 25),), "UBERON:0002616"),   # brain regions
+    ("d1", ((4, 9),), "UBERON:0000955"),  # Brain
+    ("d1", ((18, 29),), "UBERON:0002444"),  # lens fibers
+    ("d1", ((37, 40),), "UBERON:0000970"),  # eye
+    ("d2", ((0, 3),), "UBERON:0000970"),  # Eye
+    ("d2", ((4, 10),), "UBERON:0000965"),  # lenses
+    ("d2", ((12, 25),), "UBERON:0002616"),  # brain regions
 }
 # is_a parents (weight 0.65, as the Shared Task's Wang similarity)
-DAG = {"UBERON:0000061": {}, "UBERON:0000955": {"UBERON:0000061": 0.65}, "UBERON:0000970": {"UBERON:0000061": 0.65},
-       "UBERON:0000965": {"UBERON:0000061": 0.65}, "UBERON:0002444": {"UBERON:0000965": 0.65},
-       "UBERON:0002616": {"UBERON:0000955": 0.65}}
+DAG = {
+    "UBERON:0000061": {},
+    "UBERON:0000955": {"UBERON:0000061": 0.65},
+    "UBERON:0000970": {"UBERON:0000061": 0.65},
+    "UBERON:0000965": {"UBERON:0000061": 0.65},
+    "UBERON:0002444": {"UBERON:0000965": 0.65},
+    "UBERON:0002616": {"UBERON:0000955": 0.65},
+}
 
 
 def gold_annotations() -> dict[str, tuple[Annotation, ...]]:
@@ -49,8 +54,15 @@ def gold_annotations() -> dict[str, tuple[Annotation, ...]]:
 
 
 def inputs() -> SweepInputs:
-    return SweepInputs("UBERON", TEXTS, {}, TERMS, gold_annotations(), ShippedIndex(WangIndex(DAG)),
-                       documents="hand-made (2 documents)")
+    return SweepInputs(
+        "UBERON",
+        TEXTS,
+        {},
+        TERMS,
+        gold_annotations(),
+        ShippedIndex(WangIndex(DAG)),
+        documents="hand-made (2 documents)",
+    )
 
 
 def fields(rows) -> set[tuple[str, ...]]:
@@ -86,8 +98,13 @@ def test_ser_equals_the_evaluation_of_the_same_predictions():
     index = WangIndex(DAG)
     for config in (MatcherConfig(), MatcherConfig(synonyms="ALL", caseMatch="CASE_IGNORE")):
         out = annotate_texts(TEXTS, list(TERMS), config)
-        report = evaluate_sets({"UBERON": dict(gold_annotations())}, {"UBERON": out}, index.similarity,
-                               known=index.__contains__, criteria=("exact",))[0]
+        report = evaluate_sets(
+            {"UBERON": dict(gold_annotations())},
+            {"UBERON": out},
+            index.similarity,
+            known=index.__contains__,
+            criteria=("exact",),
+        )[0]
         assert run_sweep(inputs(), [config]).rows[0].ser == pytest.approx(report.total.ser)
 
 
@@ -131,7 +148,9 @@ def test_a_dask_local_cluster_gives_the_same_rows():
 
     configs = load_grid("quick")
     inline = run_sweep(inputs(), configs)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         dask = run_sweep(inputs(), configs, executor=DaskExecutor(client))
     assert fields(dask.rows) == fields(inline.rows)

@@ -26,13 +26,19 @@ def ann(doc: str, cls: str, *spans: tuple[int, int], id: str = "T") -> Annotatio
 
 
 def test_exact_counts_of_a_hand_made_example():
-    gold = {"d1": [ann("d1", "A1", (0, 5)), ann("d1", "A2", (10, 15)), ann("d1", "B1", (20, 25), (30, 35))],
-            "d2": [ann("d2", "A1", (0, 5))]}
-    pred = {"d1": [ann("d1", "A1", (0, 5)),             # TP
-                   ann("d1", "A3", (10, 15)),           # FP (class), and gold A2 is an FN
-                   ann("d1", "B1", (30, 35), (20, 25)),  # TP: the same spans in another order
-                   ann("d1", "C1", (40, 45))],          # FP
-            "d2": [ann("d2", "A1", (0, 4))]}             # FP (span), gold A1 of d2 is an FN
+    gold = {
+        "d1": [ann("d1", "A1", (0, 5)), ann("d1", "A2", (10, 15)), ann("d1", "B1", (20, 25), (30, 35))],
+        "d2": [ann("d2", "A1", (0, 5))],
+    }
+    pred = {
+        "d1": [
+            ann("d1", "A1", (0, 5)),  # TP
+            ann("d1", "A3", (10, 15)),  # FP (class), and gold A2 is an FN
+            ann("d1", "B1", (30, 35), (20, 25)),  # TP: the same spans in another order
+            ann("d1", "C1", (40, 45)),
+        ],  # FP
+        "d2": [ann("d2", "A1", (0, 4))],
+    }  # FP (span), gold A1 of d2 is an FN
     # by hand: TP 2, FP 3, FN 2; P 2/5, R 2/4, F1 = 2*0.4*0.5/0.9
     counts = GoldStandard("X", gold, Flat()).exact(pred)
     assert (counts.tp, counts.fp, counts.fn) == (2, 3, 2)
@@ -42,8 +48,10 @@ def test_exact_counts_of_a_hand_made_example():
 
 def test_exact_counts_ignore_documents_without_gold_and_count_duplicates_once():
     gold = {"d1": [ann("d1", "A1", (0, 5))]}
-    pred = {"d1": [ann("d1", "A1", (0, 5), id="M1"), ann("d1", "A1", (0, 5), id="M2")],
-            "other": [ann("other", "A1", (0, 5))]}
+    pred = {
+        "d1": [ann("d1", "A1", (0, 5), id="M1"), ann("d1", "A1", (0, 5), id="M2")],
+        "other": [ann("other", "A1", (0, 5))],
+    }
     assert GoldStandard("X", gold, Flat()).exact(pred) == ExactCounts(1, 0, 0)
     assert ExactCounts(0, 0, 0).f1 == 0.0
 
@@ -86,7 +94,11 @@ def test_ser_equals_the_evaluation_scorer_on_random_documents(seed):
     got = GoldStandard("X", {"d": refs}, sim).ser({"d": preds})
     assert got.matches == pytest.approx(expected.matches)
     assert (got.insertions, got.deletions, got.ref_count, got.pred_count) == (
-        expected.insertions, expected.deletions, expected.ref_count, expected.pred_count)
+        expected.insertions,
+        expected.deletions,
+        expected.ref_count,
+        expected.pred_count,
+    )
     assert got.ser == pytest.approx(expected.ser)
 
 
