@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .querying import resolve_query, run_query
 from .store import ReadableStore
+from .views import ViewRow
 
-__all__ = ["ArticleStats", "set_stats", "summarize"]
+__all__ = ["ArticleStats", "set_stats", "summarize", "view_stats"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,3 +64,14 @@ def set_stats(store: ReadableStore, key: str, documents: Iterable[str] | None = 
     rows = run_query(store, resolve_query("unique-concepts"), {"set": key}).rows
     concepts = int(rows[0][2].value) if rows else 0
     return summarize(per_doc, concepts, documents)
+
+
+def view_stats(rows: Sequence[ViewRow], documents: Iterable[str] | None = None) -> ArticleStats:
+    """Stats of a view's annotations (all chosen sets together)."""
+    counts: dict[str, int] = defaultdict(int)
+    classes: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        counts[r.annotation.document] += 1
+        classes[r.annotation.document].add(r.annotation.class_id)
+    per_doc = {d: (counts[d], len(classes[d])) for d in counts}
+    return summarize(per_doc, len({r.annotation.class_id for r in rows}), documents)

@@ -145,3 +145,59 @@ def test_view_and_postprocess_commands(tmp_path):
     assert r.stdout.splitlines()[1].split()[0] == "related"
     r = craftrdf("view", "--store", store, "--sets", "NOPE", "--format", "count")
     assert r.returncode == 1 and "no annotation set in the store matches" in r.stderr
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _steps(progress, total: int) -> None:
+    for i in range(total + 1):
+        progress(i, total, f"step {i}")
+
+
+def test_progress_off_a_terminal_is_a_start_and_an_end_line():
+    from craftrdf.cli._common import progress_bar
+
+    out = io.StringIO()
+    ticks = iter([10.0, 12.5])
+    _steps(progress_bar(False, name="build", stream=out, clock=lambda: next(ticks)), 300)
+    assert out.getvalue() == "build: started, 300 batches\nbuild: finished, 300 batches in 2.5 s\n"
+    out = io.StringIO()  # a resumed sweep starts part-way; without a name the first label names the stage
+    progress = progress_bar(False, unit="configuration", stream=out, clock=lambda: 0.0)
+    for done in (3, 4, 5):
+        progress(done, 5, "CL")
+    assert out.getvalue() == (
+        "CL: started, 5 configurations (3 already done)\nCL: finished, 5 configurations in 0.0 s\n"
+    )
+    out = io.StringIO()
+    _steps(progress_bar(True, name="build", stream=out), 3)  # -q: nothing
+    assert out.getvalue() == ""
+
+
+def test_progress_on_a_terminal_is_a_bar():
+    from craftrdf.cli._common import progress_bar
+
+    out = _Terminal()
+    _steps(progress_bar(False, name="build", stream=out), 50)
+    assert "\r" in out.getvalue() and "50/50" in out.getvalue() and "started" not in out.getvalue()
+
+
+def test_demo_with_stderr_in_a_file_writes_a_few_readable_lines(tmp_path):
+    log = tmp_path / "log"
+    with open(log, "w") as err:  # `craftrdf demo 2> log`, without -q
+        r = subprocess.run(
+            [sys.executable, "-m", "craftrdf.cli", "demo"],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    assert r.returncode == 0
+    text = log.read_text()
+    lines = text.splitlines()
+    assert "\r" not in text and len(lines) <= 6, text
+    assert re.fullmatch(r"build the sample: started, \d+ batches", lines[0]), text
+    assert re.fullmatch(r"build the sample: finished, \d+ batches in [\d.]+ s", lines[1]), text

@@ -22,15 +22,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "craftrdf" / "sample" / "craft"
 
-#: (heading, prose, command, lines of output kept). ``$SAMPLE`` is the bundled sample.
-STEPS: list[tuple[str, str, str, int]] = [
+#: (heading, prose, command, lines of output kept: the first N, or the first and the last (N, M)).
+#: ``$SAMPLE`` is the bundled sample.
+STEPS: list[tuple[str, str, str, int | tuple[int, int]]] = [
     (
         "Install and try it",
         "One command installs craftrdf and runs the demo: the bundled sample (three CRAFT articles, all "
         "their annotation sets and the ontology files that fit) is built into an in-memory store and "
-        "queried.",
+        "queried; then the classes most similar to brain are listed, and the dictionary matcher annotates "
+        "the three articles and is scored against their gold annotations as the CRAFT Shared Task did.",
         "craftrdf demo",
-        24,
+        (12, 16),
     ),
     (
         "Build a store",
@@ -138,7 +140,11 @@ def guide(cwd: Path) -> str:
         if heading:
             parts += [f"## {heading}", ""]
         out = run(command, cwd).splitlines()
-        shown = out[:keep] + ([f"... ({len(out) - keep} more lines)"] if len(out) > keep else [])
+        head, tail = keep if isinstance(keep, tuple) else (keep, 0)
+        if len(out) > head + tail:
+            shown = [*out[:head], f"... ({len(out) - head - tail} more lines)", *out[len(out) - tail :]]
+        else:
+            shown = out
         parts += [prose, "", "```console", f"$ {command}", *shown, "```", ""]
     parts += [
         "## More",

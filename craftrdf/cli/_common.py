@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from ..errors import ConfigError
 
@@ -39,8 +40,32 @@ def setup_logging(verbose: int) -> None:
     warnings.showwarning = lambda message, category, *_args, **_kw: logging.getLogger("craftrdf").warning("%s", message)
 
 
-def progress_bar(disable: bool) -> Callable[[int, int, str], None]:
-    """A build-progress callback drawing a tqdm bar on stderr (nothing when ``disable``)."""
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or file-like stream without a terminal
+        return False
+
+
+def progress_bar(
+    disable: bool,
+    *,
+    name: str = "",
+    unit: str = "batch",
+    stream: TextIO | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Callable[[int, int, str], None]:
+    """A progress callback ``(done, total, label)`` for one stage, written to stderr (or ``stream``).
+
+    On a terminal, a tqdm bar. Elsewhere (a log file, a pipe, CI) one line when the stage
+    starts and one when it ends, instead of a carriage-return update per step: ``name``
+    (default: the first label) and ``unit`` word them. Nothing at all when ``disable``.
+    """
+    out = stream if stream is not None else sys.stderr
+    if disable:
+        return lambda done, total, label: None
+    if not _is_terminal(out):
+        return _stage_lines(out, name, unit, clock)
     from tqdm import tqdm
 
     bar = None
@@ -48,11 +73,39 @@ def progress_bar(disable: bool) -> Callable[[int, int, str], None]:
     def update(done: int, total: int, label: str) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, unit="batch", disable=disable, dynamic_ncols=True, file=sys.stderr)
+            bar = tqdm(total=total, initial=done, unit=unit, dynamic_ncols=True, file=out)
         bar.set_description(label[:40])
         bar.update(done - bar.n)
         if done >= total:
             bar.close()
+
+    return update
+
+
+def _count(n: int, unit: str) -> str:
+    if n == 1:
+        return f"1 {unit}"
+    return f"{n:,} {unit}{'es' if unit.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
+
+
+def _stage_lines(out: TextIO, name: str, unit: str, clock: Callable[[], float]) -> Callable[[int, int, str], None]:
+    """The progress callback for a stream that is not a terminal: a start line and an end line."""
+    started: float | None = None
+    finished = False
+    stage = name
+
+    def update(done: int, total: int, label: str) -> None:
+        nonlocal started, finished, stage
+        if started is None:
+            started = clock()
+            stage = stage or label
+            already = f" ({done:,} already done)" if 0 < done < total else ""
+            out.write(f"{stage}: started, {_count(total, unit)}{already}\n")
+            out.flush()
+        if done >= total and not finished:
+            finished = True
+            out.write(f"{stage}: finished, {_count(total, unit)} in {clock() - started:.1f} s\n")
+            out.flush()
 
     return update
 

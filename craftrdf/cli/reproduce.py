@@ -13,7 +13,12 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from ._common import progress_bar, worker_count
 
     def progress(stage: str):  # type: ignore[no-untyped-def]
-        return progress_bar(args.quiet)
+        # the stages are the store build (batches) and one sweep per set (configurations)
+        return progress_bar(
+            args.quiet,
+            name=stage if stage == "build store" else f"sweep {stage}",
+            unit="batch" if stage == "build store" else "configuration",
+        )
 
     pool = None
     workers = worker_count("--workers", args.workers, os.cpu_count() or 1)

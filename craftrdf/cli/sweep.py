@@ -5,34 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import sys
-from collections.abc import Callable
 from pathlib import Path
-
-
-def _progress(disable: bool) -> Callable[[int, int, str], None]:
-    """A tqdm bar of configurations done (resumed ones included), with the time left."""
-    from tqdm import tqdm  # type: ignore[import-untyped]
-
-    bar = None
-
-    def update(done: int, total: int, label: str) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(
-                total=total,
-                initial=done,
-                unit="config",
-                disable=disable,
-                dynamic_ncols=True,
-                file=sys.stderr,
-                desc=label[:20],
-            )
-        bar.update(done - bar.n)
-        if done >= total:
-            bar.close()
-
-    return update
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -40,7 +13,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from ..matcher.dictionary import default_cache_dir
     from ..registry import load_registry
     from ..sweeps import DaskExecutor, InlineExecutor, LocalPool, TermFilter, load_grid, sweep_store
-    from ._common import open_store, worker_count
+    from ._common import open_store, progress_bar, worker_count
 
     if (args.select_on is None) != (args.report_on is None):
         raise ConfigError("--select-on and --report-on go together (e.g. --select-on train,dev --report-on test)")
@@ -70,7 +43,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             prefer_labels=args.prefer_labels,
             cache_dir=cache_dir,
             term_filter=TermFilter() if args.term_filter else None,
-            progress=_progress(args.quiet),
+            progress=progress_bar(args.quiet, name=f"sweep {args.set}", unit="configuration"),
         )
     r = report.result
     print(

@@ -165,8 +165,9 @@ def export_set(
 
     ``out`` is a file for turtle, trig, nquads and jsonld, and a folder (created when
     absent) for bionlp and pubannotation, which write one ``<PMID>.<ext>`` per document
-    that has annotations in the set (with ``document``, that document's file, empty when
-    it has none). Existing files of the same name are replaced.
+    of the store (its documents graph) and per other document the set annotates, empty
+    for a document without annotations in the set, as CRAFT's own files are (with
+    ``document``, that document's file alone). Existing files of the same name are replaced.
 
     Raises :class:`~craftrdf.errors.ConfigError` for an unknown set, format or document
     (one neither in the documents graph nor annotated in the set), ``OSError`` when the
@@ -478,6 +479,17 @@ def _export_per_document(
     groups = _annotations(store, ref, doc)
     if doc is not None and not groups:
         groups = [(doc.value, [])]  # a document without annotations in the set: an empty file
+    elif doc is None:
+        # a set covers every document of the store, as evaluate reads it, and a CRAFT set has a file,
+        # empty or not, for every document: so has the export
+        annotated = {d for d, _ in groups}
+        corpus = ox.NamedNode(DOCUMENTS_GRAPH)
+        empty = {
+            q.subject.value
+            for q in store.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, corpus)
+            if isinstance(q.subject, ox.NamedNode) and q.subject.value not in annotated
+        }
+        groups = sorted(groups + [(d, []) for d in empty])
     for doc_iri, anns in groups:
         pmid, text = _document_info(store, doc_iri)
         spanless = [a for a in anns if not a.spans]

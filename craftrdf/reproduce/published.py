@@ -35,9 +35,9 @@ class Published:
     ser_source: str
     conceptmapper: dict[str, ConceptMapperBest]
     conceptmapper_source: str
-    #: The Uberon paper's Tables 3-4: (set, view) -> the eight figures of a statistics row
-    #: (annotations, mean, median, max; unique concepts, mean, median, max). Empty when not shipped.
-    uberon_stats: dict[tuple[str, str], tuple[float, ...]] = field(default_factory=dict)
+    #: The Uberon paper's Tables 3-4: distributed set (``UBERON_core``, ...) -> the eight figures of
+    #: its row (annotations: total, average, median, maximum per article; the same for unique concepts).
+    uberon_stats: dict[str, tuple[float, ...]] = field(default_factory=dict)
     uberon_stats_source: str = ""
 
 
@@ -56,12 +56,8 @@ def parse_published(text: str) -> Published:
         if isinstance(v, dict)
     }
     paper = data.get("uberon_paper", {})
-    stats = {
-        (key, view): tuple(float(x) for x in row)
-        for key, views in paper.get("stats", {}).items()
-        for view, row in views.items()
-    }
-    bad = [f"{k} {v}" for (k, v), row in stats.items() if len(row) != 8]
+    stats = {name: tuple(float(x) for x in row) for name, row in paper.get("stats", {}).items()}
+    bad = [name for name, row in stats.items() if len(row) != 8]
     if bad:
         raise ConfigError(f"published.toml [uberon_paper.stats]: {', '.join(bad)}: need 8 figures per row")
     return Published(

@@ -17,7 +17,16 @@ from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
 from .figures import ser_figure, similarity_figure
 from .published import load_published
 from .report import render_report
-from .sections import count_rows, documents_of, run_sweeps, sets_with_ontology, similarity_distribution, uberon_stats
+from .sections import (
+    count_causes,
+    count_rows,
+    documents_of,
+    run_sweeps,
+    sets_with_ontology,
+    similarity_distribution,
+    uberon_nesting,
+    uberon_stats,
+)
 
 __all__ = ["SWEEP_SETS", "ReproduceResult", "reproduce"]
 
@@ -82,7 +91,9 @@ def reproduce(
         counts = count_rows(store, published.counts)
         public = documents_of(store, ("train", "dev"))
         test = documents_of(store, ("test",))
-        stats = uberon_stats(store, PAPER_SETS, public)
+        causes = count_causes(store, counts)
+        stats = uberon_stats(store, public)
+        nesting = uberon_nesting(store, PAPER_SETS, public)
         lap("counts and statistics")
         grid = load_grid("quick" if quick else "all")
         grid_name = f"the quick grid, {len(grid)} configurations" if quick else f"all {len(grid)} configurations"
@@ -157,6 +168,8 @@ def reproduce(
         published=published,
         grid=grid_name,
         header=header,
+        causes=causes,
+        nesting=nesting,
     )
     report = out_dir / "report.md"
     report.write_text(text, encoding="utf-8")

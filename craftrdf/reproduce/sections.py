@@ -12,42 +12,57 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..curie import is_extension_curie
 from ..iris import annotation_iri
 from ..matcher import MatcherConfig, MatchingSession
 from ..matcher.dictionary import load_terms
+from ..model import Annotation
 from ..querying import run_query
 from ..registry import Registry
 from ..sets import resolve_set
-from ..stats import ArticleStats, summarize
+from ..stats import ArticleStats, view_stats
 from ..store import ReadableStore
 from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, sweep_store
 from ..sweeps.inputs import document_splits
-from ..views import nested_annotations
+from ..views import NestingFilter, ViewSpec, ensure_containment, run_view
 from ..webanno import document_texts, fetch_annotations
 
 __all__ = [
-    "UBERON_VIEWS",
+    "EXPLAINED_CELLS",
+    "NESTED_PROJECT_PREFIX",
+    "PAPER_ROWS",
+    "CellCause",
     "CountRow",
+    "NestingCounts",
     "SimilarityDistribution",
     "StatsRow",
+    "count_causes",
     "count_rows",
     "documents_of",
     "run_sweeps",
     "sets_with_ontology",
     "similarity_distribution",
+    "uberon_nesting",
     "uberon_stats",
 ]
 
 logger = logging.getLogger(__name__)
 
-#: The four annotation sets of the Uberon paper as views: (name, class filter, nesting filter).
-UBERON_VIEWS: tuple[tuple[str, str, str], ...] = (
-    ("core", "proper", "outermost"),
-    ("core+extensions", "all", "outermost"),
-    ("core+nested", "proper", "all"),
-    ("core+extensions+nested", "all", "all"),
+#: The Uberon paper's four distributed sets (Bada et al. 2017, Tables 3-4) and craftrdf's closest
+#: analogue on the current release: (paper's set, craftrdf set key, nesting filter over that set alone).
+#: The paper's nested annotations lie within another annotation of the same Uberon set, which is
+#: what ``--nesting outermost`` drops when the view holds that one set.
+PAPER_ROWS: tuple[tuple[str, str, NestingFilter], ...] = (
+    ("UBERON_core", "UBERON", "outermost"),
+    ("UBERON_core+extensions", "UBERON_EXT", "outermost"),
+    ("UBERON_core+nested", "UBERON", "all"),
+    ("UBERON_core+extensions+nested", "UBERON_EXT", "all"),
 )
+
+#: The prefix of the Knowtator mention ids minted in the Uberon nested-annotation project.
+NESTED_PROJECT_PREFIX = "UBERON+extensions+nested_"
+
+#: Up to this many differing count cells the report looks for their cause; more means a partial store.
+EXPLAINED_CELLS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +75,48 @@ class CountRow:
 
 
 @dataclass(frozen=True, slots=True)
-class StatsRow:
-    """Per-article statistics of one set under one of the Uberon paper's views."""
+class CellCause:
+    """The annotations that account for a count cell differing from the published one.
+
+    ``column`` indexes :attr:`CountRow.ours`; ``kind`` is ``"no span"`` (counted by craftrdf)
+    or ``"repeated span"`` (several spans, all the same range: discontinuous to craftrdf).
+    """
 
     key: str
-    view: str
+    column: int
+    kind: str
+    annotations: tuple[Annotation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StatsRow:
+    """One of the Uberon paper's distributed sets, and the statistics of craftrdf's analogue of it."""
+
+    paper_set: str
+    key: str
+    nesting: str
     stats: ArticleStats
+
+
+@dataclass(frozen=True, slots=True)
+class NestingCounts:
+    """How many of a set's annotations lie within another annotation, read three ways, and their ids.
+
+    ``same_set``: within another annotation of the same set (the paper's nesting);
+    ``uberon_sets``: within an annotation of any of the sets asked about together;
+    ``any_set``: within an annotation of any set in the store; ``nested_project``: annotations
+    whose id starts with :data:`NESTED_PROJECT_PREFIX`, and ``nested_project_within`` those of
+    them within another annotation of the same set.
+    """
+
+    key: str
+    annotations: int
+    concepts: int
+    same_set: int
+    uberon_sets: int
+    any_set: int
+    nested_project: int
+    nested_project_within: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +145,8 @@ def documents_of(store: ReadableStore, splits: Iterable[str]) -> list[str]:
 
 def sets_with_ontology(store: ReadableStore) -> set[str]:
     """The set keys whose ontology is loaded in the store (``queries/sets.rq``)."""
-    rows = run_query(store, "sets").optional_strings("set", "ontology")
-    return {key for key, ontology in rows if key is not None and ontology is not None}
+    result = run_query(store, "sets")
+    return {key for key, ontology in result.optional_strings("set", "ontology") if key and ontology}
 
 
 def count_rows(store: ReadableStore, published: Mapping[str, tuple[int, int, int, int]]) -> list[CountRow]:
@@ -110,34 +161,80 @@ def count_rows(store: ReadableStore, published: Mapping[str, tuple[int, int, int
     return [CountRow(k, (v[0], v[1], v[2], v[3]), published_upper.get(k.upper())) for k, v in sorted(acc.items())]
 
 
-def uberon_stats(store: ReadableStore, keys: Sequence[str], documents: Sequence[str]) -> list[StatsRow]:
-    """Statistics of ``keys`` under :data:`UBERON_VIEWS`, nesting counted across every set loaded.
+def count_causes(store: ReadableStore, rows: Sequence[CountRow]) -> list[CellCause]:
+    """For each published count cell craftrdf does not reproduce, the annotations behind the difference.
 
-    The nested annotations of all sets are read once from the containment links
-    (:func:`craftrdf.views.nested_annotations`, the ``nested`` view over every set);
-    each set's annotations are then filtered by class and nesting.
+    Two causes are looked for: annotations without any span (for an annotation count) and
+    annotations whose spans are several copies of one range (for a discontinuous count).
+    A cause is reported only when their number is exactly the difference; nothing is looked
+    for when more than :data:`EXPLAINED_CELLS` cells differ (a store of part of the corpus).
     """
-    nested = nested_annotations(store)
+    differing = [(r, i) for r in rows if r.published for i in range(4) if r.ours[i] != r.published[i]]
+    if len(differing) > EXPLAINED_CELLS:
+        return []
+    splits = document_splits(store)
+    fetched: dict[str, list[Annotation]] = {}
+    out = []
+    for r, i in differing:
+        anns = fetched.setdefault(r.key, fetch_annotations(store, r.key))
+        column = [a for a in anns if (splits.get(a.document) == "test") == (i >= 2)]
+        if i % 2 == 0:
+            kind, found = "no span", [a for a in column if not a.spans]
+        else:
+            kind, found = "repeated span", [a for a in column if len(a.spans) > 1 and len(set(a.spans)) == 1]
+        if found and r.ours[i] - r.published[i] == len(found):  # type: ignore[index]
+            out.append(CellCause(r.key, i, kind, tuple(found)))
+    return out
+
+
+def uberon_stats(
+    store: ReadableStore, documents: Sequence[str], rows: Sequence[tuple[str, str, NestingFilter]] = PAPER_ROWS
+) -> list[StatsRow]:
+    """Per-article statistics of each ``(paper's set, set key, nesting)`` row over ``documents``.
+
+    Each row is the view ``craftrdf view --sets KEY --nesting NESTING``: nesting decided among
+    that set's own annotations (:func:`craftrdf.views.run_view`), which needs a writable store
+    the first time.
+    """
     chosen = set(documents)
     out = []
-    for key in keys:
-        anns = [a for a in fetch_annotations(store, key) if a.document in chosen]
-        concepts_all = len({a.class_id for a in anns})
-        for name, classes, nesting in UBERON_VIEWS:
-            kept = [
-                a
-                for a in anns
-                if (classes == "all" or not is_extension_curie(a.class_id))
-                and (nesting == "all" or annotation_iri(key, a.document, a.id) not in nested)
-            ]
-            counts: dict[str, int] = defaultdict(int)
-            concepts: dict[str, set[str]] = defaultdict(set)
-            for a in kept:
-                counts[a.document] += 1
-                concepts[a.document].add(a.class_id)
-            per_doc = {d: (counts[d], len(concepts[d])) for d in counts}
-            out.append(StatsRow(key, name, summarize(per_doc, len({a.class_id for a in kept}), documents)))
-        logger.info("%s: %d annotations, %d concepts on %d documents", key, len(anns), concepts_all, len(chosen))
+    for paper, key, nesting in rows:
+        kept = [r for r in run_view(store, ViewSpec((key,), nesting=nesting)) if r.annotation.document in chosen]
+        out.append(StatsRow(paper, key, nesting, view_stats(kept, documents)))
+    return out
+
+
+def uberon_nesting(store: ReadableStore, keys: Sequence[str], documents: Sequence[str]) -> list[NestingCounts]:
+    """:class:`NestingCounts` of each set in ``keys`` over ``documents``, from the store's containment links."""
+    ensure_containment(store)
+    within: dict[str, set[str]] = defaultdict(set)
+    for inner, outer in run_query(store, "containment-links").strings("inner", "outer"):
+        within[inner].add(outer)
+    chosen = set(documents)
+    anns = {
+        key: {annotation_iri(key, a.document, a.id): a for a in fetch_annotations(store, key) if a.document in chosen}
+        for key in keys
+    }
+    together = set().union(*anns.values()) if anns else set()
+    out = []
+    for key, mine in anns.items():
+        same = {i for i in mine if within.get(i, set()) & mine.keys()}
+        project = [i for i, a in mine.items() if a.id.startswith(NESTED_PROJECT_PREFIX)]
+        out.append(
+            NestingCounts(
+                key,
+                len(mine),
+                len({a.class_id for a in mine.values()}),
+                len(same),
+                sum(1 for i in mine if within.get(i, set()) & together),
+                sum(1 for i in mine if within.get(i)),
+                len(project),
+                sum(1 for i in project if i in same),
+            )
+        )
+        logger.info(
+            "%s: %d annotations on %d documents, %d within another of the set", key, len(mine), len(chosen), len(same)
+        )
     return out
 
 

@@ -47,6 +47,39 @@ def test_a_document_without_annotations_in_the_set_gives_empty_files(sample_stor
     assert doc["denotations"] == [] and doc["text"] == article_text("17244351") and "relations" not in doc
 
 
+@pytest.mark.parametrize(
+    ("key", "folder", "fmt", "suffix"),
+    [
+        ("MOP_EXT", "MOP/MOP+extensions", "bionlp", ".bionlp"),  # no annotation in 17244351
+        ("GO_MF", "GO_MF/GO_MF", "pubannotation", ".json"),  # none in 11319941
+    ],
+)
+def test_a_whole_set_gives_a_file_for_every_document_as_the_corpus_does(
+    sample_store, tmp_path, key, folder, fmt, suffix
+):
+    raw = raw_set(folder)  # the sample's Knowtator files: one per document, empty or not
+    assert len(raw) == 3 and any(not anns for anns in raw.values())
+    r = export_set(sample_store, key, tmp_path, format=fmt)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(d + suffix for d in raw)
+    assert (r.documents, r.files, r.annotations) == (3, 3, sum(len(a) for a in raw.values()))
+    for pmid, anns in raw.items():
+        text = (tmp_path / (pmid + suffix)).read_text(encoding="utf-8")
+        if fmt == "bionlp":
+            assert len(text.splitlines()) == len(anns), pmid
+        else:
+            doc = json.loads(text)
+            assert doc["text"] == article_text(pmid)
+            assert len(doc["denotations"]) == sum(len(a.spans) for a in anns), pmid
+
+
+def test_a_set_outside_the_documents_graph_gets_the_files_of_its_own_documents(tmp_path):
+    (tmp_path / "d1.bionlp").write_text("T1\tCL:0000540 0 6\tneuron\n")
+    store = AnnotationStore.memory()
+    load_files(store, [tmp_path / "d1.bionlp"], set_key="MINE")  # no documents graph in this store
+    export_set(store, "MINE", tmp_path / "out", format="bionlp")
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["d1.bionlp"]
+
+
 def test_only_the_asked_document_is_written(sample_store, tmp_path):
     r = export_set(sample_store, "UBERON_EXT", tmp_path, format="pubannotation", document="11319941")
     assert [p.name for p in tmp_path.iterdir()] == ["11319941.json"]

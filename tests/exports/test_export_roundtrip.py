@@ -71,9 +71,11 @@ def obo_names(zip_path: Path) -> dict[str, str]:
 def test_bionlp_fixture_comes_back_byte_for_byte(sample_store, tmp_path):
     load_quietly(sample_store, "RT_FIXTURE", [DATA / "11319941.bionlp"])
     r = export_set(sample_store, "rt_fixture", tmp_path, format="bionlp")
-    assert (r.documents, r.annotations, r.files, r.skipped) == (1, 5, 1, 0)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["11319941.bionlp"]
+    # a set covers every document of the store (as evaluate reads it): the other two files are empty
+    assert (r.documents, r.annotations, r.files, r.skipped) == (3, 5, 3, 0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["11319941.bionlp", "11597317.bionlp", "17244351.bionlp"]
     assert (tmp_path / "11319941.bionlp").read_bytes() == (DATA / "11319941.bionlp").read_bytes()
+    assert (tmp_path / "11597317.bionlp").read_bytes() == (tmp_path / "17244351.bionlp").read_bytes() == b""
 
 
 @pytest.mark.parametrize("key", ["UBERON_EXT", "GO_BP_EXT", "CHEBI"])

@@ -29,3 +29,15 @@ def find_go_obo() -> Path | None:
         if p.is_file():
             return p
     return None
+
+
+def find_published() -> Path | None:
+    """The Uberon paper's Tables 3-4 beside the corpus (../shared/published), else None."""
+    craft = find_craft_dir()
+    roots = [craft.parent] if craft else []
+    roots.append(REPO.parent / "shared")
+    for r in roots:
+        p = r / "published" / "bada2017-tables-3-4.csv"
+        if p.is_file():
+            return p
+    return None

@@ -77,50 +77,63 @@ def test_counts_match_the_raw_files_beside_the_published_table(report):
         assert cells[3] == f"{pub[3]:,} / {te_disc:,} / {te_disc - pub[3]:+,}"
 
 
+def _ours(text: str, start: str, table: int) -> list[int]:
+    """craftrdf's figures (the middle of "paper / craftrdf / diff") of a section-2 row of Table 3 or 4."""
+    line = [x for x in text.splitlines() if x.startswith(start)][table - 3]
+    return [int(float(c.split(" / ")[1].replace(",", ""))) for c in line.strip("|").split("|")[2:]]
+
+
 def test_uberon_statistics_with_nesting_kept_are_the_raw_counts(report):
     craft = sample_dir()
     split = _splits(craft)
     raw = [(d, c) for d, c, _ in _raw(craft, "UBERON", "UBERON") if split[d] != "test"]
     per_doc = {d: sum(1 for x, _ in raw if x == d) for d in split if split[d] != "test"}
     text = (report / "report.md").read_text()
-    row = next(line for line in text.splitlines() if line.startswith("| UBERON | core+nested | craftrdf |"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    assert int(cells[3].replace(",", "")) == len(raw)
-    assert int(cells[6].replace(",", "")) == max(per_doc.values())
-    assert int(cells[7].replace(",", "")) == len({c for _, c in raw})
+    total, _, _, most = _ours(text, "| UBERON_core+nested | UBERON, `--nesting all` |", 3)
+    assert (total, most) == (len(raw), max(per_doc.values()))
+    assert _ours(text, "| UBERON_core+nested | UBERON, `--nesting all` |", 4)[0] == len({c for _, c in raw})
 
 
-def _outermost(craft: Path, module: str, folder: str, documents: set[str]) -> list[tuple[str, str]]:
-    """(document, class) of a set's annotations that no annotation of any set in ``craft`` strictly covers.
-
-    Read from every Knowtator file (both formats) by character positions, independently of the store.
+def _nested(craft: Path, module: str, folder: str, documents: set[str], *, any_set: bool) -> list[tuple[str, bool]]:
+    """(class, nested) of each of a set's annotations on ``documents``: nested when an annotation of the same
+    set (or of any set in ``craft``) strictly covers it. Read from the Knowtator files (both formats) by
+    character positions, independently of the store.
     """
     chars: dict[str, list[frozenset[int]]] = {}
     mine: list[tuple[str, str, frozenset[int]]] = []
     for f in sorted((craft / "concept-annotation").glob("*/*/knowtator*/*.xml")):
         doc = f.name.split(".")[0]
+        ours = f.parent.parent == craft / "concept-annotation" / module / folder
         root = ET.parse(f).getroot()
         classes = {m.get("id"): m.find("mentionClass").get("id") for m in root.iter("classMention")}
         for a in root.iter("annotation"):
             covered = frozenset(c for sp in a.iter("span") for c in range(int(sp.get("start")), int(sp.get("end"))))
-            chars.setdefault(doc, []).append(covered)
-            if f.parent.parent == craft / "concept-annotation" / module / folder and doc in documents:
+            if any_set or ours:
+                chars.setdefault(doc, []).append(covered)
+            if ours and doc in documents:
                 mine.append((doc, classes[a.find("mention").get("id")], covered))
-    return [(d, c) for d, c, covered in mine if not any(covered < other for other in chars[d])]
+    return [(c, any(covered < other for other in chars[d])) for d, c, covered in mine]
 
 
-def test_uberon_statistics_of_outermost_annotations_are_the_raw_counts(report):
+def test_the_core_rows_drop_the_papers_nesting_and_the_cross_set_nesting_is_counted(report):
     craft = sample_dir()
     split = _splits(craft)
     public = {d for d, s in split.items() if s != "test"}
-    kept = _outermost(craft, "UBERON", "UBERON", public)
     text = (report / "report.md").read_text()
-    row = next(line for line in text.splitlines() if line.startswith("| UBERON | core | craftrdf |"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    assert int(cells[3].replace(",", "")) == len(kept)
-    assert int(cells[7].replace(",", "")) == len({c for _, c in kept})
-    # nesting across sets is real in the sample: some UBERON annotations are dropped
-    assert len(kept) < sum(1 for d, _, _ in _raw(craft, "UBERON", "UBERON") if d in public)
+    for key, folder, paper in (
+        ("UBERON", "UBERON", "UBERON_core"),
+        ("UBERON_EXT", "UBERON+extensions", "UBERON_core+extensions"),
+    ):
+        same = _nested(craft, "UBERON", folder, public, any_set=False)
+        across = sum(n for _, n in _nested(craft, "UBERON", folder, public, any_set=True))
+        nested = sum(n for _, n in same)
+        assert _ours(text, f"| {paper} | {key}, `--nesting outermost` |", 3)[0] == len(same) - nested
+        assert _ours(text, f"| {paper} | {key}, `--nesting outermost` |", 4)[0] == len({c for c, n in same if not n})
+        section = text.split("Where the numbers differ")[1]  # the nesting table, after the statistics
+        row = [c.strip() for c in next(x for x in section.splitlines() if x.startswith(f"| {key} | ")).split("|")[1:-1]]
+        assert [int(row[i].replace(",", "")) for i in (1, 3, 5)] == [len(same), nested, across]
+        # nesting across sets is real in the sample: some annotations lie within a CL or GO one
+        assert across > nested
 
 
 def test_sweep_counts_add_up_to_the_gold_annotations(report):
