@@ -176,6 +176,7 @@ def export_set(
 
     >>> import tempfile
     >>> from craftrdf.loader import load_files
+    >>> from craftrdf.store import AnnotationStore
     >>> folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "d1.bionlp").write_text("T1\\tCL:0000540 0 6;10 14\\tneuron ... cell\\n")
     >>> store = AnnotationStore.memory()
