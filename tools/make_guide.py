@@ -173,7 +173,7 @@ def queries_page() -> str:
         "in [rdf-model.md](rdf-model.md).",
         "",
     ]
-    for path in sorted((REPO / "queries").glob("*.rq")):
+    for path in sorted((REPO / "craftrdf" / "queries").glob("*.rq")):
         header = []
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.startswith("#"):
