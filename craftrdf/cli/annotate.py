@@ -14,9 +14,9 @@ from ._common import add_store_options, open_store, parse_params, worker_count
 
 
 def _cmd_annotate(args: argparse.Namespace) -> int:
-    from ..matcher.annotate import read_inputs, run_annotation
     from ..matcher.config import MatcherConfig
     from ..matcher.dictionary import default_cache_dir
+    from ..matcher.run import read_inputs, run_annotation
     from ..registry import load_registry
 
     config = MatcherConfig.from_params(parse_params(args.param))
