@@ -131,7 +131,7 @@ def view(
     and docs/views.md for the filters.
     """
     keys = (sets,) if isinstance(sets, str) else tuple(sets)
-    return run_view(store, ViewSpec(keys, classes, nesting, split))  # type: ignore[arg-type]
+    return run_view(store, ViewSpec(keys, classes, nesting, split))
 
 
 def evaluate(
@@ -150,7 +150,9 @@ def evaluate(
     """
     from .evaluation.run import evaluate_store
 
-    return evaluate_store(store, gold, pred, craft=craft, apply_craft_rules=apply_craft_rules)
+    return evaluate_store(
+        store, gold, pred, craft=Path(craft) if craft is not None else None, apply_craft_rules=apply_craft_rules
+    )
 
 
 def annotate(

@@ -29,7 +29,7 @@ from .iris import DOCUMENTS_GRAPH, mapping_graph, ontology_graph, set_iri
 from .model import Annotation, Document
 from .rdf import iri, literal, quad
 from .registry import AnnotationSetSpec, Registry, ontology_name
-from .store import ReadableStore, WritableStore
+from .store import ReadableStore, WritableStore, solutions
 from .vocab import CRAFT, OBOINOWL, OWL, RDF, RDFS
 from .webanno import annotation_nquads, document_nquads, set_nquads
 
@@ -149,11 +149,12 @@ def _ontology_classes(store: ReadableStore, graph: str | None) -> tuple[set[str]
         return set(), {}
     defined: set[str] = set()
     labels: dict[str, str] = {}
-    for row in store.query(_CLASSES, substitutions={"g": ox.NamedNode(graph)}):
-        c = row["c"].value
-        defined.add(c)
-        if row["label"] is not None:
-            labels.setdefault(c, row["label"].value)
+    for row in solutions(store.query(_CLASSES, substitutions={"g": ox.NamedNode(graph)})):
+        c, label = row["c"], row["label"]
+        if isinstance(c, ox.NamedNode):
+            defined.add(c.value)
+            if isinstance(label, ox.Literal):
+                labels.setdefault(c.value, label.value)
     return defined, labels
 
 

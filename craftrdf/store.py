@@ -37,13 +37,16 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Literal, Protocol, runtime_checkable
+from typing import IO, TYPE_CHECKING, Literal, Protocol, cast, runtime_checkable
 
 import pyoxigraph as ox
 
 from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, literal, quad
 from .vocab import CRAFT
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 __all__ = [
     "AnnotationStore",
@@ -54,6 +57,7 @@ __all__ = [
     "Substitutions",
     "WritableStore",
     "require_writable",
+    "solutions",
 ]
 
 logger = logging.getLogger(__name__)
@@ -156,6 +160,17 @@ def require_writable(store: ReadableStore, what: str) -> WritableStore:
     raise ConfigError(f"{what} needs a store open for writing; this one is read-only")
 
 
+def solutions(answer: QueryAnswer) -> ox.QuerySolutions:
+    """The solutions of a SELECT query's answer; StoreError when the query was an ASK or CONSTRUCT.
+
+    >>> solutions(AnnotationStore.memory().query("SELECT ?x WHERE { VALUES ?x { 1 } }")).variables
+    [<Variable value=x>]
+    """
+    if not isinstance(answer, ox.QuerySolutions):
+        raise StoreError("expected SELECT solutions from the store (the query is an ASK, CONSTRUCT or DESCRIBE)")
+    return answer
+
+
 _PATTERN = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 _DEFAULT_PATTERN = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
 _GRAPH_EXISTS = "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 1"
@@ -182,10 +197,7 @@ class SparqlReads:
         raise NotImplementedError
 
     def _select(self, sparql: str, **bindings: ox.NamedNode | ox.Literal) -> ox.QuerySolutions:
-        result = self.query(sparql, substitutions=bindings)
-        if not isinstance(result, ox.QuerySolutions):  # pragma: no cover - the queries here are SELECTs
-            raise StoreError("expected SELECT solutions from the store")
-        return result
+        return solutions(self.query(sparql, substitutions=bindings))
 
     def quads_for_pattern(
         self,
@@ -373,7 +385,7 @@ class _NQuadsStream(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         while not self._buf and not self._eof:
             item = self._queue.get()
             if item is None:
@@ -382,8 +394,9 @@ class _NQuadsStream(io.RawIOBase):
                     raise OSError(f"input failed: {self.error}")
             else:
                 self._buf = memoryview(item)
-        n = min(len(buffer), len(self._buf))
-        buffer[:n] = self._buf[:n]
+        view = memoryview(buffer).cast("B")
+        n = min(len(view), len(self._buf))
+        view[:n] = self._buf[:n]
         self._buf = self._buf[n:]
         return n
 
@@ -464,14 +477,15 @@ class AnnotationStore:
 
     def batches(self) -> dict[str, BatchInfo]:
         """Every batch in the store, by graph IRI."""
-        rows = self.raw.query(_BATCHES)
-        assert isinstance(rows, ox.QuerySolutions)
-        return _batches(rows)
+        return _batches(solutions(self.raw.query(_BATCHES)))
 
     def has_batch(self, graph: str, digest: str) -> bool:
         """True when ``graph`` is loaded from input with this digest."""
         g = ox.NamedNode(graph)
-        return any(q.object.value == digest for q in self.raw.quads_for_pattern(g, ox.NamedNode(CRAFT.digest), None, g))
+        return any(
+            isinstance(q.object, ox.Literal) and q.object.value == digest
+            for q in self.raw.quads_for_pattern(g, ox.NamedNode(CRAFT.digest), None, g)
+        )
 
     def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
         """Write one batch atomically into ``graph``, replacing an older version; returns quads written.
@@ -507,7 +521,8 @@ class AnnotationStore:
                     self.raw.remove_graph(node)
                     self.raw.bulk_load(spool, ox.RdfFormat.N_QUADS)
             else:
-                self.raw.bulk_load(stream, ox.RdfFormat.N_QUADS)
+                # a raw binary stream is what bulk_load reads; typeshed's IO[bytes] is the nominal type it names
+                self.raw.bulk_load(cast(IO[bytes], stream), ox.RdfFormat.N_QUADS)
         except SyntaxError as exc:
             # Our own serialization is wrong: a bug, but say where.
             raise StoreError(f"internal error serializing batch {graph}: {exc}") from exc
@@ -557,8 +572,12 @@ class AnnotationStore:
         ``named_graphs`` restricts the dataset ``GRAPH ?g`` ranges over (as the SPARQL
         protocol's ``named-graph-uri`` does); by default every graph of the store.
         """
-        subs = {ox.Variable(k): v for k, v in (substitutions or {}).items()}
-        graphs = [ox.NamedNode(g) for g in named_graphs] if named_graphs is not None else None
+        subs: dict[ox.Variable, ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple] = {
+            ox.Variable(k): v for k, v in (substitutions or {}).items()
+        }
+        graphs: list[ox.NamedNode | ox.BlankNode] | None = (
+            [ox.NamedNode(g) for g in named_graphs] if named_graphs is not None else None
+        )
         return self.raw.query(
             sparql, substitutions=subs or None, prefixes=dict(prefixes) if prefixes else None, named_graphs=graphs
         )

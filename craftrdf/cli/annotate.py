@@ -33,7 +33,7 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
             executor = stack.enter_context(ProcessPoolExecutor(max_workers=workers, mp_context=context))
         store = stack.enter_context(open_store(args, mode=mode))
         r = run_annotation(
-            store,  # type: ignore[arg-type]
+            store,
             args.set,
             config,
             texts,

@@ -14,7 +14,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     with open_store(args, mode="read") as store:
         r = export_set(
-            store,  # type: ignore[arg-type]
+            store,
             args.set,
             args.out,
             format=args.format,

@@ -133,7 +133,7 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     missing = "nan" if args.unknown == "nan" else "raise"
     with open_store(args, mode="read") as store:
         index = similarity_index(
-            store,  # type: ignore[arg-type]
+            store,
             method=args.method,
             weights=weights,
             ontology=args.ontology,

@@ -146,8 +146,8 @@ def _max_matching(n_left: int, edges: Mapping[int, Sequence[int]]) -> int:
     scipy's Hopcroft-Karp for large graphs, where recursion would run deep)."""
     if n_left > 64:
         import numpy as np
-        import scipy.sparse as sp  # type: ignore[import-untyped]
-        from scipy.sparse.csgraph import maximum_bipartite_matching  # type: ignore[import-untyped]
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import maximum_bipartite_matching
 
         rows = [u for u, vs in edges.items() for _ in vs]
         cols = [v for vs in edges.values() for v in vs]

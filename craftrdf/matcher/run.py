@@ -24,7 +24,7 @@ from ..model import Annotation
 from ..rdf import iri, literal, quad
 from ..registry import Registry
 from ..sets import SetRef, resolve_set
-from ..store import ReadableStore, WritableStore
+from ..store import ReadableStore, WritableStore, require_writable
 from ..vocab import CM, DCTERMS, RDF
 from ..webanno import annotation_nquads, set_nquads
 from .annotate import ANNOTATOR, MATCHER_VERSION, MatchingSession
@@ -192,8 +192,10 @@ def run_annotation(
     curies = curies or CurieMap()
     seconds: dict[str, float] = {}
     ref = resolve_set(store, set_key)
+    target = None
     if into_store is not None:
         _check_run_name(store, into_store, registry)
+        target = require_writable(store, f"--into-store {into_store}")
     t = time.perf_counter()
 
     def source(normalization: TextNormalization, synonyms: Synonyms, normalizer: Normalizer) -> Dictionary:
@@ -230,9 +232,9 @@ def run_annotation(
         seconds["write_bionlp"] = time.perf_counter() - t
     graph = None
     quads = 0
-    if into_store is not None:
+    if into_store is not None and target is not None:
         t = time.perf_counter()
-        graph, quads = _write_run(store, into_store, ref, config, annotations, texts, curies)
+        graph, quads = _write_run(target, into_store, ref, config, annotations, texts, curies)
         seconds["write_store"] = time.perf_counter() - t
     return RunReport(len(texts), total, len(dictionary), out_dir, graph, quads, seconds)
 

@@ -69,8 +69,8 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[tuple[in
 
 
 def _syntok() -> tuple[object, object]:
-    from syntok import segmenter  # type: ignore[import-untyped]
-    from syntok.tokenizer import Tokenizer  # type: ignore[import-untyped]
+    from syntok import segmenter
+    from syntok.tokenizer import Tokenizer
 
     return Tokenizer(), segmenter
 

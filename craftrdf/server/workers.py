@@ -339,7 +339,8 @@ class WorkerPool:
                     time.sleep(1.0)
                     continue
                 if self._closed:
-                    self._kill(new)
+                    # close() may have run on another thread meanwhile; mypy kept the narrowing from above
+                    self._kill(new)  # type: ignore[unreachable]
                 else:
                     self._idle.put(new)
                 return

@@ -363,8 +363,8 @@ def _compact_rows(
         table, inverse = kernels.value_ids(vals)
     else:
         table, inverse = np.unique(vals, return_inverse=True)
-    vid = inverse.astype(np.uint16 if len(table) <= 1 << 16 else np.int32)
-    narrow = cols.astype(np.uint16 if len(order) <= 1 << 16 else np.int32)
+    vid = inverse.astype(np.uint16) if len(table) <= 1 << 16 else inverse.astype(np.int32)
+    narrow = cols.astype(np.uint16) if len(order) <= 1 << 16 else cols.astype(np.int32)
     sv = np.add.reduceat(vals, indptr[:-1]) if len(order) else np.zeros(0, dtype=np.float64)
     if kernels is not None:
         kernels.warm_up(indptr, narrow, vid, table, sv)
