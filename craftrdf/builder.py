@@ -20,7 +20,7 @@ from .curie import CurieMap, parallel_base
 from .errors import ConfigError, DataWarning, InputError
 from .ingest.corpus import read_documents
 from .ingest.knowtator import read_knowtator, read_knowtator2
-from .ingest.mappings import mapping_nquads, read_mapping_file
+from .ingest.mappings import MappingKind, mapping_nquads, read_mapping_file
 from .ingest.obo import iter_obo
 from .ingest.ontology import ontology_nquads
 from .ingest.rdfsource import rdf_file_nquads
@@ -258,7 +258,7 @@ def _bind_ontology(path: Path, graph: str, curies: CurieMap) -> Callable[[], Ite
 
 def _bind_mappings(
     spec: AnnotationSetSpec,
-    files: dict[str, Path],
+    files: dict[MappingKind, Path],
     graph: str,
     onto_graph: str | None,
     annotations: Callable[[], list[Annotation]],
@@ -270,10 +270,10 @@ def _bind_mappings(
         yield quad(g, iri(RDF.type), iri(CRAFT.MappingGraph), g)
         used: set[str] = {a.class_id for a in annotations()}
         for kind, path in files.items():
-            rows = read_mapping_file(path, kind, curies=curies)  # type: ignore[arg-type]
+            rows = read_mapping_file(path, kind, curies=curies)
             used.update(r.cls for r in rows)
             used.update(t for r in rows for t in r.targets)
-            yield from mapping_nquads(rows, kind, set_iri=set_iri(spec.key), graph=graph, curies=curies)  # type: ignore[arg-type]
+            yield from mapping_nquads(rows, kind, set_iri=set_iri(spec.key), graph=graph, curies=curies)
         defined, labels = _ontology_classes(store, onto_graph)
         yield from parallel_class_lines(used, labels=labels, defined=defined, graph=graph, curies=curies)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from .errors import QueryError
 
@@ -108,7 +108,7 @@ def tokenize(text: str, *, comments: bool = False) -> Iterator[Token]:
             raise QueryError(f"SPARQL syntax error at line {line}, offset {pos}: {what} cannot start a token")
         kind = m.lastgroup
         if kind != "ws" and (kind != "comment" or comments):
-            yield Token(kind, m.group(), pos, m.end())  # type: ignore[arg-type]  # group names are TokenKind
+            yield Token(cast(TokenKind, kind), m.group(), pos, m.end())  # the group names are the TokenKinds
         pos = m.end()
 
 

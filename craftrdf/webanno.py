@@ -99,8 +99,8 @@ def annotation_nquads(
         if not a.spans:
             continue
         yield f"{s} {_SPANS} {literal(spans_text(a.spans))} {g} ."
-        yield f"{s} {_BEGIN} {int_literal(a.begin)} {g} ."  # type: ignore[arg-type]
-        yield f"{s} {_CEND} {int_literal(a.end)} {g} ."  # type: ignore[arg-type]
+        yield f"{s} {_BEGIN} {int_literal(min(x.start for x in a.spans))} {g} ."
+        yield f"{s} {_CEND} {int_literal(max(x.end for x in a.spans))} {g} ."
         several = len(a.spans) > 1
         for i, span in enumerate(a.spans):
             sel = f"<{base}#span{i}>"

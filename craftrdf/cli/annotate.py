@@ -54,7 +54,7 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``annotate`` to the ``craftrdf`` parser."""
     a = sub.add_parser(
         "annotate",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -29,8 +30,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(kind: type) -> object:
-    def parse(text: str) -> object:
+def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
+    def parse(text: str) -> float:
         value = kind(text)
         if value <= 0:
             raise argparse.ArgumentTypeError(f"must be positive, got {text}")
@@ -39,7 +40,7 @@ def _positive(kind: type) -> object:
     return parse
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve`` to the ``craftrdf`` parser."""
     s = sub.add_parser(
         "serve",

@@ -15,10 +15,13 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ..errors import ConfigError, InputError
 from ._common import add_store_options, open_store
+
+if TYPE_CHECKING:
+    from ..similarity.wang import Missing
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +133,7 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     if not 0 <= args.digits <= 17:
         raise ConfigError(f"--digits must be between 0 and 17, got {args.digits}")
     weights = parse_weights(args.weights) if args.weights else None
-    missing = "nan" if args.unknown == "nan" else "raise"
+    missing: Missing = "nan" if args.unknown == "nan" else "raise"
     with open_store(args, mode="read") as store:
         index = similarity_index(
             store,
@@ -146,13 +149,13 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
         w = csv.writer(out, lineterminator="\n")
         if args.pairs is not None:
             a, b = read_pairs(args.pairs)
-            sims = index.pairs(a, b, missing=missing)  # type: ignore[arg-type]
+            sims = index.pairs(a, b, missing=missing)
             w.writerow(["term1", "term2", "similarity"])
             for x, y, s in zip(a, b, sims):
                 w.writerow([x, y, _fmt(float(s), digits)])
         elif args.matrix is not None:
             ts = read_terms(args.matrix)
-            m = index.matrix(ts, missing=missing)  # type: ignore[arg-type]
+            m = index.matrix(ts, missing=missing)
             w.writerow(["term", *ts])
             for t, row in zip(ts, m):
                 w.writerow([t, *(_fmt(float(v), digits) for v in row)])
@@ -170,7 +173,7 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``similarity`` to the ``craftrdf`` parser."""
     s = sub.add_parser(
         "similarity",

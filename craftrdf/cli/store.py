@@ -105,7 +105,7 @@ def _cmd_load(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add demo, build, query and load to the ``craftrdf`` parser."""
 
     d = sub.add_parser("demo", help="build the bundled sample in memory: queries, similarity, the matcher scored")

@@ -42,7 +42,7 @@ def _cmd_postprocess(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add view and postprocess to the ``craftrdf`` parser."""
     v = sub.add_parser("view", help="a view of annotation sets: class and nesting filters, as SPARQL")
     add_store_options(v)

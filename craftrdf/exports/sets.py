@@ -45,7 +45,7 @@ from urllib.parse import unquote
 import pyoxigraph as ox
 
 from ..curie import CurieMap
-from ..errors import ConfigError, DataWarning
+from ..errors import ConfigError, DataWarning, StoreError
 from ..ingest.bionlp import write_bionlp
 from ..iris import DOCUMENTS_GRAPH, document_iri
 from ..model import Annotation, Span
@@ -351,12 +351,20 @@ def _class_graphs(store: ReadableStore, ref: SetRef) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _sorted_quads(
-    triples: Iterable[tuple[ox.NamedNode | ox.BlankNode, ox.NamedNode, object]], graph: ox.NamedNode
-) -> list[ox.Quad]:
+def _sorted_quads(triples: Iterable[tuple[object, object, object]], graph: ox.NamedNode) -> list[ox.Quad]:
     """Quads in ``graph``, repeats removed, grouped by subject so Turtle and TriG come out compact."""
     unique = {(str(s), str(p), str(o)): (s, p, o) for s, p, o in triples}
-    return [ox.Quad(*unique[k], graph) for k in sorted(unique)]  # type: ignore[arg-type]
+    return [_quad(*unique[k], graph) for k in sorted(unique)]
+
+
+def _quad(s: object, p: object, o: object, graph: ox.NamedNode) -> ox.Quad:
+    if (
+        isinstance(s, (ox.NamedNode, ox.BlankNode))
+        and isinstance(p, ox.NamedNode)
+        and isinstance(o, (ox.NamedNode, ox.BlankNode, ox.Literal))
+    ):
+        return ox.Quad(s, p, o, graph)
+    raise StoreError(f"the store answered a triple that cannot be exported: {s!r} {p!r} {o!r}")
 
 
 # -- annotations as records ------------------------------------------------------------

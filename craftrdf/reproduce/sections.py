@@ -182,7 +182,7 @@ def count_causes(store: ReadableStore, rows: Sequence[CountRow]) -> list[CellCau
             kind, found = "no span", [a for a in column if not a.spans]
         else:
             kind, found = "repeated span", [a for a in column if len(a.spans) > 1 and len(set(a.spans)) == 1]
-        if found and r.ours[i] - r.published[i] == len(found):  # type: ignore[index]
+        if found and r.published is not None and r.ours[i] - r.published[i] == len(found):
             out.append(CellCause(r.key, i, kind, tuple(found)))
     return out
 
