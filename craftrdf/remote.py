@@ -21,7 +21,7 @@ import tempfile
 import urllib.error
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 import pyoxigraph as ox
 
@@ -141,11 +141,11 @@ class RemoteStore(SparqlReads):
         except SyntaxError as exc:
             raise StoreError(f"endpoint {self.endpoint} sent results that cannot be read: {exc}") from None
 
-    def _send(self, wrapper: object) -> bytes:
+    def _send(self, wrapper: Any) -> bytes:  # a SPARQLWrapper: it ships no type hints
         from SPARQLWrapper import SPARQLExceptions
 
         try:
-            result = wrapper.query()  # type: ignore[attr-defined]
+            result = wrapper.query()
             return bytes(result.response.read())
         except SPARQLExceptions.QueryBadFormed as exc:
             raise QueryError(

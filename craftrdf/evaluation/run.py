@@ -20,6 +20,7 @@ from pathlib import Path
 from ..errors import ConfigError, InputError
 from ..model import Annotation
 from ..rules import Mappings, RuleReport, apply_rules, craft_rules
+from ..store import ReadableStore
 from .bossy import (
     Boundary,
     Scores,
@@ -109,7 +110,7 @@ def load_directory(root: str | Path) -> Side:
     return out
 
 
-def load_side(spec: str, store: object | None) -> Side:
+def load_side(spec: str, store: ReadableStore | None) -> Side:
     """Annotations of a directory, or of set keys (comma-separated, wildcards) in the store.
 
     A store set lists every document of the store, those without annotations as empty.
@@ -122,11 +123,11 @@ def load_side(spec: str, store: object | None) -> Side:
     from ..webanno import document_texts, fetch_annotations
 
     # a set covers every document of the store: one without annotations is an empty gold document
-    corpus = sorted(document_texts(store))  # type: ignore[arg-type]
+    corpus = sorted(document_texts(store))
     out: Side = {}
-    for key in resolve_sets(store, spec.split(",")):  # type: ignore[arg-type]
+    for key in resolve_sets(store, spec.split(",")):
         docs: dict[str, list[Annotation]] = {d: [] for d in corpus}
-        for a in fetch_annotations(store, key):  # type: ignore[arg-type]
+        for a in fetch_annotations(store, key):
             docs.setdefault(a.document, []).append(a)
         out[key] = docs
     return out
@@ -282,7 +283,8 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    summary: dict[str, object] = {"boundary": boundary, "sets": {}}
+    sets: dict[str, object] = {}
+    summary: dict[str, object] = {"boundary": boundary, "sets": sets}
     for r in reports:
         lines = [RESULTS_HEADER] + [_row(d, s) for d, s in r.documents] + [_row("TOTAL", r.total)]
         p = out / f"{r.key}_results.tsv"
@@ -297,7 +299,7 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
         p = out / f"{r.key}_criteria.tsv"
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
         written.append(p)
-        summary["sets"][r.key] = {  # type: ignore[index]
+        sets[r.key] = {
             "total": _scores_json(r.total),
             "documents": {d: _scores_json(s) for d, s in r.documents},
             "criteria": [
@@ -358,7 +360,7 @@ def _texts(craft: str | Path | None, documents: Iterable[str]) -> dict[str, str]
 
 
 def evaluate_store(
-    store: object,
+    store: ReadableStore,
     gold: str,
     pred: str,
     *,
@@ -377,7 +379,7 @@ def evaluate_store(
     from ..rules import set_mappings
     from ..similarity import similarity_index
 
-    index = similarity_index(store, method="bossy")  # type: ignore[arg-type]
+    index = similarity_index(store, method="bossy")
     g = load_side(gold, store)
     p = g if pred == gold else load_side(pred, store)
     cache: dict[tuple[str, str], float] = {}
@@ -391,7 +393,7 @@ def evaluate_store(
     docs = {d for side in p.values() for d in side}
 
     def mappings(key: str) -> Mappings:
-        found = set_mappings(store, key)  # type: ignore[arg-type]
+        found = set_mappings(store, key)
         if not (found.unused or found.substitutes):
             logger.warning("set %s: the store holds no mapping files for it; the CRAFT rules change nothing", key)
         return found

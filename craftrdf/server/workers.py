@@ -148,6 +148,7 @@ def run_sparql(store: AnnotationStore, job: QueryJob) -> Answer:
         fmt = getattr(ox.QueryResultsFormat, job.results_format)
         sink = _CountingSink(job.max_results)
         try:
+            # the sink is an io.RawIOBase that counts rows; pyoxigraph's stub names only IO[bytes]
             result.serialize(sink, format=ox.QueryResultsFormat.TSV)  # type: ignore[arg-type]
         except Exception:
             if sink.exceeded:
