@@ -21,7 +21,7 @@ from ..errors import ConfigError, InputError
 from ._common import add_store_options, open_store
 
 if TYPE_CHECKING:
-    from ..similarity.wang import Missing
+    from ..similarity.definition import Missing
 
 logger = logging.getLogger(__name__)
 
