@@ -24,29 +24,25 @@ exclusive lock, when no bulk load can be in flight.
 
 from __future__ import annotations
 
-import fcntl
-import io
 import logging
 import os
-import queue
 import shutil
-import sys
 import tempfile
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Literal, Protocol, cast, runtime_checkable
+from typing import IO, TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import pyoxigraph as ox
 
+from ._nquads_stream import NQuadsStream
+from ._storelock import Mode, StoreLock, remove_orphans
 from .errors import ConfigError, StoreError, StoreLockedError
-from .rdf import iri, literal, quad
 from .vocab import CRAFT
 
 if TYPE_CHECKING:
-    from _typeshed import WriteableBuffer
+    pass
 
 __all__ = [
     "AnnotationStore",
@@ -62,8 +58,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-LOCK_FILE = "craftrdf.lock"
-Mode = Literal["write", "read"]
 
 _BATCHES = f"""
 SELECT ?g ?digest WHERE {{ GRAPH ?g {{ ?g <{CRAFT.digest}> ?digest }} }}"""
@@ -270,137 +264,6 @@ def _batches(rows: ox.QuerySolutions) -> dict[str, BatchInfo]:
     return out
 
 
-class _Lock:
-    """An flock on the store's lock file, holding our pid while we hold the lock."""
-
-    def __init__(self, directory: Path, mode: Mode) -> None:
-        self.path = directory / LOCK_FILE
-        self._fh: IO[str] | None = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115  # held until release()
-        op = fcntl.LOCK_EX if mode == "write" else fcntl.LOCK_SH
-        try:
-            fcntl.flock(self._fh.fileno(), op | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = self._holder()
-            self._fh.close()
-            self._fh = None
-            what = "write to" if mode == "write" else "read"
-            raise StoreLockedError(
-                f"cannot {what} store {directory}: it is open for writing by {holder}; "
-                "wait for it to finish (one writer at a time, no reader beside a writer)"
-            ) from None
-        if mode == "write":
-            self._fh.seek(0)
-            self._fh.truncate()
-            self._fh.write(f"{os.getpid()} {' '.join(sys.argv)[:200]}\n")
-            self._fh.flush()
-
-    def _holder(self) -> str:
-        try:
-            content = self.path.read_text(encoding="utf-8").strip()
-        except OSError:
-            content = ""
-        if not content:
-            return "another process (readers hold it; pid unknown)"
-        pid, _, cmd = content.partition(" ")
-        return f"process {pid} ({cmd})" if cmd else f"process {pid}"
-
-    def release(self) -> None:
-        if self._fh is not None:
-            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
-            self._fh.close()
-            self._fh = None
-
-
-def _remove_orphans(directory: Path) -> int:
-    """Delete ``bulk-*.sst`` files left by a killed bulk load; returns bytes freed."""
-    freed = 0
-    for p in directory.glob("bulk-*.sst"):
-        try:
-            freed += p.stat().st_size
-            p.unlink()
-        except FileNotFoundError:
-            pass
-    if freed:
-        logger.warning(
-            "removed %.1f MB of orphan bulk-load files left by an interrupted load in %s", freed / 1e6, directory
-        )
-    return freed
-
-
-class _NQuadsStream(io.RawIOBase):
-    """A binary stream over N-Quads lines, with the batch manifest appended at the end.
-
-    A producer thread turns the lines into UTF-8 chunks while the bulk loader, which
-    releases the GIL, stores the previous ones: the Python work of a batch overlaps
-    Oxigraph's. An exception raised while producing lines is kept in ``error``; the
-    loader then sees a read error and abandons the batch, and the caller re-raises
-    the original.
-    """
-
-    _CHUNK_LINES = 4096
-
-    def __init__(self, lines: Iterable[str], graph: str, digest: str) -> None:
-        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=16)
-        self._stop = threading.Event()
-        self._buf = memoryview(b"")
-        self._eof = False
-        self.count = 0
-        self.error: BaseException | None = None
-        g = iri(graph)
-        manifest = quad(g, iri(CRAFT.digest), literal(digest), g)
-        self._thread = threading.Thread(target=self._produce, args=(lines, manifest), daemon=True)
-        self._thread.start()
-
-    def _put(self, item: bytes | None) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._queue.put(item, timeout=0.2)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def _produce(self, lines: Iterable[str], manifest: str) -> None:
-        chunk: list[str] = []
-        try:
-            for line in lines:
-                chunk.append(line)
-                if len(chunk) >= self._CHUNK_LINES:
-                    self.count += len(chunk)
-                    if not self._put(("\n".join(chunk) + "\n").encode("utf-8")):
-                        return
-                    chunk = []
-            chunk.append(manifest)
-            self.count += len(chunk)
-            self._put(("\n".join(chunk) + "\n").encode("utf-8"))
-        except BaseException as exc:  # handed to the consumer, re-raised by load_batch
-            self.error = exc
-        finally:
-            self._put(None)
-
-    def close(self) -> None:
-        self._stop.set()
-        super().close()
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: WriteableBuffer) -> int:
-        while not self._buf and not self._eof:
-            item = self._queue.get()
-            if item is None:
-                self._eof = True
-                if self.error is not None:
-                    raise OSError(f"input failed: {self.error}")
-            else:
-                self._buf = memoryview(item)
-        view = memoryview(buffer).cast("B")
-        n = min(len(view), len(self._buf))
-        view[:n] = self._buf[:n]
-        self._buf = self._buf[n:]
-        return n
-
-
 class AnnotationStore:
     """An Oxigraph store holding ontologies and annotation sets as batches of named graphs.
 
@@ -409,7 +272,7 @@ class AnnotationStore:
     """
 
     def __init__(
-        self, store: ox.Store, *, path: Path | None = None, lock: _Lock | None = None, writable: bool = True
+        self, store: ox.Store, *, path: Path | None = None, lock: StoreLock | None = None, writable: bool = True
     ) -> None:
         self.raw = store
         self.path = path
@@ -437,10 +300,10 @@ class AnnotationStore:
             if directory.is_dir() and any(directory.iterdir()) and not (directory / "CURRENT").exists():
                 raise StoreError(f"{directory} is a non-empty directory that is not an Oxigraph store")
             directory.mkdir(parents=True, exist_ok=True)
-        lock = _Lock(directory, mode)
+        lock = StoreLock(directory, mode)
         try:
             if mode == "write":
-                _remove_orphans(directory)
+                remove_orphans(directory)
                 store = ox.Store(str(directory))
             else:
                 store = ox.Store.read_only(str(directory))
@@ -503,7 +366,7 @@ class AnnotationStore:
         if self.has_batch(graph, digest):
             logger.info("batch %s already loaded, skipped", graph)
             return 0
-        stream = _NQuadsStream(lines, graph, digest)
+        stream = NQuadsStream(lines, graph, digest)
         node = ox.NamedNode(graph)
         with stream:
             self._bulk_load(stream, node, graph)
@@ -511,7 +374,7 @@ class AnnotationStore:
             raise stream.error
         return stream.count
 
-    def _bulk_load(self, stream: _NQuadsStream, node: ox.NamedNode, graph: str) -> None:
+    def _bulk_load(self, stream: NQuadsStream, node: ox.NamedNode, graph: str) -> None:
         try:
             if self.raw.contains_named_graph(node):
                 logger.info("replacing batch %s (input changed)", graph)
