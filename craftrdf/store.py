@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fcntl
 import io
+import itertools
 import logging
 import os
 import queue
@@ -140,8 +141,12 @@ class ReadableStore(Protocol):
 class WritableStore(ReadableStore, Protocol):
     """A store that also takes batches: each one written whole or not at all (see the module docstring)."""
 
-    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
-        """Write N-Quads ``lines`` as the batch ``graph``, replacing an older version; returns lines written."""
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str, companions: Sequence[str] = ()) -> int:
+        """Write N-Quads ``lines`` as the batch ``graph``, replacing an older version; returns lines written.
+
+        ``lines`` may also fill the ``companions`` graphs (derived from the same input, such
+        as an ontology's relations graph): they are replaced and removed with the batch.
+        """
         ...
 
     def remove_batch(self, graph: str) -> bool:
@@ -473,8 +478,12 @@ class AnnotationStore:
         g = ox.NamedNode(graph)
         return any(q.object.value == digest for q in self.raw.quads_for_pattern(g, ox.NamedNode(CRAFT.digest), None, g))
 
-    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str, companions: Sequence[str] = ()) -> int:
         """Write one batch atomically into ``graph``, replacing an older version; returns quads written.
+
+        ``companions`` are graphs the same lines also fill (an ontology's derived relations
+        graph): listed in the batch's manifest (``<graph> craft:companion <c>``), emptied
+        before the load and removed with the batch, so they never outlive or mix with it.
 
         ``lines`` are N-Quads lines whose graph is ``graph``; the manifest is added here.
         They are streamed into the bulk loader, so a batch need not fit in memory. If
@@ -489,24 +498,38 @@ class AnnotationStore:
         if self.has_batch(graph, digest):
             logger.info("batch %s already loaded, skipped", graph)
             return 0
-        stream = _NQuadsStream(lines, graph, digest)
+        g = iri(graph)
+        marks = [quad(g, iri(CRAFT.companion), iri(c), g) for c in companions]
+        stream = _NQuadsStream(itertools.chain(lines, marks), graph, digest)
         node = ox.NamedNode(graph)
         with stream:
-            self._bulk_load(stream, node, graph)
+            self._bulk_load(stream, node, graph, [*companions, *self._companions(node)])
         if stream.error is not None:  # pragma: no cover - the loader swallowed a reader error
             raise stream.error
         return stream.count
 
-    def _bulk_load(self, stream: _NQuadsStream, node: ox.NamedNode, graph: str) -> None:
+    def _companions(self, node: ox.NamedNode) -> list[str]:
+        """The companion graphs a batch's manifest lists."""
+        pattern = self.raw.quads_for_pattern(node, ox.NamedNode(CRAFT.companion), None, node)
+        return [q.object.value for q in pattern if isinstance(q.object, ox.NamedNode)]
+
+    def _drop(self, graphs: Iterable[str]) -> None:
+        for graph in dict.fromkeys(graphs):
+            node = ox.NamedNode(graph)
+            if self.raw.contains_named_graph(node):
+                self.raw.remove_graph(node)
+
+    def _bulk_load(self, stream: _NQuadsStream, node: ox.NamedNode, graph: str, companions: list[str]) -> None:
         try:
             if self.raw.contains_named_graph(node):
                 logger.info("replacing batch %s (input changed)", graph)
                 with tempfile.TemporaryFile() as spool:
                     shutil.copyfileobj(stream, spool, 1 << 20)
                     spool.seek(0)
-                    self.raw.remove_graph(node)
+                    self._drop([graph, *companions])  # the batch first: absent, never mixed
                     self.raw.bulk_load(spool, ox.RdfFormat.N_QUADS)
             else:
+                self._drop(companions)  # left over by a crash between two drops
                 self.raw.bulk_load(stream, ox.RdfFormat.N_QUADS)
         except SyntaxError as exc:
             # Our own serialization is wrong: a bug, but say where.
@@ -521,7 +544,9 @@ class AnnotationStore:
         node = ox.NamedNode(graph)
         if not self.raw.contains_named_graph(node):
             return False
+        companions = self._companions(node)
         self.raw.remove_graph(node)
+        self._drop(companions)
         return True
 
     # -- queries ---------------------------------------------------------------------
