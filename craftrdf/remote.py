@@ -15,6 +15,7 @@ with the SPARQL lexer, since the protocol has no way to send bindings.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import tempfile
@@ -211,13 +212,16 @@ class RemoteStore(SparqlReads):
             )
         return (ox.Quad(q.subject, q.predicate, q.object, graph) for q in ox.parse(r.content, ox.RdfFormat.N_TRIPLES))
 
-    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str, companions: Sequence[str] = ()) -> int:
         """Write one batch into ``graph`` with a Graph Store Protocol PUT, replacing an older version.
 
         ``lines`` are N-Quads lines whose graph is ``graph``. They are read and checked
         completely (spooled to a temporary file) before anything is sent, so bad input
         writes nothing; the manifest triple comes last, so a load the server leaves
         half-done is not taken for a loaded batch and is replaced on the next build.
+        Quads of the ``companions`` graphs are PUT first, each replacing its graph, and the
+        batch graph last (``<graph> craft:companion <c>`` listing them; removing the batch
+        here does not remove them).
         Returns the lines written, 0 without writing when the same digest is there.
         """
         if self.graph_store is None:
@@ -228,19 +232,25 @@ class RemoteStore(SparqlReads):
             logger.info("batch %s already loaded, skipped", graph)
             return 0
         node = ox.NamedNode(graph)
-        manifest = ox.Triple(node, ox.NamedNode(CRAFT.digest), ox.Literal(digest))
-        with tempfile.TemporaryFile() as nq, tempfile.TemporaryFile() as nt:
+        manifest = [ox.Triple(node, ox.NamedNode(CRAFT.companion), ox.NamedNode(c)) for c in companions]
+        manifest.append(ox.Triple(node, ox.NamedNode(CRAFT.digest), ox.Literal(digest)))
+        with tempfile.TemporaryFile() as nq:
             count = _spool(lines, nq)
-            nq.seek(0)
-            try:
-                triples = _triples_of(ox.parse(nq, ox.RdfFormat.N_QUADS), node)
-                ox.serialize(_then(triples, manifest), nt, ox.RdfFormat.N_TRIPLES)
-            except SyntaxError as exc:
-                raise StoreError(f"internal error serializing batch {graph}: {exc}") from exc
-            size = nt.tell()
-            nt.seek(0)
-            self._put(graph, nt, size)
-        return count + 1
+            for target in [*companions, graph]:
+                nq.seek(0)
+                with tempfile.TemporaryFile() as nt:
+                    try:
+                        triples = _triples_of(
+                            ox.parse(nq, ox.RdfFormat.N_QUADS), ox.NamedNode(target), [*companions, graph]
+                        )
+                        tail = manifest if target == graph else []
+                        ox.serialize(itertools.chain(triples, tail), nt, ox.RdfFormat.N_TRIPLES)
+                    except SyntaxError as exc:
+                        raise StoreError(f"internal error serializing batch {graph}: {exc}") from exc
+                    size = nt.tell()
+                    nt.seek(0)
+                    self._put(target, nt, size)
+        return count + len(manifest)
 
     def _put(self, graph: str, body: IO[bytes], size: int) -> None:
         import httpx
@@ -294,16 +304,13 @@ def _spool(lines: Iterable[str], out: IO[bytes]) -> int:
     return n
 
 
-def _triples_of(quads: Iterable[ox.Quad], graph: ox.NamedNode) -> Iterator[ox.Triple]:
+def _triples_of(quads: Iterable[ox.Quad], graph: ox.NamedNode, owned: Sequence[str]) -> Iterator[ox.Triple]:
+    """The triples of ``graph`` among a batch's quads; StoreError for a graph not ``owned`` by the batch."""
     for q in quads:
-        if q.graph_name != graph:
-            raise StoreError(f"internal error: a quad of batch {graph.value} names graph {q.graph_name}")
-        yield q.triple
-
-
-def _then(triples: Iterable[ox.Triple], last: ox.Triple) -> Iterator[ox.Triple]:
-    yield from triples
-    yield last
+        if q.graph_name == graph:
+            yield q.triple
+        elif not isinstance(q.graph_name, ox.NamedNode) or q.graph_name.value not in owned:
+            raise StoreError(f"internal error: a quad of a batch names graph {q.graph_name}")
 
 
 def _wrapper_message(exc: Exception) -> str:

@@ -24,6 +24,7 @@ exclusive lock, when no bulk load can be in flight.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import shutil
@@ -39,6 +40,7 @@ import pyoxigraph as ox
 from ._nquads_stream import NQuadsStream
 from ._storelock import Mode, StoreLock, remove_orphans
 from .errors import ConfigError, StoreError, StoreLockedError
+from .rdf import iri, quad
 from .vocab import CRAFT
 
 if TYPE_CHECKING:
@@ -138,8 +140,12 @@ class ReadableStore(Protocol):
 class WritableStore(ReadableStore, Protocol):
     """A store that also takes batches: each one written whole or not at all (see the module docstring)."""
 
-    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
-        """Write N-Quads ``lines`` as the batch ``graph``, replacing an older version; returns lines written."""
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str, companions: Sequence[str] = ()) -> int:
+        """Write N-Quads ``lines`` as the batch ``graph``, replacing an older version; returns lines written.
+
+        ``lines`` may also fill the ``companions`` graphs (derived from the same input, such
+        as an ontology's relations graph): they are replaced and removed with the batch.
+        """
         ...
 
     def remove_batch(self, graph: str) -> bool:
@@ -350,8 +356,12 @@ class AnnotationStore:
             for q in self.raw.quads_for_pattern(g, ox.NamedNode(CRAFT.digest), None, g)
         )
 
-    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str, companions: Sequence[str] = ()) -> int:
         """Write one batch atomically into ``graph``, replacing an older version; returns quads written.
+
+        ``companions`` are graphs the same lines also fill (an ontology's derived relations
+        graph): listed in the batch's manifest (``<graph> craft:companion <c>``), emptied
+        before the load and removed with the batch, so they never outlive or mix with it.
 
         ``lines`` are N-Quads lines whose graph is ``graph``; the manifest is added here.
         They are streamed into the bulk loader, so a batch need not fit in memory. If
@@ -366,24 +376,38 @@ class AnnotationStore:
         if self.has_batch(graph, digest):
             logger.info("batch %s already loaded, skipped", graph)
             return 0
-        stream = NQuadsStream(lines, graph, digest)
+        g = iri(graph)
+        marks = [quad(g, iri(CRAFT.companion), iri(c), g) for c in companions]
+        stream = NQuadsStream(itertools.chain(lines, marks), graph, digest)
         node = ox.NamedNode(graph)
         with stream:
-            self._bulk_load(stream, node, graph)
+            self._bulk_load(stream, node, graph, [*companions, *self._companions(node)])
         if stream.error is not None:  # pragma: no cover - the loader swallowed a reader error
             raise stream.error
         return stream.count
 
-    def _bulk_load(self, stream: NQuadsStream, node: ox.NamedNode, graph: str) -> None:
+    def _companions(self, node: ox.NamedNode) -> list[str]:
+        """The companion graphs a batch's manifest lists."""
+        pattern = self.raw.quads_for_pattern(node, ox.NamedNode(CRAFT.companion), None, node)
+        return [q.object.value for q in pattern if isinstance(q.object, ox.NamedNode)]
+
+    def _drop(self, graphs: Iterable[str]) -> None:
+        for graph in dict.fromkeys(graphs):
+            node = ox.NamedNode(graph)
+            if self.raw.contains_named_graph(node):
+                self.raw.remove_graph(node)
+
+    def _bulk_load(self, stream: NQuadsStream, node: ox.NamedNode, graph: str, companions: list[str]) -> None:
         try:
             if self.raw.contains_named_graph(node):
                 logger.info("replacing batch %s (input changed)", graph)
                 with tempfile.TemporaryFile() as spool:
                     shutil.copyfileobj(stream, spool, 1 << 20)
                     spool.seek(0)
-                    self.raw.remove_graph(node)
+                    self._drop([graph, *companions])  # the batch first: absent, never mixed
                     self.raw.bulk_load(spool, ox.RdfFormat.N_QUADS)
             else:
+                self._drop(companions)  # left over by a crash between two drops
                 # a raw binary stream is what bulk_load reads; typeshed's IO[bytes] is the nominal type it names
                 self.raw.bulk_load(cast(IO[bytes], stream), ox.RdfFormat.N_QUADS)
         except SyntaxError as exc:
@@ -399,7 +423,9 @@ class AnnotationStore:
         node = ox.NamedNode(graph)
         if not self.raw.contains_named_graph(node):
             return False
+        companions = self._companions(node)
         self.raw.remove_graph(node)
+        self._drop(companions)
         return True
 
     # -- queries ---------------------------------------------------------------------
