@@ -109,7 +109,7 @@ def java_hash_order(keys: Sequence[str], *, table_size: int = 0) -> list[str]:
     (the table size decides the buckets).
 
     >>> java_hash_order(["ref_0", "ref_7", "ref_14"])  # what a JVM prints for this HashSet
-    ['ref_14', 'ref_0', 'ref_7']
+    ['ref_0', 'ref_14', 'ref_7']
     """
     unique = list(dict.fromkeys(keys))
     buckets = 16

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -41,8 +41,10 @@ __all__ = [
     "OfficialGraph",
     "OfficialWang",
     "obo_iri",
+    "official_related",
     "read_official_graph",
     "round_half_up",
+    "set_scorers",
     "store_official_graph",
 ]
 
@@ -324,3 +326,52 @@ class OfficialWang:
         value = round_half_up(common / (sum(sa.values()) + sum(sb.values())))
         self._pairs[key] = value
         return value
+
+
+def set_scorers(store: object | None, craft: str | Path | None) -> Callable[[str], OfficialWang]:
+    """For a set key, the :class:`OfficialWang` of that set's ontology, built once per ontology.
+
+    As the official scorer, from the set's OBO file in the CRAFT directory ``craft`` when it is
+    there; otherwise from the OWL axioms of the store's graph of that ontology
+    (:func:`store_official_graph`; the is_a graph on a store built before ontologies kept
+    their logical axioms). ConfigError for a set key the registry does not know, or one with
+    neither source.
+    """
+    from ..errors import ConfigError
+    from ..registry import load_registry
+
+    registry = load_registry()
+    built: dict[str, OfficialWang] = {}
+
+    def scorer(key: str) -> OfficialWang:
+        spec = registry.set(key)
+        name = spec.ontology_name
+        if spec.ontology is None or name is None:
+            raise ConfigError(f"set {key}: the registry names no ontology file for it")
+        hit = built.get(name)
+        if hit is not None:
+            return hit
+        path = registry.locate_ontology(Path(craft), spec.ontology) if craft is not None else None
+        if path is not None:
+            graph = read_official_graph(path)
+        elif store is not None:
+            logger.info("set %s: no %s in a CRAFT directory; reading the store's graph", key, spec.ontology)
+            graph = store_official_graph(store, name)
+        else:
+            raise ConfigError(f"set {key}: ontology file {spec.ontology} not found and no store given")
+        built[name] = OfficialWang(graph)
+        return built[name]
+
+    return scorer
+
+
+def official_related(wang: OfficialWang) -> Callable[[str, str], bool]:
+    """The hierarchy test of the NER criteria over the official graph: equal, ancestor or descendant."""
+
+    def related(ref: str, pred: str) -> bool:
+        a, b = wang.graph.lookup(ref), wang.graph.lookup(pred)
+        if a is None or b is None:
+            return ref == pred
+        return a == b or b in wang.svalues(a) or a in wang.svalues(b)
+
+    return related
