@@ -58,6 +58,7 @@ _BFO_IFOMIS = "http://www.ifomis.org/bfo"
 _IRI_SCHEMES = ("http:", "https:", "ftp:", "urn:")
 _URL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*_")
 #: The tags that give owltools subClassOf edges (everything else in a stanza is ignored).
+_ONTOLOGY_GRAPHS = "https://w3id.org/craftrdf/ontology/"
 _EDGE_TAGS = frozenset({"id", "is_a", "intersection_of", "union_of", "equivalent_to"})
 
 
@@ -156,7 +157,7 @@ class OfficialGraph:
 def _edges_to_graph(declared: Iterable[str], edges: Iterable[tuple[str, str]], source: str) -> OfficialGraph:
     parents: dict[str, list[str]] = {}
     for child, parent in edges:
-        if parent == _THING or parent.startswith(_BFO_IFOMIS) or parent == child:
+        if parent in (_THING, child) or parent.startswith(_BFO_IFOMIS):
             continue
         row = parents.setdefault(child, [])
         if parent not in row:
@@ -188,7 +189,8 @@ def _stanzas(path: Path) -> Iterator[tuple[str, list[tuple[str, str]]]]:
     """(stanza kind, its (tag, value) lines) for every stanza; the header has kind ``""``."""
     from ..ingest.obo import open_text
 
-    kind, lines = "", []
+    kind: str = ""
+    lines: list[tuple[str, str]] = []
     with open_text(path, errors="replace") as stream:
         for raw in stream:
             line = raw.strip()
@@ -247,9 +249,10 @@ def read_official_graph(path: str | Path) -> OfficialGraph:
 # -- from the store ---------------------------------------------------------------------------
 
 
-def store_official_graph(store: object, ontology: str) -> OfficialGraph:
+def store_official_graph(store: object, ontology: str | None) -> OfficialGraph:
     """The official scorer's graph read from the OWL axioms of ``/ontology/<ontology>`` in the store.
 
+    ``ontology`` None reads every ontology graph of the store, merged.
     Classes are the graph's ``owl:Class`` subjects; edges are ``rdfs:subClassOf`` to an
     IRI, ``owl:equivalentClass`` between IRIs (both ways), the named operands of an
     ``owl:intersectionOf`` a class is equivalent to (or a subclass of), and union members
@@ -261,13 +264,14 @@ def store_official_graph(store: object, ontology: str) -> OfficialGraph:
     from ..iris import ontology_graph
     from ..querying import run_query
 
-    graph = ontology_graph(ontology)
-    result = run_query(store, "official-graph", {"graph": graph})  # type: ignore[arg-type]
+    graph = ontology_graph(ontology) if ontology is not None else "every ontology graph"
+    params = {"graph": graph} if ontology is not None else {}
+    result = run_query(store, "official-graph", params)  # type: ignore[arg-type]
     declared: set[str] = set()
     edges: list[tuple[str, str]] = []
     for row in result.rows:
-        _g, child, parent, kind = (getattr(x, "value", None) for x in row)
-        if child is None:
+        g, child, parent, kind = (getattr(x, "value", None) for x in row)
+        if child is None or not str(g).startswith(_ONTOLOGY_GRAPHS):
             continue
         if kind == "class":
             declared.add(child)

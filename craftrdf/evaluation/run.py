@@ -29,16 +29,15 @@ from .bossy import (
     total,
     uses_parallel_ids,
 )
-from .official import official_class, official_row, score_official
-from .official_graph import OfficialWang, official_related, set_scorers
 from .criteria import (
     CRITERIA,
     ClassMode,
     CriterionScores,
     criteria_scores,
-    related_by_ancestors,
     total_criteria,
 )
+from .official import official_class, official_row, score_official
+from .official_graph import OfficialWang, official_related, set_scorers
 
 __all__ = [
     "RESULTS_HEADER",

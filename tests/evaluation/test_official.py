@@ -31,7 +31,6 @@ from craftrdf.evaluation.official_graph import (
     OfficialWang,
     obo_iri,
     read_official_graph,
-    round_half_up,
     store_official_graph,
 )
 from craftrdf.model import Annotation, Span
@@ -193,9 +192,22 @@ JVM_ORDERS = [
     (["ref_0", "ref_7", "ref_14"], ["ref_0", "ref_14", "ref_7"]),
     (
         [f"ref_{7 * i}" for i in range(13)],
-        ["ref_70", "ref_14", "ref_35", "ref_56", "ref_77", "ref_21", "ref_42", "ref_63", "ref_84", "ref_0",
-         "ref_28", "ref_49", "ref_7"],
-    ),  # fmt: skip
+        [
+            "ref_70",
+            "ref_14",
+            "ref_35",
+            "ref_56",
+            "ref_77",
+            "ref_21",
+            "ref_42",
+            "ref_63",
+            "ref_84",
+            "ref_0",
+            "ref_28",
+            "ref_49",
+            "ref_7",
+        ],
+    ),
 ]
 
 
@@ -246,3 +258,14 @@ def test_gold_against_itself_is_perfect(items: list[tuple[int, int, str]]) -> No
         warnings.simplefilter("error")
         s = score_official(anns, anns, w)
     assert s.exact == len(anns) and s.insertions == s.deletions == 0
+
+
+def test_similarity_method_bossy_follows_the_official_graph(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from craftrdf.cli import main
+    from craftrdf.store import AnnotationStore
+
+    graph = "https://w3id.org/craftrdf/ontology/TOY"
+    with AnnotationStore.open(tmp_path / "s") as store:
+        store.load_batch(graph, _turtle_as_nquads(DATA / "evaluation" / "official_toy.ttl", graph), digest="toy")
+    code = main(["-q", "similarity", PAW, LIMB, "--store", str(tmp_path / "s"), "--method", "bossy"])
+    assert (code, capsys.readouterr().out) == (0, f"{1089 / 1489:.6f}\n")  # the genus edge, as in test_genus_edge
