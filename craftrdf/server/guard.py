@@ -48,12 +48,16 @@ _CHAIN_WORDS = frozenset({"UNION", "OPTIONAL", "MINUS", "FILTER", "BIND", "GRAPH
 
 
 class RequestRefused(Exception):
-    """A request the server will not run; ``status`` is the HTTP status to answer with."""
+    """A request the server will not run; ``status`` is the HTTP status to answer with.
 
-    def __init__(self, status: int, message: str) -> None:
+    ``retry_after`` (seconds), when given, is sent as ``Retry-After`` (a 503 the client may retry).
+    """
+
+    def __init__(self, status: int, message: str, *, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True, slots=True)
