@@ -206,7 +206,7 @@ class WorkerPool:
         """Kill ``w`` and start its successor in the background (the pool is short one until then)."""
         self._kill(w)
         self.restarts += 1
-        (logger.info if quiet else logger.warning)("query worker %s %s; starting a new one", w.process.pid, why)
+        (logger.debug if quiet else logger.warning)("query worker %s %s; starting a new one", w.process.pid, why)
         threading.Thread(target=self._start_successor, name="craftrdf-worker-restart", daemon=True).start()
 
     def _start_successor(self) -> None:
