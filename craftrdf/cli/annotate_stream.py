@@ -80,4 +80,5 @@ def run_streamed(args: argparse.Namespace) -> int:
         print(f"{r.failed:,} documents failed and were skipped: see {r.out_dir / 'failures.tsv'}")
     if r.graph is not None:
         print(f"{r.graph}: {r.quads:,} annotation quads added")
+    print(f"seconds: writing to the store {r.store_seconds:.2f}, writing files and progress {r.files_seconds:.2f}")
     return 0

@@ -199,6 +199,8 @@ class StreamReport:
     seconds: float
     out_dir: Path
     graph: str | None
+    store_seconds: float = 0.0
+    files_seconds: float = 0.0
 
 
 @dataclass
@@ -209,6 +211,8 @@ class _Tally:
     quads: int = 0
     batches: int = 0
     succeeded: bool = False
+    store_seconds: float = 0.0
+    files_seconds: float = 0.0
 
 
 def _batches(
@@ -283,11 +287,15 @@ class _Job:
         if self.target is not None:
             lines = [o.nquads for o in result.outputs if o.nquads]
             if lines:
+                started = time.perf_counter()
                 self.target.append(lines)
+                self.tally.store_seconds += time.perf_counter() - started
                 self.tally.quads += sum(o.quads for o in result.outputs)
+        started = time.perf_counter()
         write_batch_files(self.out_dir, ((o.document, o.bionlp) for o in result.outputs))
         self.progress.commit([o.document for o in result.outputs], failures)
         t = self.tally
+        t.files_seconds += time.perf_counter() - started
         t.documents += len(result.outputs)
         t.failed += len(failures)
         t.annotations += sum(o.annotations for o in result.outputs)
@@ -348,6 +356,8 @@ def annotate_stream(
         time.perf_counter() - t0,
         out_dir,
         target.graph if target else None,
+        t.store_seconds,
+        t.files_seconds,
     )
 
 
