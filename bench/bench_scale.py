@@ -102,6 +102,7 @@ def query_latencies(store_dir: Path, document: str) -> dict[str, float]:
         cases: dict[str, tuple[str, dict[str, str]]] = {
             "annotation-counts": ("annotation-counts", {"set": RUN}),
             "annotations (one document)": ("annotations", {"set": RUN, "document": document}),
+            "viewer-document (one document)": ("viewer-document", {"doc": f"https://w3id.org/craftrdf/doc/{document}"}),
             "annotations-of-class brain": ("annotations-of-class", {"cls": "UBERON:0000955", "set": RUN}),
             "top-classes": ("top-classes", {"set": RUN}),
             "per-document-stats": ("per-document-stats", {"set": RUN}),

@@ -221,3 +221,25 @@ def test_cli_stream_with_a_dask_scheduler_equals_the_plain_cli(store_path, tmp_p
     assert "annotated 3 documents in 3 batches" in out
     assert _files(tmp_path / "dask") == _files(tmp_path / "plain")
     assert len(_graph(store_path, "CLI_DASK")) > 100
+
+
+def test_streamed_run_into_a_remote_store_equals_the_local_one(store_path, tmp_path):
+    from craftrdf.remote import RemoteStore
+    from tests.test_remote import oxigraph_server
+
+    common = ["-q", "annotate", "--set", "UBERON_EXT", str(sample_dir()), "--stream", "--no-cache"]
+    common += ["--batch-size", "2", "--into-store", "REMOTE_RUN"]
+    assert main([*common, "--store", str(store_path), "--out", str(tmp_path / "local")]) == 0
+    with oxigraph_server(tmp_path) as base:
+        endpoint = f"{base}/query"
+        assert main(["-q", "build", "--craft", str(sample_dir()), "--endpoint", endpoint, "--sets", "UBERON_EXT"]) == 0
+        assert main([*common, "--endpoint", endpoint, "--out", str(tmp_path / "remote")]) == 0
+        remote = RemoteStore(endpoint)
+        g = ox.NamedNode(set_iri("REMOTE_RUN"))
+        remote_quads = {
+            str(q).replace("REMOTE_RUN", "X")
+            for q in remote.quads_for_pattern(None, None, None, g)
+            if q.predicate != ox.NamedNode(CRAFT.digest)
+        }
+    assert remote_quads == _graph(store_path, "REMOTE_RUN")
+    assert _files(tmp_path / "remote") == _files(tmp_path / "local")
