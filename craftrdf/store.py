@@ -37,7 +37,7 @@ from typing import IO, TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import pyoxigraph as ox
 
-from ._nquads_stream import NQuadsStream
+from ._nquads_stream import LinesStream, NQuadsStream
 from ._storelock import Mode, StoreLock, remove_orphans
 from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, quad
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AnnotationStore",
+    "AppendableStore",
     "BatchInfo",
     "QueryAnswer",
     "ReadableStore",
@@ -150,6 +151,15 @@ class WritableStore(ReadableStore, Protocol):
 
     def remove_batch(self, graph: str) -> bool:
         """Remove a batch's graph; True if it was there."""
+        ...
+
+
+@runtime_checkable
+class AppendableStore(WritableStore, Protocol):
+    """A writable store that also adds quads to an existing batch, each call atomic (streamed runs)."""
+
+    def append_batch(self, graph: str, lines: Iterable[str]) -> int:
+        """Add N-Quads ``lines`` (all in ``graph``) to the graph in one transaction; returns lines sent."""
         ...
 
 
@@ -417,6 +427,23 @@ class AnnotationStore:
             if stream.error is not None:
                 raise stream.error from None
             raise StoreError(f"writing batch {graph} failed: {exc}") from exc
+
+    def append_batch(self, graph: str, lines: Iterable[str]) -> int:
+        """Add N-Quads ``lines`` to batch ``graph`` in one bulk load (all or nothing); returns lines sent.
+
+        For the many batches of a streamed run (``craftrdf annotate --stream``). The bulk
+        loader, not a transaction (``Store.load``): on 300,000 annotation quads in batches of
+        75,000 a transaction took 2.6x the time and left 4x the bytes on disk (docs/scale.md).
+        The manifest is untouched.
+        """
+        if not self.writable:
+            raise StoreError("store is open read-only")
+        stream = LinesStream(lines)
+        try:
+            self.raw.bulk_load(cast(IO[bytes], stream), ox.RdfFormat.N_QUADS)
+        except SyntaxError as exc:
+            raise StoreError(f"internal error serializing lines for {graph}: {exc}") from exc
+        return stream.count
 
     def remove_batch(self, graph: str) -> bool:
         """Remove a batch's graph; True if it was there."""

@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import Literal
 
 from ._common import add_store_options, open_store, parse_params, worker_count
+from .annotate_stream import add_stream_options, is_streamed, run_streamed
 
 
 def _cmd_annotate(args: argparse.Namespace) -> int:
+    if is_streamed(args):
+        return run_streamed(args)
     from ..matcher.config import MatcherConfig
     from ..matcher.dictionary import default_cache_dir
     from ..matcher.run import read_inputs, run_annotation
@@ -79,4 +82,5 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     a.add_argument("--cache-dir", help="dictionary and sentence cache (default: ~/.cache/craftrdf/matcher)")
     a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     a.add_argument("--jobs", type=int, help="processes for sentence splitting (default: cores, at most 4)")
+    add_stream_options(a)
     a.set_defaults(func=_cmd_annotate)
