@@ -67,12 +67,7 @@ def best_long_form(short: str, candidate: str) -> int | None:
 
 
 def _short_form_ok(short: str) -> bool:
-    return (
-        2 <= len(short) <= 10
-        and len(short.split()) <= 2
-        and short[0].isalnum()
-        and any(c.isalpha() for c in short)
-    )
+    return 2 <= len(short) <= 10 and len(short.split()) <= 2 and short[0].isalnum() and any(c.isalpha() for c in short)
 
 
 def definitions(text: str) -> Iterator[Definition]:

@@ -106,9 +106,7 @@ def count_terms(
     A find strictly inside a gold annotation that some candidate hits exactly is not counted.
     """
     exact = {(tuple(sorted(spans)), cls) for spans, cls in gold}
-    hit_extents = [
-        (c.start, c.end) for c in candidates if any((tuple(sorted(c.spans)), k) in exact for k in c.classes)
-    ]
+    hit_extents = [(c.start, c.end) for c in candidates if any((tuple(sorted(c.spans)), k) in exact for k in c.classes)]
     starts, extents = _covering(hit_extents)
     out: Counter[tuple[Term, bool]] = Counter()
     for c in candidates:
@@ -215,8 +213,6 @@ def to_annotations(
     """Annotations ``M1``, ``M2``... in text order from (spans, class) pairs."""
     ordered = sorted(set(kept), key=lambda x: (x[0][0].start, x[0][-1].end, x[1]))
     return [
-        Annotation(
-            f"M{n}", document, cls, spans, PIECE_SEPARATOR.join(text[s.start : s.end] for s in spans), annotator
-        )
+        Annotation(f"M{n}", document, cls, spans, PIECE_SEPARATOR.join(text[s.start : s.end] for s in spans), annotator)
         for n, (spans, cls) in enumerate(ordered, start=1)
     ]

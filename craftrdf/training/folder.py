@@ -107,7 +107,9 @@ def _tokens(key: Key) -> str:
     return " ".join(key)
 
 
-def write_model(out: Path, meta: Mapping[str, Any], names: Sequence[NameRow], terms: Sequence[TermRow], decision: Decision) -> Path:
+def write_model(
+    out: Path, meta: Mapping[str, Any], names: Sequence[NameRow], terms: Sequence[TermRow], decision: Decision
+) -> Path:
     """Write the folder atomically: into a temporary sibling, then renamed over ``out``.
 
     ``out`` may not exist, or be a model folder (replaced); anything else is refused
@@ -122,7 +124,9 @@ def write_model(out: Path, meta: Mapping[str, Any], names: Sequence[NameRow], te
     term_rows = []
     for r in terms:
         p = decision.estimate(r.tp, r.n)
-        term_rows.append((_tokens(r.term[0]), r.term[1], r.tp, r.n, f"{p:.4f}", "yes" if p >= decision.threshold else "no"))
+        term_rows.append(
+            (_tokens(r.term[0]), r.term[1], r.tp, r.n, f"{p:.4f}", "yes" if p >= decision.threshold else "no")
+        )
     files = {NAMES: _tsv(name_rows, NAMES_HEADER), TERMS: _tsv(term_rows, TERMS_HEADER)}
     full = dict(meta)
     full["files"] = {k: hashlib.sha256(v.encode("utf-8")).hexdigest() for k, v in files.items()}
@@ -176,7 +180,9 @@ def _lines(folder: Path, name: str, digest: str, header: Sequence[str]) -> list[
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
     if hashlib.sha256(data).hexdigest() != digest:
-        raise InputError("changed since the model was written (SHA-256 differs from model.json): train again", source=str(path))
+        raise InputError(
+            "changed since the model was written (SHA-256 differs from model.json): train again", source=str(path)
+        )
     lines = data.decode("utf-8").splitlines()
     if not lines or tuple(lines[0].split("\t")) != tuple(header):
         raise InputError(f"header must be {' | '.join(header)}", source=str(path), line=1)
@@ -212,7 +218,9 @@ def read_model(folder: Path, *, set_key: str | None = None) -> Model:
             form, _, count = part.rpartition(":")
             written.append((form, _int(count, folder / NAMES, i)))
         term = (tuple(cells[0].split(" ")), cells[1])
-        names.append(NameRow(term, _int(cells[2], folder / NAMES, i), _int(cells[3], folder / NAMES, i), tuple(written)))
+        names.append(
+            NameRow(term, _int(cells[2], folder / NAMES, i), _int(cells[3], folder / NAMES, i), tuple(written))
+        )
     terms = []
     for i, cells in _lines(folder, TERMS, str(files.get(TERMS)), TERMS_HEADER):
         tp, n = _int(cells[2], folder / TERMS, i), _int(cells[3], folder / TERMS, i)
@@ -223,5 +231,7 @@ def read_model(folder: Path, *, set_key: str | None = None) -> Model:
         model = Model(meta, tuple(names), tuple(terms))
         model.config, model.decision, model.rules  # noqa: B018 - validated here, once
     except (ConfigError, KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"model.json: bad configuration, decision or rules: {exc}", source=str(folder / "model.json")) from None
+        raise InputError(
+            f"model.json: bad configuration, decision or rules: {exc}", source=str(folder / "model.json")
+        ) from None
     return model

@@ -59,7 +59,9 @@ def _ontology_source(store: ReadableStore, data: SetData, registry: Registry, ca
 def _coordination_counts(prepared: Prepared, corpus: Corpus, selection: Selection) -> tuple[int, int, int]:
     """Gold discontinuous annotations, how many the coordination rule recovers, how many it predicts."""
     pairs = decide(prepared, sorted(corpus.texts), selection.decision, Rules(coordination=True))
-    gold = {(d, tuple(sorted(a.spans)), a.class_id) for d, anns in corpus.gold.items() for a in anns if len(a.spans) > 1}
+    gold = {
+        (d, tuple(sorted(a.spans)), a.class_id) for d, anns in corpus.gold.items() for a in anns if len(a.spans) > 1
+    }
     predicted = {(d, tuple(sorted(s)), c) for d, kept in pairs.items() for s, c in kept if len(s) > 1}
     return len(gold), len(gold & predicted), len(predicted)
 
@@ -114,8 +116,11 @@ def train_set(
         "scoring": "exact classes only (no ontology in the store)" if data.exact_only else "Wang (bossy)",
         "trained_on": {"splits": list(splits), "documents": sorted(corpus.texts)},
         "configuration": selection.config.params(),
-        "decision": {"threshold": selection.decision.threshold, "prior": selection.decision.prior,
-                     "weight": selection.decision.weight},
+        "decision": {
+            "threshold": selection.decision.threshold,
+            "prior": selection.decision.prior,
+            "weight": selection.decision.weight,
+        },
         "rules": {"abbreviations": selection.rules.abbreviations, "coordination": selection.rules.coordination},
         "selection": {
             "folds": folds,
@@ -136,7 +141,16 @@ def train_set(
     if out is not None:
         write_model(out, meta, names, terms, selection.decision)
     report = TrainReport(
-        data.key, out, len(corpus.texts), corpus.annotations, len(names), selection, dg, dr, dp, data.exact_only,
+        data.key,
+        out,
+        len(corpus.texts),
+        corpus.annotations,
+        len(names),
+        selection,
+        dg,
+        dr,
+        dp,
+        data.exact_only,
         time.perf_counter() - t0,
     )
     return report, model
@@ -213,8 +227,14 @@ def annotate_with_model(
 
 
 def score_on(
-    store: ReadableStore, data: SetData, model: Model, splits: Sequence[str], *, registry: Registry,
-    cache_dir: Path | None = None, session: MatchingSession | None = None,
+    store: ReadableStore,
+    data: SetData,
+    model: Model,
+    splits: Sequence[str],
+    *,
+    registry: Registry,
+    cache_dir: Path | None = None,
+    session: MatchingSession | None = None,
 ) -> tuple[float, Corpus, dict[str, list[Annotation]]]:
     """The Shared Task slot error rate of a model on the documents of ``splits`` (with the corpus and predictions)."""
     from .select import shared_task_ser
