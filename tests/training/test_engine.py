@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -64,7 +66,7 @@ def test_resolve_prefers_the_longest_then_the_surest():
 def test_resolved_choices_never_overlap(items):
     chosen = [(cand(s, s + n, ("k",), "X:1"), "X:1", p) for s, n, p in items]
     out = resolve(chosen)
-    for a, b in zip(out, out[1:]):
+    for a, b in itertools.pairwise(out):
         assert a[0].end <= b[0].start
     # every dropped choice overlaps a kept one that is at least as long
     for c, _, _ in chosen:
