@@ -42,6 +42,7 @@ __all__ = [
     "Term",
     "TermCounts",
     "choose",
+    "choose_options",
     "count_terms",
     "find_candidates",
     "resolve",
@@ -177,6 +178,23 @@ def choose(
             tp, n = stats((c.key, cls))
             p = decision.estimate(tp, n)
             if p >= decision.threshold and (best is None or (p, tp, _neg(cls)) > (best[0], best[1], _neg(best[2]))):
+                best = (p, tp, cls)
+        if best is not None:
+            out.append((c, best[2], best[0]))
+    return out
+
+
+def choose_options(
+    options: Iterable[tuple[Candidate, Sequence[tuple[str, int, int]]]], decision: Decision
+) -> list[tuple[Candidate, str, float]]:
+    """:func:`choose` over precomputed allowed classes with their (true positives, finds)."""
+    out = []
+    w, prior, threshold = decision.weight, decision.weight * decision.prior, decision.threshold
+    for c, opts in options:
+        best: tuple[float, int, str] | None = None
+        for cls, tp, n in opts:
+            p = (tp + prior) / (n + w)
+            if p >= threshold and (best is None or (p, tp, _neg(cls)) > (best[0], best[1], _neg(best[2]))):
                 best = (p, tp, cls)
         if best is not None:
             out.append((c, best[2], best[0]))

@@ -32,7 +32,17 @@ from ..model import Annotation, Span
 from ..similarity.wang import SimilarityWarning
 from ..sweeps.score import GoldStandard
 from .data import Corpus, SetData
-from .engine import Candidate, Decision, Key, Term, add_counts, choose, count_terms, find_candidates, resolve
+from .engine import (
+    Candidate,
+    Decision,
+    Key,
+    Term,
+    add_counts,
+    choose_options,
+    count_terms,
+    find_candidates,
+    resolve,
+)
 from .names import GoldNames, gold_names
 from .rules import RuleContext, Rules, apply_rules
 
@@ -52,10 +62,11 @@ def _configs(cases: Sequence[str], stemmers: Sequence[str], synonyms: Sequence[s
     )
 
 
-#: The selection's configurations: the normalizations that matter, both synonym policies.
+#: The selection's configurations: three case policies by three stemmers with exact synonyms, and
+#: every synonym with the default case policy (stop words never helped in the sweeps' best rows).
 FULL = _configs(
-    ("CASE_INSENSITIVE", "CASE_IGNORE", "CASE_SENSITIVE"), ("PORTER", "BIOLEMMATIZER", "NONE"), ("EXACT_ONLY", "ALL")
-)
+    ("CASE_INSENSITIVE", "CASE_IGNORE", "CASE_SENSITIVE"), ("PORTER", "BIOLEMMATIZER", "NONE"), ("EXACT_ONLY",)
+) + _configs(("CASE_INSENSITIVE",), ("PORTER", "BIOLEMMATIZER", "NONE"), ("ALL",))
 #: ``--quick``: one configuration (the Uberon paper's best F1 on UBERON).
 QUICK = (MatcherConfig(),)
 #: Decision points tried with every configuration.
@@ -110,6 +121,71 @@ def folds_of(documents: Sequence[str], folds: int) -> list[frozenset[str]]:
     return [frozenset(d for i, d in enumerate(docs) if i % k == f) for f in range(k)]
 
 
+class FoldView:
+    """What the documents of ``leave_out`` may use: counts and names of the other documents only.
+
+    The allowed classes of every candidate of the left-out documents, with their counts, are
+    computed once, so many decisions can be tried cheaply.
+    """
+
+    def __init__(
+        self, prepared: Prepared, leave_out: frozenset[str] = frozenset(), documents: Sequence[str] = ()
+    ) -> None:
+        self.prepared = prepared
+        self.leave_out = leave_out
+        self.documents = sorted(documents or leave_out)
+        own: dict[Term, list[int]] = {}
+        for d in leave_out:
+            add_counts(own, prepared.counts[d])
+        self._own = own
+        zero = [0, 0]
+        total, onto, name_docs = prepared.total, prepared.ontology, prepared.names.documents
+        self.options: dict[str, list[tuple[Candidate, list[tuple[str, int, int]]]]] = {}
+        for doc in self.documents:
+            rows = []
+            for c in prepared.candidates[doc]:
+                opts = []
+                on = onto.get(c.key, ())
+                for cls in c.classes:
+                    if cls not in on:
+                        docs = name_docs.get((c.key, cls))
+                        if docs is None or not docs - leave_out:
+                            continue
+                    t, o = total.get((c.key, cls), zero), own.get((c.key, cls), zero)
+                    opts.append((cls, t[0] - o[0], t[1] - o[1]))
+                if opts:
+                    rows.append((c, opts))
+            self.options[doc] = rows
+
+    def stats(self, term: Term) -> tuple[int, int]:
+        """A term's (true positives, finds) on the documents not left out."""
+        t = self.prepared.total.get(term, [0, 0])
+        o = self._own.get(term, [0, 0])
+        return t[0] - o[0], t[1] - o[1]
+
+    def classes_of(self, key: Key) -> list[str]:
+        """The classes a key may have: the ontology's, and gold names' written outside the left-out documents."""
+        found = set(self.prepared.ontology.get(key, ()))
+        found.update(cls for cls, docs in self.prepared.names_by_key.get(key, ()) if docs - self.leave_out)
+        return sorted(found)
+
+    def decide(self, decision: Decision, rules: Rules) -> Pairs:
+        """(spans, class) kept per document under ``decision`` and ``rules``."""
+        prepared = self.prepared
+        normalization = prepared.config.normalization
+        normalizer = prepared.session.normalizer(normalization)
+        out: Pairs = {}
+        for doc in self.documents:
+            kept = resolve(choose_options(self.options[doc], decision))
+            if rules.abbreviations or rules.coordination:
+                normalized = prepared.session.normalized(doc, normalization)
+                ctx = RuleContext(doc, normalized, normalizer, self.stats, self.classes_of, decision)
+                out[doc] = apply_rules(ctx, kept, rules)
+            else:
+                out[doc] = [(c.spans, cls) for c, cls, _ in kept]
+        return out
+
+
 def decide(
     prepared: Prepared,
     documents: Sequence[str],
@@ -118,48 +194,18 @@ def decide(
     leave_out: frozenset[str] = frozenset(),
 ) -> Pairs:
     """(spans, class) kept per document, with counts and names of the documents not in ``leave_out``."""
-    total = prepared.total
-    own: dict[Term, list[int]] = {}
-    for d in leave_out:
-        add_counts(own, prepared.counts[d])
-    zero = [0, 0]
-
-    def stats(term: Term) -> tuple[int, int]:
-        t, o = total.get(term, zero), own.get(term, zero)
-        return t[0] - o[0], t[1] - o[1]
-
-    onto, name_docs = prepared.ontology, prepared.names.documents
-
-    def allowed(key: Key, cls: str) -> bool:
-        if cls in onto.get(key, ()):
-            return True
-        docs = name_docs.get((key, cls))
-        return docs is not None and bool(docs - leave_out)
-
-    def classes_of(key: Key) -> list[str]:
-        found = set(onto.get(key, ()))
-        found.update(cls for cls, docs in prepared.names_by_key.get(key, ()) if docs - leave_out)
-        return sorted(found)
-
-    normalization = prepared.config.normalization
-    normalizer = prepared.session.normalizer(normalization)
-    out: Pairs = {}
-    for doc in documents:
-        kept = resolve(choose(prepared.candidates[doc], decision, stats, allowed))
-        if rules.abbreviations or rules.coordination:
-            normalized = prepared.session.normalized(doc, normalization)
-            ctx = RuleContext(doc, normalized, normalizer, stats, classes_of, decision)
-            out[doc] = apply_rules(ctx, kept, rules)
-        else:
-            out[doc] = [(c.spans, cls) for c, cls, _ in kept]
-    return out
+    return FoldView(prepared, leave_out, documents).decide(decision, rules)
 
 
 def cross_validated(prepared: Prepared, corpus: Corpus, decision: Decision, rules: Rules, folds: int = 5) -> Pairs:
     """Every training document decided by what the other folds taught."""
+    return _cv([FoldView(prepared, f) for f in folds_of(list(corpus.texts), folds)], decision, rules)
+
+
+def _cv(views: Sequence[FoldView], decision: Decision, rules: Rules) -> Pairs:
     out: Pairs = {}
-    for fold in folds_of(list(corpus.texts), folds):
-        out |= decide(prepared, sorted(fold), decision, rules, fold)
+    for view in views:
+        out |= view.decide(decision, rules)
     return out
 
 
@@ -224,14 +270,21 @@ def select(
     for n, config in enumerate(configs):
         dictionary = ontology(config.normalization, config.synonyms) if ontology is not None else None
         p = prepare(session, corpus, config, dictionary)
+        views = [FoldView(p, f) for f in folds_of(list(corpus.texts), folds)]
+        plain = rules[0]
+        scored = []
         for decision in decisions:
-            for r in rules:
-                err = exact_error(cross_validated(p, corpus, decision, r, folds), corpus)[0]
-                ranked.append((err, len(ranked), config, decision, r))
+            err = exact_error(_cv(views, decision, plain), corpus)[0]
+            scored.append((err, decision))
+            ranked.append((err, len(ranked), config, decision, plain))
+        best_decision = min(scored, key=lambda x: x[0])[1]
+        for r in rules[1:]:  # the rules are tried with the configuration's best decision
+            err = exact_error(_cv(views, best_decision, r), corpus)[0]
+            ranked.append((err, len(ranked), config, best_decision, r))
         prepared[config] = p
         best_cfg = {c for _, _, c, _, _ in sorted(ranked)[:finalists]}
         for c in list(prepared):  # keep only what may still be a finalist
-            if c not in best_cfg and c is not config:
+            if c not in best_cfg:
                 del prepared[c]
         logger.info("selection %s: %d/%d %s", data.key, n + 1, len(configs), config.label())
     ranked.sort()

@@ -24,9 +24,13 @@ from .names import GoldNames
 from .rules import Rules
 from .select import DECISIONS, FULL, QUICK, QUICK_DECISIONS, RULES, Prepared, Selection, annotations, decide, select
 
-__all__ = ["ApplyReport", "TrainReport", "annotate_with_model", "predict", "train_set"]
+__all__ = ["ApplyReport", "NoGoldError", "TrainReport", "annotate_with_model", "predict", "train_set"]
 
 logger = logging.getLogger(__name__)
+
+
+class NoGoldError(ConfigError):
+    """The set has no gold annotations in the splits asked for: nothing to learn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +95,7 @@ def train_set(
     data = data or read_set(store, set_key, registry=registry, cache_dir=cache_dir)
     corpus = read_corpus(store, data.key, split_documents(store, splits))
     if corpus.annotations == 0:
-        raise ConfigError(f"set {data.key} has no gold annotations in split {','.join(splits)}: nothing to learn")
+        raise NoGoldError(f"set {data.key} has no gold annotations in split {','.join(splits)}: nothing to learn")
     session = session or MatchingSession(corpus.texts, {}, cache_dir=cache_dir)
     source = _ontology_source(store, data, registry, cache_dir)
     selection, prepared = select(
