@@ -8,6 +8,7 @@
       names.tsv    gold names: normalized tokens, class, annotations, documents, forms as written
       terms.tsv    every term found in training: normalized tokens, class, true positives, finds,
                    precision estimate, kept (yes/no)
+      forms.tsv    the same counts per written form (lower-cased) and class
 
 A folder of another format version, of another set, a file changed since it was written
 (its digest differs) or a line that cannot be read raises :class:`~craftrdf.errors.InputError`
@@ -28,7 +29,7 @@ from typing import Any
 
 from ..errors import ConfigError, InputError
 from ..matcher.config import MatcherConfig
-from .engine import Decision, Key, Term
+from .engine import SURFACE, Decision, Key, Term, surface_term
 from .rules import Rules
 
 __all__ = ["FORMAT", "VERSION", "Model", "NameRow", "TermRow", "read_model", "write_model"]
@@ -38,8 +39,10 @@ FORMAT = "craftrdf-trained-matcher"
 VERSION = 1
 NAMES = "names.tsv"
 TERMS = "terms.tsv"
+FORMS = "forms.tsv"
 NAMES_HEADER = ("tokens", "class", "annotations", "documents", "written")
 TERMS_HEADER = ("tokens", "class", "true_positives", "finds", "estimate", "kept")
+FORMS_HEADER = ("form", "class", "true_positives", "finds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +55,7 @@ class NameRow:
     written: tuple[tuple[str, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, order=True)
 class TermRow:
     """One term's counts in training: exact true positives and finds."""
 
@@ -83,7 +86,7 @@ class Model:
     def decision(self) -> Decision:
         """The decision selected."""
         d = self.meta["decision"]
-        return Decision(float(d["threshold"]), float(d["prior"]), float(d["weight"]))
+        return Decision(float(d["threshold"]), float(d["prior"]), float(d["weight"]), float(d["backoff"]))
 
     @property
     def rules(self) -> Rules:
@@ -122,12 +125,20 @@ def write_model(
         for r in names
     ]
     term_rows = []
+    form_rows = []
     for r in terms:
+        if r.term[0][:1] == (SURFACE,):
+            form_rows.append((r.term[0][1], r.term[1], r.tp, r.n))
+            continue
         p = decision.estimate(r.tp, r.n)
         term_rows.append(
             (_tokens(r.term[0]), r.term[1], r.tp, r.n, f"{p:.4f}", "yes" if p >= decision.threshold else "no")
         )
-    files = {NAMES: _tsv(name_rows, NAMES_HEADER), TERMS: _tsv(term_rows, TERMS_HEADER)}
+    files = {
+        NAMES: _tsv(name_rows, NAMES_HEADER),
+        TERMS: _tsv(term_rows, TERMS_HEADER),
+        FORMS: _tsv(form_rows, FORMS_HEADER),
+    }
     full = dict(meta)
     full["files"] = {k: hashlib.sha256(v.encode("utf-8")).hexdigest() for k, v in files.items()}
     files["model.json"] = json.dumps(full, indent=2, ensure_ascii=False) + "\n"
@@ -227,6 +238,11 @@ def read_model(folder: Path, *, set_key: str | None = None) -> Model:
         if tp > n:
             raise InputError("more true positives than finds", source=str(folder / TERMS), line=i)
         terms.append(TermRow((tuple(cells[0].split(" ")), cells[1]), tp, n))
+    for i, cells in _lines(folder, FORMS, str(files.get(FORMS)), FORMS_HEADER):
+        tp, n = _int(cells[2], folder / FORMS, i), _int(cells[3], folder / FORMS, i)
+        if tp > n:
+            raise InputError("more true positives than finds", source=str(folder / FORMS), line=i)
+        terms.append(TermRow(surface_term(cells[0], cells[1]), tp, n))
     try:
         model = Model(meta, tuple(names), tuple(terms))
         model.config, model.decision, model.rules  # noqa: B018 - validated here, once

@@ -42,6 +42,7 @@ from .engine import (
     count_terms,
     find_candidates,
     resolve,
+    surface_term,
 )
 from .names import GoldNames, gold_names
 from .rules import RuleContext, Rules, apply_rules
@@ -140,7 +141,7 @@ class FoldView:
         self._own = own
         zero = [0, 0]
         total, onto, name_docs = prepared.total, prepared.ontology, prepared.names.documents
-        self.options: dict[str, list[tuple[Candidate, list[tuple[str, int, int]]]]] = {}
+        self.options: dict[str, list[tuple[Candidate, list[tuple[str, int, int, int, int]]]]] = {}
         for doc in self.documents:
             rows = []
             for c in prepared.candidates[doc]:
@@ -152,7 +153,9 @@ class FoldView:
                         if docs is None or not docs - leave_out:
                             continue
                     t, o = total.get((c.key, cls), zero), own.get((c.key, cls), zero)
-                    opts.append((cls, t[0] - o[0], t[1] - o[1]))
+                    st = surface_term(c.surface, cls)
+                    ts, os_ = total.get(st, zero), own.get(st, zero)
+                    opts.append((cls, t[0] - o[0], t[1] - o[1], ts[0] - os_[0], ts[1] - os_[1]))
                 if opts:
                     rows.append((c, opts))
             self.options[doc] = rows

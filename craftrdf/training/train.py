@@ -124,6 +124,7 @@ def train_set(
             "threshold": selection.decision.threshold,
             "prior": selection.decision.prior,
             "weight": selection.decision.weight,
+            "backoff": selection.decision.backoff,
         },
         "rules": {"abbreviations": selection.rules.abbreviations, "coordination": selection.rules.coordination},
         "selection": {
