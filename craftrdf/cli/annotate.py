@@ -67,7 +67,7 @@ def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> in
     texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
     with open_store(args, mode="read") as store:
         r, _ = annotate_with_model(
-            store,  # type: ignore[arg-type]
+            store,
             args.set,
             Path(args.model),
             texts,

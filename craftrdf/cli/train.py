@@ -16,7 +16,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     with open_store(args, mode="read") as store:
         report, _ = train_set(
-            store,  # type: ignore[arg-type]
+            store,
             args.set,
             on=args.on,
             registry=load_registry(),

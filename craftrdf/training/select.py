@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..matcher.annotate import MatchingSession
-from ..matcher.config import MatcherConfig, Synonyms, TextNormalization
+from ..matcher.config import FindAllMatches, MatcherConfig, Synonyms, TextNormalization
 from ..matcher.dictionary import Dictionary
 from ..matcher.search import SearchIndex
 from ..model import Annotation, Span
@@ -47,7 +47,23 @@ from .engine import (
 from .names import GoldNames, gold_names
 from .rules import RuleContext, Rules, apply_rules
 
-__all__ = ["FULL", "QUICK", "Prepared", "Selection", "cross_validated", "prepare", "select"]
+__all__ = [
+    "DECISIONS",
+    "FULL",
+    "QUICK",
+    "QUICK_DECISIONS",
+    "RULES",
+    "FoldView",
+    "Prepared",
+    "Selection",
+    "cross_validated",
+    "decide",
+    "exact_error",
+    "prepare",
+    "select",
+    "shared_task_ser",
+    "to_predictions",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +72,7 @@ ANNOTATOR = "craftrdf trained matcher"
 
 def _configs(cases: Sequence[str], stemmers: Sequence[str], synonyms: Sequence[str]) -> tuple[MatcherConfig, ...]:
     return tuple(
-        MatcherConfig(caseMatch=c, stemmer=s, synonyms=y)  # type: ignore[arg-type]
+        MatcherConfig(caseMatch=c, stemmer=s, synonyms=y, findAllMatches=FindAllMatches.YES)  # type: ignore[arg-type]
         for c in cases
         for s in stemmers
         for y in synonyms
@@ -68,8 +84,9 @@ def _configs(cases: Sequence[str], stemmers: Sequence[str], synonyms: Sequence[s
 FULL = _configs(
     ("CASE_INSENSITIVE", "CASE_IGNORE", "CASE_SENSITIVE"), ("PORTER", "BIOLEMMATIZER", "NONE"), ("EXACT_ONLY",)
 ) + _configs(("CASE_INSENSITIVE",), ("PORTER", "BIOLEMMATIZER", "NONE"), ("ALL",))
-#: ``--quick``: one configuration (the Uberon paper's best F1 on UBERON).
-QUICK = (MatcherConfig(),)
+#: ``--quick``: one configuration (the normalization of the Uberon paper's best F1 on UBERON).
+#: Every configuration finds all matches (``findAllMatches=YES``); the decisions resolve overlaps.
+QUICK = (MatcherConfig(findAllMatches=FindAllMatches.YES),)
 #: Decision points tried with every configuration.
 DECISIONS = tuple(Decision(threshold=t, prior=p) for t in (0.3, 0.4, 0.5, 0.6) for p in (0.1, 0.5))
 QUICK_DECISIONS = tuple(Decision(threshold=t, prior=p) for t in (0.4, 0.5) for p in (0.1, 0.5))
@@ -227,7 +244,7 @@ def exact_error(pairs: Pairs, corpus: Corpus) -> tuple[float, int, int, int]:
     return (fp + fn) / max(n, 1), tp, fp, fn
 
 
-def annotations(pairs: Pairs, texts: Mapping[str, str]) -> dict[str, list[Annotation]]:
+def to_predictions(pairs: Pairs, texts: Mapping[str, str]) -> dict[str, list[Annotation]]:
     """Kept pairs as annotations, per document."""
     from .engine import to_annotations
 
@@ -294,7 +311,7 @@ def select(
     best: tuple[float, MatcherConfig, Decision, Rules, tuple[float, int, int, int]] | None = None
     for _, _, config, decision, r in ranked[:finalists]:
         pairs = cross_validated(prepared[config], corpus, decision, r, folds)
-        ser = shared_task_ser(data, corpus, annotations(pairs, corpus.texts))
+        ser = shared_task_ser(data, corpus, to_predictions(pairs, corpus.texts))
         if best is None or ser < best[0]:
             best = (ser, config, decision, r, exact_error(pairs, corpus))
     assert best is not None

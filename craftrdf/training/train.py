@@ -22,7 +22,19 @@ from .engine import find_candidates
 from .folder import FORMAT, VERSION, Model, NameRow, TermRow, read_model, write_model
 from .names import GoldNames
 from .rules import Rules
-from .select import DECISIONS, FULL, QUICK, QUICK_DECISIONS, RULES, Prepared, Selection, annotations, decide, select
+from .select import (
+    DECISIONS,
+    FULL,
+    QUICK,
+    QUICK_DECISIONS,
+    RULES,
+    OntologySource,
+    Prepared,
+    Selection,
+    decide,
+    select,
+    to_predictions,
+)
 
 __all__ = ["ApplyReport", "NoGoldError", "TrainReport", "annotate_with_model", "predict", "train_set"]
 
@@ -50,7 +62,9 @@ class TrainReport:
     seconds: float
 
 
-def _ontology_source(store: ReadableStore, data: SetData, registry: Registry, cache_dir: Path | None):  # type: ignore[no-untyped-def]
+def _ontology_source(
+    store: ReadableStore, data: SetData, registry: Registry, cache_dir: Path | None
+) -> OntologySource | None:
     if not data.terms:
         return None
 
@@ -181,7 +195,7 @@ def predict(
     prepared = Prepared(config, session, names, ontology.entries if ontology is not None else {}, candidates, {})
     prepared.total = counts
     pairs = decide(prepared, sorted(texts), model.decision, model.rules)
-    return annotations(pairs, texts)
+    return to_predictions(pairs, texts)
 
 
 @dataclass(frozen=True, slots=True)
