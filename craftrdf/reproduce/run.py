@@ -21,6 +21,7 @@ from .sections import (
     count_causes,
     count_rows,
     documents_of,
+    gold_only_sets,
     run_sweeps,
     sets_with_ontology,
     similarity_distribution,
@@ -46,7 +47,7 @@ class ReproduceResult:
     seconds: float
     quick: bool
     skipped: tuple[str, ...]
-    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, similarity, figures.
+    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, training, similarity, figures.
     stages: tuple[tuple[str, float], ...] = ()
 
 
@@ -122,6 +123,16 @@ def reproduce(
                 progress=progress,
             )
         lap("sweeps")
+        from ..training.evaluate import train_and_test
+
+        # every set of section 4, and in a full run the sets without ontology too (from gold names alone)
+        trained_keys = [k for k in SWEEP_SETS if k in with_ontology]
+        if not quick:
+            trained_keys += sorted(k for k in gold_only_sets(store) if k not in trained_keys)
+        trained = train_and_test(
+            store, trained_keys, registry=registry, quick=quick, cache_dir=out_dir / "cache", out_dir=out_dir / "models"
+        )
+        lap("training")
         similarity = (
             similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
             if test
@@ -170,6 +181,7 @@ def reproduce(
         header=header,
         causes=causes,
         nesting=nesting,
+        trained=trained,
     )
     report = out_dir / "report.md"
     report.write_text(text, encoding="utf-8")
