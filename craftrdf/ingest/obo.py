@@ -44,7 +44,7 @@ from typing import IO, cast
 from ..errors import DataWarning, InputError, OboSyntaxError
 from ..model import Synonym, SynonymScope, Term, Typedef
 
-__all__ = ["OboHeader", "iter_obo", "open_text"]
+__all__ = ["OboHeader", "iter_obo", "open_binary", "open_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -107,18 +107,23 @@ def open_text(path: str | os.PathLike[str], *, errors: str = "strict") -> Iterat
     ``UnicodeDecodeError`` on bytes that are not UTF-8; :func:`iter_obo` uses
     ``"surrogateescape"`` and repairs such lines itself.
     """
+    with open_binary(path) as binary:
+        yield io.TextIOWrapper(binary, encoding="utf-8-sig", errors=errors, newline="\n")
+
+
+@contextmanager
+def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """Open a plain, ``.gz`` or ``.zip`` file as bytes (the zip member chosen as by :func:`open_text`)."""
     path = Path(path)
     with ExitStack() as stack:
-        binary: IO[bytes]
         name = path.name.lower()
         if name.endswith(".gz"):
-            binary = cast(IO[bytes], stack.enter_context(gzip.open(path, "rb")))
+            yield cast(IO[bytes], stack.enter_context(gzip.open(path, "rb")))
         elif name.endswith(".zip"):
             archive = stack.enter_context(zipfile.ZipFile(path))
-            binary = stack.enter_context(archive.open(_zip_member(archive, path)))
+            yield stack.enter_context(archive.open(_zip_member(archive, path)))
         else:
-            binary = stack.enter_context(open(path, "rb"))
-        yield stack.enter_context(io.TextIOWrapper(binary, encoding="utf-8-sig", errors=errors, newline="\n"))
+            yield stack.enter_context(open(path, "rb"))
 
 
 def _zip_member(archive: zipfile.ZipFile, path: Path) -> str:

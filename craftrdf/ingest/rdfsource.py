@@ -1,6 +1,8 @@
 """RDF ontology files (OWL/RDF-XML, Turtle, N-Triples...) as N-Quads lines in one graph.
 
-Parsing is pyoxigraph's; files may be zipped or gzipped like the corpus's OBO files.
+Parsing is pyoxigraph's; files may be zipped or gzipped like the corpus's OBO files. RDF/XML
+with a DTD is refused before pyoxigraph sees it (:mod:`craftrdf.ingest.xmlguard`): its parser
+would expand the DTD's entities without bound.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import pyoxigraph as ox
 
 from ..errors import InputError
 from .obo import open_text
+from .xmlguard import check_no_dtd
 
 __all__ = ["rdf_file_nquads", "rdf_format_of"]
 
@@ -39,10 +42,15 @@ def rdf_format_of(path: Path) -> ox.RdfFormat | None:
 
 
 def rdf_file_nquads(path: Path, *, graph: str) -> Iterator[str]:
-    """Every triple of an RDF file, put into ``graph``; InputError with the parser's position on bad syntax."""
+    """Every triple of an RDF file, put into ``graph``; InputError with the parser's position on bad syntax.
+
+    RDF/XML that declares a DTD is an InputError before anything is parsed.
+    """
     fmt = rdf_format_of(path)
     if fmt is None:
         raise InputError("unknown RDF format (expected .owl, .rdf, .ttl, .nt, .nq, .trig, .jsonld)", source=str(path))
+    if fmt == ox.RdfFormat.RDF_XML:
+        check_no_dtd(path)
     g = f"<{graph}>"
     try:
         with open_text(path) as stream:
