@@ -19,6 +19,7 @@ from pathlib import Path
 from .curie import CurieMap, parallel_base
 from .errors import ConfigError, DataWarning, InputError
 from .ingest.corpus import read_documents
+from .ingest.cycles import warn_is_a_cycles
 from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.mappings import mapping_nquads, read_mapping_file
 from .ingest.obo import iter_obo
@@ -103,11 +104,16 @@ def read_set_annotations(
 
 
 def ontology_lines(path: Path, *, graph: str, curies: CurieMap) -> Iterator[str]:
-    """N-Quads of an ontology file: OBO through our reader, OWL/RDF through pyoxigraph."""
+    """N-Quads of an ontology file: OBO through our reader, OWL/RDF through pyoxigraph.
+
+    Each ``is_a`` cycle is a DataWarning naming its classes once the lines are all read.
+    """
     name = path.name.lower()
     if ".obo" in name:
-        return ontology_nquads(iter_obo(path), graph=graph, curies=curies)
-    return rdf_file_nquads(path, graph=graph)
+        lines = ontology_nquads(iter_obo(path), graph=graph, curies=curies, source=str(path))
+    else:
+        lines = rdf_file_nquads(path, graph=graph)
+    return warn_is_a_cycles(lines, source=str(path), curies=curies)
 
 
 def parallel_class_lines(
