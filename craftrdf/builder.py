@@ -19,6 +19,7 @@ from pathlib import Path
 from .curie import CurieMap, parallel_base
 from .errors import ConfigError, DataWarning, InputError
 from .ingest.corpus import read_documents
+from .ingest.cycles import warn_is_a_cycles
 from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.mappings import MappingKind, mapping_nquads, read_mapping_file
 from .ingest.obo import iter_obo
@@ -108,12 +109,15 @@ def ontology_lines(path: Path, *, graph: str, curies: CurieMap) -> Iterator[str]
 
     The lines fill the ontology graph and its derived relations graph
     (:func:`~craftrdf.iris.relations_graph`), to be loaded as one batch with that companion.
+    Each ``is_a`` cycle is a DataWarning naming its classes once the lines are all read.
     """
     name = path.name.lower()
     relations = relations_graph(graph)
     if ".obo" in name:
-        return ontology_nquads(iter_obo(path), graph=graph, curies=curies, relations=relations)
-    return rdf_file_nquads(path, graph=graph, relations=relations)
+        lines = ontology_nquads(iter_obo(path), graph=graph, curies=curies, relations=relations, source=str(path))
+    else:
+        lines = rdf_file_nquads(path, graph=graph, relations=relations)
+    return warn_is_a_cycles(lines, source=str(path), curies=curies)
 
 
 def parallel_class_lines(

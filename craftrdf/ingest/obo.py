@@ -44,7 +44,7 @@ from typing import IO, cast
 from ..errors import DataWarning, InputError, OboSyntaxError
 from ..model import Synonym, SynonymScope, Term, Typedef
 
-__all__ = ["OboHeader", "iter_obo", "open_text"]
+__all__ = ["OboHeader", "iter_obo", "open_binary", "open_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -109,18 +109,23 @@ def open_text(path: str | os.PathLike[str], *, errors: str = "strict") -> Iterat
     ``UnicodeDecodeError`` on bytes that are not UTF-8; :func:`iter_obo` uses
     ``"surrogateescape"`` and repairs such lines itself.
     """
+    with open_binary(path) as binary:
+        yield io.TextIOWrapper(binary, encoding="utf-8-sig", errors=errors, newline="\n")
+
+
+@contextmanager
+def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """Open a plain, ``.gz`` or ``.zip`` file as bytes (the zip member chosen as by :func:`open_text`)."""
     path = Path(path)
     with ExitStack() as stack:
-        binary: IO[bytes]
         name = path.name.lower()
         if name.endswith(".gz"):
-            binary = cast(IO[bytes], stack.enter_context(gzip.open(path, "rb")))
+            yield cast(IO[bytes], stack.enter_context(gzip.open(path, "rb")))
         elif name.endswith(".zip"):
             archive = stack.enter_context(zipfile.ZipFile(path))
-            binary = stack.enter_context(archive.open(_zip_member(archive, path)))
+            yield stack.enter_context(archive.open(_zip_member(archive, path)))
         else:
-            binary = stack.enter_context(open(path, "rb"))
-        yield stack.enter_context(io.TextIOWrapper(binary, encoding="utf-8-sig", errors=errors, newline="\n"))
+            yield stack.enter_context(open(path, "rb"))
 
 
 def _zip_member(archive: zipfile.ZipFile, path: Path) -> str:
@@ -155,32 +160,22 @@ def iter_obo(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[
     second pair of quotes, ``def: ""text" [refs]"``, and unescaped quotes inside the
     text, ``def: "CHEBI:'ribosomal RNA" or SO_EXT:rRNA"``. Unknown stanza types such as
     ``[Instance]`` are skipped with one warning per type, in both modes.
+
+    A file that is not an ontology is an :class:`OboSyntaxError`, never an empty ontology:
+    binary data (a NUL byte in the header), a first line that is neither ``tag: value`` nor a stanza
+    header, or no ``[Term]`` or ``[Typedef]`` stanza read at all (an empty file, a header
+    alone, every stanza malformed). The last is known only at the end, so the error comes
+    after the items already yielded: consume the whole iterator before writing anything.
     """
     source = str(path)
     seen: dict[str, set[str]] = {"Term": set(), "Typedef": set()}
     skipped_kinds: set[str] = set()
-    recoded = False
     kind: str | None = None  # None while in the header
     start = 0
     lines: list[tuple[int, str]] = []
     with open_text(path, errors="surrogateescape") as stream:
         lineno = 0
-        for lineno, line in enumerate(stream, 1):
-            if not line.isascii() and _SURROGATE.search(line):
-                line = _SURROGATE.sub(_latin1, line)
-                if strict:
-                    raise OboSyntaxError("bytes that are not UTF-8", source=source, line=lineno)
-                if not recoded:
-                    recoded = True
-                    warnings.warn(
-                        f"{source}, line {lineno}: bytes that are not UTF-8, read as Latin-1 "
-                        "(later lines not reported)",
-                        DataWarning,
-                        stacklevel=2,
-                    )
-            line = line.strip()
-            if not line or line[0] == "!":
-                continue
+        for lineno, line in _content_lines(stream, source, strict):
             if line[0] != "[":
                 if kind is None or kind in seen:
                     lines.append((lineno, line))
@@ -209,7 +204,46 @@ def iter_obo(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[
             item = _finish(kind, start, lines, source, seen[kind], strict)
             if item is not None:
                 yield item
+    if not seen["Term"] and not seen["Typedef"]:
+        what = "no content (empty, or only comments)" if lineno == 0 else "no [Term] or [Typedef] stanza could be read"
+        raise OboSyntaxError(f"not an OBO ontology: {what}", source=source)
     logger.debug("read %s: %d lines", source, lineno)
+
+
+def _content_lines(stream: IO[str], source: str, strict: bool) -> Iterator[tuple[int, str]]:
+    """``(line number, stripped line)`` of every line that is not blank or a comment.
+
+    Refuses what is not OBO text before anything is warned about: a NUL byte before the
+    first stanza, a first line that is neither ``tag: value`` nor ``[Stanza]``. Bytes that are not UTF-8
+    are read as Latin-1 with one warning (an error if ``strict``).
+    """
+    started = recoded = in_stanzas = False
+    for lineno, raw in enumerate(stream, 1):
+        # NUL is binary data in a header; inside stanzas it is a (strange) character of a value
+        if not in_stanzas and "\0" in raw:
+            raise OboSyntaxError("not an OBO file: binary data (a NUL byte)", source=source, line=lineno)
+        line = raw.strip()
+        if not line or line[0] == "!":
+            continue
+        if not started:
+            started = True
+            if line[0] != "[" and ":" not in line:
+                shown = _SURROGATE.sub("\ufffd", line[:60])
+                message = f"not an OBO file: the first line is neither 'tag: value' nor '[Stanza]': {shown!r}"
+                raise OboSyntaxError(message, source=source, line=lineno)
+        in_stanzas = in_stanzas or line[0] == "["
+        if not line.isascii() and _SURROGATE.search(line):
+            if strict:
+                raise OboSyntaxError("bytes that are not UTF-8", source=source, line=lineno)
+            line = _SURROGATE.sub(_latin1, line)
+            if not recoded:
+                recoded = True
+                warnings.warn(
+                    f"{source}, line {lineno}: bytes that are not UTF-8, read as Latin-1 (later lines not reported)",
+                    DataWarning,
+                    stacklevel=3,
+                )
+        yield lineno, line
 
 
 def _finish(
