@@ -164,7 +164,10 @@ def _measure(
     progress: Callable[[str], Progress | None] | None,
     lap: Callable[[str], None],
 ) -> _Measured:
-    """Counts and statistics, then the sweeps, then the similarity distribution; ``lap`` after each."""
+    """Counts and statistics, then the sweeps of every set with an ontology, then the similarity distribution.
+
+    ``lap`` marks the end of each stage; sets without an ontology in the store are skipped (and listed).
+    """
     counts = count_rows(store, published.counts)
     public = documents_of(store, ("train", "dev"))
     test = documents_of(store, ("test",))
@@ -172,48 +175,6 @@ def _measure(
     stats = uberon_stats(store, public)
     nesting = uberon_nesting(store, PAPER_SETS, public)
     lap("counts and statistics")
-    sweeps, skipped = _sweep_sets(
-        store,
-        grid,
-        registry=registry,
-        out_dir=out_dir,
-        quick=quick,
-        conceptmapper_faithful=conceptmapper_faithful,
-        executor=executor,
-        progress=progress,
-    )
-    lap("sweeps")
-    similarity = (
-        similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
-        if test
-        else None
-    )
-    return _Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity)
-
-
-def _figures(
-    sweeps: dict[str, SweepReport], similarity: SimilarityDistribution | None, published: Published, out_dir: Path
-) -> list[Path]:
-    """The report's PNG figures: SER per set beside the Shared Task's, and the similarity histogram."""
-    ours = {k: v.report["ser"].ser for k, v in sweeps.items() if v.report is not None}
-    files = [ser_figure(ours, published.ser, out_dir / "ser.png")]
-    if similarity is not None:
-        files.append(similarity_figure(similarity, out_dir / "similarity.png"))
-    return files
-
-
-def _sweep_sets(
-    store: AnnotationStore,
-    grid: tuple[MatcherConfig, ...],
-    *,
-    registry: Registry,
-    out_dir: Path,
-    quick: bool,
-    conceptmapper_faithful: bool,
-    executor: SweepExecutor | None,
-    progress: Callable[[str], Progress | None] | None,
-) -> tuple[dict[str, SweepReport], list[str]]:
-    """The sweeps of every set with an ontology in the store, and the sets skipped (no ontology)."""
     sweeps: dict[str, SweepReport] = {}
     with_ontology = sets_with_ontology(store)
     skipped = [k for k in SWEEP_SETS if k not in with_ontology]
@@ -237,7 +198,24 @@ def _sweep_sets(
             term_filter=TermFilter(),
             progress=progress,
         )
-    return sweeps, skipped
+    lap("sweeps")
+    similarity = (
+        similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
+        if test
+        else None
+    )
+    return _Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity)
+
+
+def _figures(
+    sweeps: dict[str, SweepReport], similarity: SimilarityDistribution | None, published: Published, out_dir: Path
+) -> list[Path]:
+    """The report's PNG figures: SER per set beside the Shared Task's, and the similarity histogram."""
+    ours = {k: v.report["ser"].ser for k, v in sweeps.items() if v.report is not None}
+    files = [ser_figure(ours, published.ser, out_dir / "ser.png")]
+    if similarity is not None:
+        files.append(similarity_figure(similarity, out_dir / "similarity.png"))
+    return files
 
 
 def _header(
