@@ -201,6 +201,7 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+# over 80 lines: the routes are closures over one app's pool and limits (tests/test_layout.py)
 def create_app(
     pool: WorkerPool,
     *,
