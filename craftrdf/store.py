@@ -37,9 +37,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Literal, Protocol, runtime_checkable
+from typing import IO, TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 import pyoxigraph as ox
+
+if TYPE_CHECKING:
+    import rdflib
 
 from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, literal, quad
@@ -459,6 +462,16 @@ class AnnotationStore:
 
     def __len__(self) -> int:
         return len(self.raw)
+
+    def to_rdflib(self) -> rdflib.Dataset:
+        """A read-only ``rdflib.Dataset`` over this store's Oxigraph store (oxrdflib; no copy, no lock taken).
+
+        For rdflib-based tools such as pySHACL; writes through it raise StoreError. Needs
+        the ``rdflib`` extra; see :mod:`craftrdf.rdflib_view`.
+        """
+        from .rdflib_view import read_only_dataset
+
+        return read_only_dataset(self.raw)
 
     # -- batches ---------------------------------------------------------------------
 
