@@ -44,7 +44,7 @@ from .rdf import iri, quad
 from .vocab import CRAFT
 
 if TYPE_CHECKING:
-    pass
+    import rdflib
 
 __all__ = [
     "AnnotationStore",
@@ -351,6 +351,16 @@ class AnnotationStore:
 
     def __len__(self) -> int:
         return len(self.raw)
+
+    def to_rdflib(self) -> rdflib.Dataset:
+        """A read-only ``rdflib.Dataset`` over this store's Oxigraph store (oxrdflib; no copy, no lock taken).
+
+        For rdflib-based tools such as pySHACL; writes through it raise StoreError. Needs
+        the ``rdflib`` extra; see :mod:`craftrdf.rdflib_view`.
+        """
+        from .rdflib_view import read_only_dataset
+
+        return read_only_dataset(self.raw)
 
     # -- batches ---------------------------------------------------------------------
 

@@ -269,3 +269,39 @@ def test_similarity_method_bossy_follows_the_official_graph(tmp_path: Path, caps
         store.load_batch(graph, _turtle_as_nquads(DATA / "evaluation" / "official_toy.ttl", graph), digest="toy")
     code = main(["-q", "similarity", PAW, LIMB, "--store", str(tmp_path / "s"), "--method", "bossy"])
     assert (code, capsys.readouterr().out) == (0, f"{1089 / 1489:.6f}\n")  # the genus edge, as in test_genus_edge
+
+
+@given(st.integers(0, 20), st.integers(0, 6), st.integers(0, 20), st.integers(0, 6))
+def test_span_overlap_is_symmetric_and_shares_a_character_for_nonempty_spans(a: int, n: int, c: int, m: int) -> None:
+    x, y = Span(a, a + n), Span(c, c + m)
+    assert spans_overlap(x, y) == spans_overlap(y, x)
+    if n and m:
+        assert spans_overlap(x, y) == bool(set(range(a, a + n)) & set(range(c, c + m)))
+    elif n and not m:  # a zero-length span inside the closed interval of the other
+        assert spans_overlap(x, y) == (a <= c <= a + n)
+
+
+@given(st.from_regex(r"[A-Z]{1,6}(_EXT)?:[A-Za-z0-9_]{1,12}", fullmatch=True))
+def test_an_obo_id_finds_its_own_declared_class(obo_id: str) -> None:
+    from craftrdf.evaluation.official_graph import OfficialGraph
+
+    iri = obo_iri(obo_id)
+    assert iri is not None
+    g = OfficialGraph(frozenset({iri}), {})
+    # the scorer finds canonical ids, and "#_" ids only behind an _EXT prefix (BossyMetric.getOWLClass)
+    found = g.lookup(obo_id) == iri
+    local = obo_id.split(":", 1)[1]
+    assert found == ("_" not in local or "_EXT:" in obo_id)
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_any_text_reads_as_a_graph_or_an_input_error(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    from craftrdf.errors import InputError
+
+    path = tmp_path_factory.mktemp("obo") / "x.obo"
+    path.write_text("[Term]\n" + text, encoding="utf-8")
+    try:
+        g = read_official_graph(path)
+    except InputError:
+        return
+    assert all(isinstance(p, tuple) for p in g.parents.values())
