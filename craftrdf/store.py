@@ -9,9 +9,12 @@ itself says which batches it holds and from which input (no quad count: duplicat
 lines in a batch collapse in the store, so only the store can count); a batch whose digest is
 already there is skipped, which is why re-running ``build`` duplicates nothing.
 
-Replacing a batch whose input changed is two atomic steps (drop the graph, then load
-the new one); a crash between them leaves the batch absent, never mixed, and the next
-build loads it. Input is parsed and validated before either step, so bad input never
+Replacing a batch whose input changed is one transaction: the new version is produced
+whole (spooled to a temporary file), compared with the old one, and the difference is
+applied as a single ``Store.update`` (:mod:`craftrdf.replace`), which pyoxigraph commits
+whole or not at all. Readers and a ``kill -9`` at any moment see the old version or the
+new one, never neither and never a mix (tests/test_replace.py kills replacements at a dozen
+points). Input is parsed and validated before anything is written, so bad input never
 removes anything.
 
 One writer at a time: a writer takes an exclusive ``flock`` on ``craftrdf.lock`` in
@@ -43,6 +46,7 @@ import pyoxigraph as ox
 
 from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, literal, quad
+from .replace import replacement_update
 from .vocab import CRAFT
 
 __all__ = [
@@ -477,10 +481,11 @@ class AnnotationStore:
         """Write one batch atomically into ``graph``, replacing an older version; returns quads written.
 
         ``lines`` are N-Quads lines whose graph is ``graph``; the manifest is added here.
-        They are streamed into the bulk loader, so a batch need not fit in memory. If
-        producing them raises (bad input), nothing is written: for a new graph the bulk
-        load is abandoned; an existing graph is only dropped once its replacement has
-        been produced completely (spooled to a temporary file first).
+        A new graph is streamed into the bulk loader, so a batch need not fit in memory.
+        An existing graph is replaced in one transaction once its replacement has been
+        produced completely (spooled to a temporary file first): only the triples that
+        differ are written, and at every moment the graph holds the old version or the
+        new one. If producing the lines raises (bad input), nothing is written.
         Returns the number of lines written (duplicates among them are stored once),
         0 without writing when the same digest is already loaded.
         """
@@ -500,12 +505,9 @@ class AnnotationStore:
     def _bulk_load(self, stream: _NQuadsStream, node: ox.NamedNode, graph: str) -> None:
         try:
             if self.raw.contains_named_graph(node):
-                logger.info("replacing batch %s (input changed)", graph)
                 with tempfile.TemporaryFile() as spool:
                     shutil.copyfileobj(stream, spool, 1 << 20)
-                    spool.seek(0)
-                    self.raw.remove_graph(node)
-                    self.raw.bulk_load(spool, ox.RdfFormat.N_QUADS)
+                    self._replace(node, spool)
             else:
                 self.raw.bulk_load(stream, ox.RdfFormat.N_QUADS)
         except SyntaxError as exc:
@@ -516,12 +518,33 @@ class AnnotationStore:
                 raise stream.error from None
             raise StoreError(f"writing batch {graph} failed: {exc}") from exc
 
+    def _replace(self, node: ox.NamedNode, spool: IO[bytes]) -> None:
+        """Turn graph ``node`` into the N-Quads in ``spool`` with one update (one transaction)."""
+
+        def new() -> Iterator[ox.Quad]:
+            spool.seek(0)
+            for q in ox.parse(spool, ox.RdfFormat.N_QUADS):
+                if q.graph_name != node:
+                    raise StoreError(f"internal error: a quad of batch {node.value} names graph {q.graph_name}")
+                yield q
+
+        diff = replacement_update(node.value, lambda: self.raw.quads_for_pattern(None, None, None, node), new)
+        logger.info(
+            "replacing batch %s in one transaction: %d triples out, %d in (%d, %d with blank nodes)",
+            node.value,
+            diff.removed,
+            diff.added,
+            diff.blank_old,
+            diff.blank_new,
+        )
+        self.raw.update(diff.update)
+
     def remove_batch(self, graph: str) -> bool:
-        """Remove a batch's graph; True if it was there."""
+        """Remove a batch's graph in one transaction; True if it was there."""
         node = ox.NamedNode(graph)
         if not self.raw.contains_named_graph(node):
             return False
-        self.raw.remove_graph(node)
+        self.raw.update(f"DROP SILENT GRAPH {node}")
         return True
 
     # -- queries ---------------------------------------------------------------------
