@@ -9,9 +9,12 @@ itself says which batches it holds and from which input (no quad count: duplicat
 lines in a batch collapse in the store, so only the store can count); a batch whose digest is
 already there is skipped, which is why re-running ``build`` duplicates nothing.
 
-Replacing a batch whose input changed is two atomic steps (drop the graph, then load
-the new one); a crash between them leaves the batch absent, never mixed, and the next
-build loads it. Input is parsed and validated before either step, so bad input never
+Replacing a batch whose input changed is one transaction: the new version is produced
+whole (spooled to a temporary file), compared with the old one, and the difference is
+applied as a single ``Store.update`` (:mod:`craftrdf.replace`), which pyoxigraph commits
+whole or not at all. Readers and a ``kill -9`` at any moment see the old version or the
+new one, never neither and never a mix (tests/test_replace.py kills replacements at a dozen
+points). Input is parsed and validated before anything is written, so bad input never
 removes anything.
 
 One writer at a time: a writer takes an exclusive ``flock`` on ``craftrdf.lock`` in
@@ -41,6 +44,7 @@ from ._nquads_stream import LinesStream, NQuadsStream
 from ._storelock import Mode, StoreLock, remove_orphans
 from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, quad
+from .replace import replacement_update
 from .vocab import CRAFT
 
 if TYPE_CHECKING:
@@ -384,10 +388,11 @@ class AnnotationStore:
         before the load and removed with the batch, so they never outlive or mix with it.
 
         ``lines`` are N-Quads lines whose graph is ``graph``; the manifest is added here.
-        They are streamed into the bulk loader, so a batch need not fit in memory. If
-        producing them raises (bad input), nothing is written: for a new graph the bulk
-        load is abandoned; an existing graph is only dropped once its replacement has
-        been produced completely (spooled to a temporary file first).
+        A new graph is streamed into the bulk loader, so a batch need not fit in memory.
+        An existing graph is replaced in one transaction once its replacement has been
+        produced completely (spooled to a temporary file first): only the triples that
+        differ are written, and at every moment the graph holds the old version or the
+        new one. If producing the lines raises (bad input), nothing is written.
         Returns the number of lines written (duplicates among them are stored once),
         0 without writing when the same digest is already loaded.
         """
@@ -420,12 +425,9 @@ class AnnotationStore:
     def _bulk_load(self, stream: NQuadsStream, node: ox.NamedNode, graph: str, companions: list[str]) -> None:
         try:
             if self.raw.contains_named_graph(node):
-                logger.info("replacing batch %s (input changed)", graph)
                 with tempfile.TemporaryFile() as spool:
                     shutil.copyfileobj(stream, spool, 1 << 20)
-                    spool.seek(0)
-                    self._drop([graph, *companions])  # the batch first: absent, never mixed
-                    self.raw.bulk_load(spool, ox.RdfFormat.N_QUADS)
+                    self._replace(node, spool, companions)
             else:
                 self._drop(companions)  # left over by a crash between two drops
                 # a raw binary stream is what bulk_load reads; typeshed's IO[bytes] is the nominal type it names
@@ -455,14 +457,40 @@ class AnnotationStore:
             raise StoreError(f"internal error serializing lines for {graph}: {exc}") from exc
         return stream.count
 
+    def _replace(self, node: ox.NamedNode, spool: IO[bytes], companions: Sequence[str]) -> None:
+        """Turn graph ``node`` and its companions into the N-Quads in ``spool`` with one update (one transaction)."""
+        graphs = list(dict.fromkeys([node.value, *companions]))
+        owned = [ox.NamedNode(g) for g in graphs]
+
+        def new() -> Iterator[ox.Quad]:
+            spool.seek(0)
+            for q in ox.parse(spool, ox.RdfFormat.N_QUADS):
+                if q.graph_name not in owned:
+                    raise StoreError(f"internal error: a quad of batch {node.value} names graph {q.graph_name}")
+                yield q
+
+        def old() -> Iterator[ox.Quad]:
+            for g in owned:
+                yield from self.raw.quads_for_pattern(None, None, None, g)
+
+        diff = replacement_update(graphs, old, new)
+        logger.info(
+            "replacing batch %s in one transaction: %d quads out, %d in (%d, %d with blank nodes)",
+            node.value,
+            diff.removed,
+            diff.added,
+            diff.blank_old,
+            diff.blank_new,
+        )
+        self.raw.update(diff.update)
+
     def remove_batch(self, graph: str) -> bool:
-        """Remove a batch's graph; True if it was there."""
+        """Remove a batch's graph in one transaction; True if it was there."""
         node = ox.NamedNode(graph)
         if not self.raw.contains_named_graph(node):
             return False
-        companions = self._companions(node)
-        self.raw.remove_graph(node)
-        self._drop(companions)
+        drops = " ;\n".join(f"DROP SILENT GRAPH {ox.NamedNode(g)}" for g in [graph, *self._companions(node)])
+        self.raw.update(drops)  # one update: the batch and its companions go together
         return True
 
     # -- queries ---------------------------------------------------------------------
