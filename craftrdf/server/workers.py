@@ -144,6 +144,7 @@ class WorkerPool:
         if getattr(opener, "mode", "read") == "write" and size + heavy != 1:
             raise StoreError("updates need a single writer: use one worker with --allow-update")
         self.size = size + heavy
+        self.fast = size
         self.heavy = heavy
         self.heavy_after = heavy_after
         self.no_network = no_network
@@ -153,6 +154,7 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._closed = False
         self._heavy_running = 0
+        self._ready: set[int] = set()  # ids of workers that opened the store and are not killed
         self._all: dict[int, _Worker] = {}
         self._start_timeout = start_timeout
         self.restarts = 0
@@ -165,6 +167,7 @@ class WorkerPool:
                 self._kill(w)
             raise
         for w in started:
+            self._ready.add(id(w))
             self._idle.put(w)
 
     # -- lifecycle -------------------------------------------------------------------
@@ -197,6 +200,7 @@ class WorkerPool:
     def _kill(self, w: _Worker) -> None:
         with self._lock:
             self._all.pop(id(w), None)
+            self._ready.discard(id(w))
         if w.process.is_alive():
             w.process.kill()
         w.process.join(5)
@@ -230,6 +234,8 @@ class WorkerPool:
             if self.closed():  # closed while the successor was starting
                 self._kill(new)
             else:
+                with self._lock:
+                    self._ready.add(id(new))
                 self._idle.put(new)
             return
 
@@ -288,17 +294,22 @@ class WorkerPool:
     def _become_heavy(self, w: _Worker) -> bool:
         """Count ``w``'s call as heavy if the heavy lane has room (and lower its priority); False if full."""
         with self._lock:
-            if self._heavy_running >= self.heavy:
+            # room in the lane, and `size` ready workers left for simple queries even while
+            # killed workers' successors are still starting
+            if self._heavy_running >= self.heavy or len(self._ready) - self._heavy_running - 1 < self.fast:
                 return False
             self._heavy_running += 1
         with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, w.process.pid or 0, 10)
         return True
 
-    def _end_heavy(self, w: _Worker) -> None:
-        """The heavy call on ``w`` is over: restore its priority, or replace it when that is not allowed."""
+    def _drop_heavy(self) -> None:
         with self._lock:
             self._heavy_running -= 1
+
+    def _end_heavy(self, w: _Worker) -> None:
+        """The heavy call on ``w`` is over: restore its priority, or replace it when that is not allowed."""
+        self._drop_heavy()
         try:
             os.setpriority(os.PRIO_PROCESS, w.process.pid or 0, 0)
         except OSError:
@@ -316,9 +327,13 @@ class WorkerPool:
                 return heavy
             elapsed = time.monotonic() - started
             if cancel is not None and cancel.is_set():
+                if heavy:
+                    self._drop_heavy()
                 self._replace(w, "was running a query whose client went away", quiet=True)
                 raise ClientGone()
             if elapsed >= timeout:
+                if heavy:
+                    self._drop_heavy()
                 self._replace(w, f"overran the {timeout:g} s time limit and was killed")
                 raise RequestRefused(
                     503,
@@ -372,8 +387,7 @@ class WorkerPool:
             w.process.join(1)
             code = w.process.exitcode
             if heavy:
-                with self._lock:
-                    self._heavy_running -= 1
+                self._drop_heavy()
             self._replace(w, f"died during a call (exit code {code})")
             raise RequestRefused(
                 500,
