@@ -126,18 +126,21 @@ def heavy_phase(
             i = 0
             while not stop.is_set():
                 t = time.perf_counter()
+                retry = 0.0
                 try:
-                    status = http.post(
+                    r = http.post(
                         endpoint,
                         data={"query": queries[i % len(queries)]},
                         headers={"Accept": "application/sparql-results+json"},
-                    ).status_code
+                    )
+                    status = r.status_code
+                    retry = min(float(r.headers.get("Retry-After", 0)), 1.0)  # a polite client waits (at most 1 s)
                 except httpx.HTTPError:
                     status = 0
                 with lock:
                     results.append((time.perf_counter() - t, status))
                 i += 1
-                time.sleep(pause)
+                time.sleep(pause + retry)
 
     hammers = [threading.Thread(target=run, args=(heavy, [CROSS], 0.0)) for _ in range(2)]
     for t in hammers:
