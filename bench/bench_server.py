@@ -135,10 +135,12 @@ def heavy_phase(
                     )
                     status = r.status_code
                     retry = min(float(r.headers.get("Retry-After", 0)), 1.0)  # a polite client waits (at most 1 s)
+                    if retry and status == 200:
+                        retry = 0.0
                 except httpx.HTTPError:
                     status = 0
-                with lock:
-                    results.append((time.perf_counter() - t, status))
+                with lock:  # a refusal with Retry-After is recorded as status -503
+                    results.append((time.perf_counter() - t, -status if retry else status))
                 i += 1
                 time.sleep(pause + retry)
 
@@ -158,16 +160,20 @@ def heavy_phase(
     return probe, heavy
 
 
-def report_heavy(name: str, probe: list[tuple[float, int]], heavy: list[tuple[float, int]]) -> None:
+def report_heavy(name: str, probe: list[tuple[float, int]], heavy: list[tuple[float, int]], limit: float) -> None:
     lat = [dt for dt, _ in probe]
     errors = sum(1 for _, s in probe if s != 200)
-    ends: dict[int, list[float]] = defaultdict(list)
-    for dt, s in heavy:
-        ends[s].append(dt)
-    joins = ", ".join(f"{len(v)} x {s} after {statistics.median(v):.1f} s" for s, v in sorted(ends.items()))
+    kinds = {
+        "answered": [dt for dt, s in heavy if s == 200],
+        "cut at the limit": [dt for dt, s in heavy if s in (503, 500) and dt >= 0.9 * limit],
+        "refused (Retry-After)": [dt for dt, s in heavy if s == -503],
+        "other": [dt for dt, s in heavy if s not in (200, -503, 0) and not (s in (503, 500) and dt >= 0.9 * limit)],
+        "no answer by limit+30 s": [dt for dt, s in heavy if s == 0],
+    }
+    joins = "; ".join(f"{len(v)} {k} (median {statistics.median(v):.1f} s)" for k, v in kinds.items() if v)
     print(
         f"  {name:<10}{len(probe):>7}{pct(lat, 0.5) * 1e3:>9.1f}{pct(lat, 0.99) * 1e3:>9.1f}{max(lat) * 1e3:>9.1f}"
-        f"{errors:>8}   cross joins: {joins}"
+        f"{errors:>8}\n    cross joins: {joins}"
     )
 
 
@@ -297,6 +303,7 @@ def main() -> None:
                 *heavy_phase(
                     f"http://127.0.0.1:{port}/sparql", args.probe_clients, args.heavy_seconds, args.heavy_timeout
                 ),
+                args.heavy_timeout,
             )
         finally:
             server.terminate()
@@ -309,6 +316,7 @@ def main() -> None:
                 *heavy_phase(
                     f"http://127.0.0.1:{port}/query", args.probe_clients, args.heavy_seconds, args.heavy_timeout
                 ),
+                args.heavy_timeout,
             )
         finally:
             server.terminate()
