@@ -14,7 +14,10 @@ describes the routes, the limits and the security model. In short:
   article viewer (``craftrdf.server.viewer``) when it is installed.
 - ``/.well-known/void``: the VoID description; ``/dump/KEY.ext``: a set's dump.
 
-Everything that touches the store runs in a worker process, under the time limit.
+Everything that touches the store runs in a worker process, under the time limit, and is
+cancelled (its worker killed) when the client disconnects. Bodies are counted as they stream
+(:func:`~craftrdf.server.transport.read_body`); every response says ``X-Content-Type-Options: nosniff``; with
+``cors_origin`` pages of that origin may query (never update).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, Router
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from ..curie import CurieMap
 from ..errors import ConfigError
@@ -60,6 +63,7 @@ from .linked import (
     void_triples,
 )
 from .protocol import GRAPH_TYPES, HTML, RESULT_TYPES, negotiate, parse_sparql_request
+from .transport import Nosniff, disconnected, read_body
 from .workers import (
     ClientGone,
     PooledStore,
@@ -146,56 +150,6 @@ def _refuse(exc: RequestRefused) -> Response:
     return PlainTextResponse(exc.message + "\n", status_code=exc.status, headers=headers)
 
 
-async def read_body(request: Request, limit: int, timeout: float) -> bytes:
-    """The request body, counted as it streams: 413 once past ``limit`` bytes, 408 if a piece takes over ``timeout`` s.
-
-    A declared Content-Length over the limit is refused before anything is read; a chunked
-    body, or one whose Content-Length lies, is refused as soon as the bytes received pass the
-    limit, so the server never holds more than ``limit`` bytes of a body.
-    """
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise RequestRefused(413, f"the request body is larger than {limit:,} bytes")
-    body = bytearray()
-    pieces = request.stream().__aiter__()
-    while True:
-        try:
-            piece = await asyncio.wait_for(pieces.__anext__(), timeout)
-        except StopAsyncIteration:
-            return bytes(body)
-        except TimeoutError:
-            raise RequestRefused(408, f"the request body stopped arriving for {timeout:g} s") from None
-        if len(body) + len(piece) > limit:
-            raise RequestRefused(413, f"the request body is larger than {limit:,} bytes")
-        body += piece
-
-
-async def _disconnected(receive: Receive) -> None:
-    """Return once the client has gone (``http.disconnect``), reading and dropping anything else."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-class _Nosniff:
-    """ASGI middleware: ``X-Content-Type-Options: nosniff`` on every response (error bodies echo input)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_nosniff(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-content-type-options", b"nosniff")]
-            await send(message)
-
-        await self.app(scope, receive, send_nosniff)
-
-
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}".lower()
@@ -236,7 +190,7 @@ def create_app(
         job = asyncio.ensure_future(
             run_in_threadpool(functools.partial(pool.call, fn, *args, timeout=limit, cancel=cancel))
         )
-        gone = asyncio.ensure_future(_disconnected(request.receive))
+        gone = asyncio.ensure_future(disconnected(request.receive))
         await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
         if not job.done():
             cancel.set()
@@ -398,7 +352,7 @@ def create_app(
         if on_shutdown is not None:
             on_shutdown()
 
-    middleware = [Middleware(_Nosniff)]
+    middleware = [Middleware(Nosniff)]
     if config.cors_origin:
         # no Authorization among the allowed headers: a page of another origin cannot send the token
         middleware.append(

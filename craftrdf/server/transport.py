@@ -12,8 +12,8 @@ h11 protocol class used by :func:`uvicorn_config`:
   one beyond that closes the *oldest* waiting one, so a flood of silent sockets pushes out
   its own members while a client that sends its head promptly gets through.
 
-Request bodies are bounded in the app (:func:`craftrdf.server.app.read_body`: size counted as
-it streams, a deadline per piece).
+Request bodies are read by :func:`read_body` (size counted as it streams, a deadline per
+piece); :class:`Nosniff` is the ASGI middleware adding ``X-Content-Type-Options: nosniff``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,13 @@ import asyncio
 import time
 from typing import Any
 
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["guarded_protocol", "uvicorn_config"]
+from .guard import RequestRefused
+
+__all__ = ["Nosniff", "disconnected", "guarded_protocol", "read_body", "uvicorn_config"]
 
 
 def guarded_protocol(header_timeout: float, max_half_open: int) -> type[H11Protocol]:
@@ -106,3 +110,53 @@ def uvicorn_config(
         timeout_keep_alive=keep_alive,
         h11_max_incomplete_event_size=64 * 1024,
     )
+
+
+async def read_body(request: Request, limit: int, timeout: float) -> bytes:
+    """The request body, counted as it streams: 413 once past ``limit`` bytes, 408 if a piece takes over ``timeout`` s.
+
+    A declared Content-Length over the limit is refused before anything is read; a chunked
+    body, or one whose Content-Length lies, is refused as soon as the bytes received pass the
+    limit, so the server never holds more than ``limit`` bytes of a body.
+    """
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise RequestRefused(413, f"the request body is larger than {limit:,} bytes")
+    body = bytearray()
+    pieces = request.stream().__aiter__()
+    while True:
+        try:
+            piece = await asyncio.wait_for(pieces.__anext__(), timeout)
+        except StopAsyncIteration:
+            return bytes(body)
+        except TimeoutError:
+            raise RequestRefused(408, f"the request body stopped arriving for {timeout:g} s") from None
+        if len(body) + len(piece) > limit:
+            raise RequestRefused(413, f"the request body is larger than {limit:,} bytes")
+        body += piece
+
+
+async def disconnected(receive: Receive) -> None:
+    """Return once the client has gone (``http.disconnect``), reading and dropping anything else."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+class Nosniff:
+    """ASGI middleware: ``X-Content-Type-Options: nosniff`` on every response (error bodies echo input)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_nosniff(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-content-type-options", b"nosniff")]
+            await send(message)
+
+        await self.app(scope, receive, send_nosniff)

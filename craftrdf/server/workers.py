@@ -16,6 +16,7 @@ with the worker's :class:`~craftrdf.store.AnnotationStore`; :func:`run_sparql` a
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import multiprocessing as mp
 import os
@@ -23,6 +24,7 @@ import queue
 import signal
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -105,6 +107,15 @@ class _Worker:
     conn: Connection
 
 
+def _renice(w: _Worker, niceness: int) -> bool:
+    """Set ``w``'s CPU niceness; False where not allowed (raising priority needs privileges)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, w.process.pid or 0, niceness)
+    except OSError:
+        return False
+    return True
+
+
 class ClientGone(RequestRefused):
     """The client of a call went away (its ``cancel`` event was set); the call was stopped."""
 
@@ -123,7 +134,11 @@ class WorkerPool:
     Fairness: with ``heavy`` > 0, ``heavy`` more workers are started, and a call still running
     after ``heavy_after`` seconds counts as heavy. At most ``heavy`` calls may be heavy at once;
     one more is stopped at that moment with 503 and ``Retry-After``, so heavy calls never hold
-    more than ``heavy`` workers and ``size`` workers always remain for simple queries. A heavy
+    more than ``heavy`` workers and ``size`` workers remain for simple queries. The pool
+    remembers calls that turned heavy (the last 1,024, by a hash of the function and its
+    arguments): the same call again is counted heavy from the start, and refused at once with
+    503 and ``Retry-After`` (no worker touched) when the lane is full or fewer than ``size``
+    ready workers would remain beside it. A heavy
     call's worker is lowered in CPU priority (nice +10) and, when its priority cannot be raised
     again afterwards (not root), replaced by a fresh one. With ``no_network`` each worker denies
     itself network sockets before opening the store (:func:`craftrdf.server.sandbox.deny_network`).
@@ -144,6 +159,7 @@ class WorkerPool:
         if getattr(opener, "mode", "read") == "write" and size + heavy != 1:
             raise StoreError("updates need a single writer: use one worker with --allow-update")
         self.size = size + heavy
+        self.fast = size
         self.heavy = heavy
         self.heavy_after = heavy_after
         self.no_network = no_network
@@ -153,6 +169,8 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._closed = False
         self._heavy_running = 0
+        self._known_heavy: OrderedDict[str, None] = OrderedDict()  # calls that turned heavy before
+        self._ready: set[int] = set()  # ids of workers that opened the store and are not killed
         self._all: dict[int, _Worker] = {}
         self._start_timeout = start_timeout
         self.restarts = 0
@@ -165,6 +183,7 @@ class WorkerPool:
                 self._kill(w)
             raise
         for w in started:
+            self._ready.add(id(w))
             self._idle.put(w)
 
     # -- lifecycle -------------------------------------------------------------------
@@ -197,6 +216,7 @@ class WorkerPool:
     def _kill(self, w: _Worker) -> None:
         with self._lock:
             self._all.pop(id(w), None)
+            self._ready.discard(id(w))
         if w.process.is_alive():
             w.process.kill()
         w.process.join(5)
@@ -224,12 +244,16 @@ class WorkerPool:
                 self._await_ready(new)
             except (StoreError, OSError) as exc:
                 self._kill(new)
+                if self.closed():  # the pool was closed under the starting successor
+                    return
                 logger.error("replacing a query worker failed (attempt %d): %s", attempt + 1, exc)
                 time.sleep(1.0)
                 continue
             if self.closed():  # closed while the successor was starting
                 self._kill(new)
             else:
+                with self._lock:
+                    self._ready.add(id(new))
                 self._idle.put(new)
             return
 
@@ -285,40 +309,63 @@ class WorkerPool:
                 return w
             self._replace(w, f"had died while idle (exit code {w.process.exitcode})")
 
-    def _become_heavy(self, w: _Worker) -> bool:
-        """Count ``w``'s call as heavy if the heavy lane has room (and lower its priority); False if full."""
+    def _admit_heavy(self, *, at_dispatch: bool) -> bool:
+        """Count one more heavy call if the lane has room; False if not.
+
+        At dispatch (a call known to be heavy), also only while ``fast`` ready workers would
+        remain for other calls: after a heavy call is killed its successor takes seconds to
+        start, and the next heavy call must not take the simple queries' last worker meanwhile.
+        """
         with self._lock:
             if self._heavy_running >= self.heavy:
                 return False
+            if at_dispatch and len(self._ready) - self._heavy_running - 1 < self.fast:
+                return False
             self._heavy_running += 1
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, w.process.pid or 0, 10)
-        return True
+            return True
+
+    def _lane_full(self, timeout: float) -> RequestRefused:
+        return RequestRefused(
+            503,
+            f"{self.heavy} long queries are running already, the most this server runs at once; try again later",
+            retry_after=max(int(timeout / 2), 1),
+        )
+
+    def _remember_heavy(self, key: str) -> None:
+        with self._lock:
+            self._known_heavy[key] = None
+            self._known_heavy.move_to_end(key)
+            while len(self._known_heavy) > 1024:
+                self._known_heavy.popitem(last=False)
+
+    def _drop_heavy(self) -> None:
+        with self._lock:
+            self._heavy_running -= 1
 
     def _end_heavy(self, w: _Worker) -> None:
         """The heavy call on ``w`` is over: restore its priority, or replace it when that is not allowed."""
-        with self._lock:
-            self._heavy_running -= 1
-        try:
-            os.setpriority(os.PRIO_PROCESS, w.process.pid or 0, 0)
-        except OSError:
+        self._drop_heavy()
+        if not _renice(w, 0):
             self._replace(w, "ran a heavy call at low priority", quiet=True)
             return
         self._idle.put(w)
 
-    def _wait(self, w: _Worker, timeout: float, cancel: threading.Event | None) -> bool:
+    def _wait(self, w: _Worker, timeout: float, cancel: threading.Event | None, key: str, heavy: bool) -> bool:
         """Wait for ``w``'s answer; True if heavy. Raises (after replacing ``w``) on overrun, cancel, full lane."""
         started = time.monotonic()
-        heavy = False
         while True:
             elapsed = time.monotonic() - started
             if w.conn.poll(max(min(0.05, timeout - elapsed), 0)):
                 return heavy
             elapsed = time.monotonic() - started
             if cancel is not None and cancel.is_set():
+                if heavy:
+                    self._drop_heavy()
                 self._replace(w, "was running a query whose client went away", quiet=True)
                 raise ClientGone()
             if elapsed >= timeout:
+                if heavy:
+                    self._drop_heavy()
                 self._replace(w, f"overran the {timeout:g} s time limit and was killed")
                 raise RequestRefused(
                     503,
@@ -326,15 +373,12 @@ class WorkerPool:
                     "stopped; make it more selective or add LIMIT",
                 )
             if self.heavy and not heavy and elapsed >= self.heavy_after:
-                heavy = self._become_heavy(w)
+                self._remember_heavy(key)
+                heavy = self._admit_heavy(at_dispatch=False)
                 if not heavy:
                     self._replace(w, "ran a heavy query while the heavy lane was full", quiet=True)
-                    raise RequestRefused(
-                        503,
-                        f"{self.heavy} long queries are running already, the most this server runs at "
-                        "once; try again later",
-                        retry_after=max(int(timeout), 1),
-                    )
+                    raise self._lane_full(timeout)
+                _renice(w, 10)
 
     def call(
         self,
@@ -354,10 +398,23 @@ class WorkerPool:
         """
         if self._closed:
             raise RequestRefused(503, "the server is shutting down")
-        w = self._take(timeout if wait is None else wait)
+        key = hashlib.sha256(repr((fn.__module__, fn.__qualname__, args)).encode()).hexdigest()
+        with self._lock:
+            known = key in self._known_heavy
+        if self.heavy and known and not self._admit_heavy(at_dispatch=True):
+            raise self._lane_full(timeout)
+        try:
+            w = self._take(timeout if wait is None else wait)
+        except RequestRefused:
+            if self.heavy and known:
+                self._drop_heavy()
+            raise
+        if self.heavy and known:
+            _renice(w, 10)
+        heavy = bool(self.heavy and known)
         try:
             w.conn.send((fn, args))
-            heavy = self._wait(w, timeout, cancel)
+            heavy = self._wait(w, timeout, cancel, key, heavy)
         except (OSError, EOFError):
             self._replace(w, "was gone when given work")
             raise RequestRefused(500, "the query worker failed; it has been replaced, try again") from None
@@ -372,8 +429,7 @@ class WorkerPool:
             w.process.join(1)
             code = w.process.exitcode
             if heavy:
-                with self._lock:
-                    self._heavy_running -= 1
+                self._drop_heavy()
             self._replace(w, f"died during a call (exit code {code})")
             raise RequestRefused(
                 500,
