@@ -17,7 +17,7 @@ def _cmd_export_ontology(args: argparse.Namespace) -> int:
     if args.format not in _ONTOLOGY_FORMATS:
         raise ConfigError(f"--ontology exports as {', '.join(_ONTOLOGY_FORMATS)}, not {args.format}")
     with open_store(args, mode="read") as store:
-        r = export_ontology(store, args.ontology, args.out, format=args.format)  # type: ignore[arg-type]
+        r = export_ontology(store, args.ontology, args.out, format=args.format)
     size = f"{r.terms:,} terms" if r.format == "obo" else f"{r.triples:,} triples"
     print(f"exported ontology {r.ontology} as {r.format}: {size} -> {r.out}, {r.seconds:.1f} s")
     if r.unwritten:
@@ -39,7 +39,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise ConfigError(f"an annotation set exports as {', '.join(_FORMATS)}, not {args.format}")
     with open_store(args, mode="read") as store:
         r = export_set(
-            store,  # type: ignore[arg-type]
+            store,
             args.set,
             args.out,
             format=args.format,

@@ -106,6 +106,19 @@ def _some(e: Expr, names: _Names) -> tuple[str, str] | None:
     return None
 
 
+def _intersection_parts(e: ObjectAnd, names: _Names) -> list[str] | None:
+    """``intersection_of`` values (a named genus, ``R X`` differentiae), or None if OBO cannot say it."""
+    parts: list[str] = []
+    for item in e.items:
+        if isinstance(item, str) and names.named(item):
+            parts.append(escape_id(names.cls(item)))
+        elif (some := _some(item, names)) is not None:
+            parts.append(f"{escape_id(some[0])} {escape_id(some[1])}")
+        else:
+            return None
+    return parts
+
+
 def _logical_lines(cls: ClassAxioms, names: _Names) -> tuple[list[str], list[str]]:
     """OBO lines for the class's equivalence axioms, and the reasons for those not writable."""
     lines: list[str] = []
@@ -116,12 +129,8 @@ def _logical_lines(cls: ClassAxioms, names: _Names) -> tuple[list[str], list[str
             lines.append(f"equivalent_to: {escape_id(names.cls(e))}")  # type: ignore[arg-type]
             continue
         if isinstance(e, ObjectAnd) and not used["intersection_of"]:
-            parts = [
-                escape_id(names.cls(i)) if names.named(i) else " ".join(map(escape_id, s))
-                for i in e.items
-                if names.named(i) or (s := _some(i, names)) is not None
-            ]
-            if len(parts) == len(e.items):
+            parts = _intersection_parts(e, names)
+            if parts is not None:
                 used["intersection_of"] = True
                 lines.extend(f"intersection_of: {p}" for p in parts)
                 continue

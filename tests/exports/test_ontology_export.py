@@ -199,3 +199,22 @@ def test_mop_and_go_mf_stub_load_as_shipped(craft_dir: Path, tmp_path: Path) -> 
         plain = tmp_path / path.name.removesuffix(".zip")
         plain.write_text(_text(path), encoding="utf-8")
         assert len(fastobo.load(str(plain))) > 0
+
+
+def test_cli_exports_an_ontology(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "craftrdf.cli", "-q", *args]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+    store = str(tmp_path / "s")
+    assert craftrdf("load", str(AXIOMS), "--store", store).returncode == 0
+    out = tmp_path / "axioms.obo"
+    r = craftrdf("export", "--store", store, "--ontology", "axioms", "--format", "obo", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "AX_EXT:paw" in r.stdout  # listed as not expressible in OBO 1.4
+    assert len(fastobo.load(str(out))) > 0
+    r = craftrdf("export", "--store", store, "--ontology", "axioms", "--format", "jsonld", "--out", str(out))
+    assert r.returncode == 1 and "owl, obo, ttl" in r.stderr
