@@ -15,7 +15,7 @@ from ..iris import inferred_graph, ontology_graph
 from ..owlread import read_ontology
 from ..rdf import iri, literal, quad
 from ..store import ReadableStore, require_writable
-from ..vocab import CRAFT, RDF, RDFS
+from ..vocab import BASE, CRAFT, RDF, RDFS
 from .structural import StructuralReasoner, classify_structural
 
 __all__ = ["ClassifyReport", "Reasoner", "classify", "compare_placements"]
@@ -23,6 +23,7 @@ __all__ = ["ClassifyReport", "Reasoner", "classify", "compare_placements"]
 logger = logging.getLogger(__name__)
 
 Reasoner = Literal["structural", "hermit"]
+_REF = BASE + "ref/"
 Edge = tuple[str, str]
 
 
@@ -66,6 +67,8 @@ def classify(
         edges = classify_hermit(store, ontology)
     else:
         raise ConfigError(f"unknown reasoner {reasoner!r}: use structural or hermit")
+    # classes outside the file that extension definitions name are not part of the hierarchy
+    edges = {(c, p) for c, p in edges if not (c.startswith(_REF) or p.startswith(_REF))}
     seconds = time.perf_counter() - t0
     target = inferred_graph(ontology)
     if write:

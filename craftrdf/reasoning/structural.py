@@ -238,26 +238,52 @@ def _descendants(c: str, children: dict[str, set[str]], memo: dict[str, set[str]
 
 
 def classify_structural(onto: OntologyAxioms) -> set[Edge]:
-    """The inferred subsumptions ``(child IRI, parent IRI)`` of ``onto``, reduced to direct edges.
+    """The subsumptions ``(child IRI, parent IRI)`` of ``onto`` its relations graph lacks, as direct edges.
 
-    An edge is left out when another inferred or told path already gives it, so the
-    result adds no redundant is_a edge to Wang similarity's graph.
+    The relations graph has the named ``is_a`` parents and, for classes other than CRAFT's
+    extension classes, the genus of their intersections; every named class the
+    reasoner puts a class under beyond that is new. Only direct edges are kept (one
+    not implied by another new or told edge), and none between equivalent classes, so
+    Wang similarity's graph stays a DAG without redundant edges.
     """
     reasoner = StructuralReasoner(onto)
-    inferred = reasoner.run()
+    reasoner.run()
     reasoner._reset()
-    direct = {
-        (d, c) for d, c in inferred if not any(c in reasoner.ancestors(p) for p in _parents(reasoner, d) if p != c)
-    }
-    logger.info("structural: %d inferred subsumptions, %d direct", len(inferred), len(direct))
+    base = _BaseHierarchy(onto)
+    direct: set[Edge] = set()
+    for c in onto.classes:
+        new = reasoner.ancestors(c) - base.ancestors(c)
+        for a in new:
+            if c in reasoner.ancestors(a):
+                continue  # equivalent classes
+            above = reasoner.ancestors(c)
+            if not any(a in reasoner.ancestors(b) and b not in reasoner.ancestors(a) for b in above if b != a):
+                direct.add((c, a))
+    logger.info("structural: %d direct inferred subsumptions", len(direct))
     return direct
 
 
-def _parents(reasoner: StructuralReasoner, c: str) -> set[str]:
-    out: set[str] = set(reasoner.extra.get(c, ()))
-    for e in reasoner.told.get(c, ()):
-        if isinstance(e, str):
-            out.add(e)
-        elif isinstance(e, ObjectAnd):
-            out |= {i for i in e.items if isinstance(i, str)}
-    return out
+class _BaseHierarchy:
+    """The ancestors the relations graph gives: named is_a and non-extension intersection genus."""
+
+    def __init__(self, onto: OntologyAxioms) -> None:
+        self.parents: dict[str, set[str]] = {}
+        for c in onto.classes.values():
+            ps = {p for p in c.parents if isinstance(p, str)}
+            if not c.extension:
+                for e in c.equivalents:
+                    if isinstance(e, ObjectAnd):
+                        ps |= {i for i in e.items if isinstance(i, str)}
+            self.parents[c.iri] = ps
+        self._memo: dict[str, frozenset[str]] = {}
+
+    def ancestors(self, c: str) -> frozenset[str]:
+        hit = self._memo.get(c)
+        if hit is None:
+            self._memo[c] = frozenset()
+            out: set[str] = set()
+            for p in self.parents.get(c, ()):
+                out.add(p)
+                out |= self.ancestors(p)
+            hit = self._memo[c] = frozenset(out - {c})
+        return hit
