@@ -31,7 +31,15 @@ from ..vocab import BASE, CRAFT, OBO, OWL, RDF, RDFS
 from .logicaldef import And, DefinitionSyntaxError, LabelIndex, Named, Or, parse_definition, resolve_reference
 from .owl import EQUIVALENT, SUBCLASS, BlankNodes, NotExpressible, boolean, class_expression, some
 
-__all__ = ["AxiomContext", "class_axioms", "class_iri", "extension_axioms", "external_class", "targets"]
+__all__ = [
+    "AxiomContext",
+    "class_axioms",
+    "class_iri",
+    "closing_axioms",
+    "extension_axioms",
+    "external_class",
+    "targets",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +64,8 @@ class AxiomContext:
     labels: dict[str, str] = field(default_factory=dict)
     definitions: list[tuple[str, str, str, int]] = field(default_factory=list)
     dropped: list[tuple[str, str]] = field(default_factory=list)
+    used_properties: set[str] = field(default_factory=set)
+    declared_properties: set[str] = field(default_factory=set)
 
     def note_label(self, curie: str, label: str) -> None:
         """Remember a class's label, to resolve references of extension definitions."""
@@ -96,6 +106,7 @@ def class_axioms(term: Term, s: str, ctx: AxiomContext) -> Iterator[str]:
     for name, target in term.relationships:
         for o in targets((target,), ctx.curies, ctx.where, term.line, depth=5):
             p = iri(ctx.rel(name))
+            ctx.used_properties.add(p)
             out.clear()
             yield quad(s, SUBCLASS, some(p, o, g, ctx.nodes, out), g)
             yield from out
@@ -139,6 +150,7 @@ def _intersection(term: Term, s: str, ctx: AxiomContext) -> Iterator[str]:
                 yield quad(s, SUBCLASS, o, r)
         else:
             p = iri(ctx.rel(name))
+            ctx.used_properties.add(p)
             parts.append(some(p, o, g, ctx.nodes, out))
             if r is not None:
                 yield quad(s, p, o, r)
@@ -169,6 +181,15 @@ def external_class(ref: Named) -> str:
     return mint(BASE, "ref", prefix, label)
 
 
+def closing_axioms(ctx: AxiomContext) -> Iterator[str]:
+    """What can only be written once the whole file is read: extension classes' definitions,
+    then an ``owl:ObjectProperty`` declaration for every relation used in a restriction
+    that no ``[Typedef]`` declared (OWL tools read an undeclared one as an annotation)."""
+    yield from extension_axioms(ctx)
+    for p in sorted(ctx.used_properties - ctx.declared_properties):
+        yield quad(p, _TYPE, iri(OWL.ObjectProperty), ctx.g)
+
+
 def extension_axioms(ctx: AxiomContext) -> Iterator[str]:
     """``owl:equivalentClass`` axioms for the extension classes' logical definitions seen.
 
@@ -194,12 +215,15 @@ def extension_axioms(ctx: AxiomContext) -> Iterator[str]:
             raise NotExpressible(why)
         return external.setdefault(external_key(ref), iri(external_class(ref)))
 
+    def prop(name: str) -> str:
+        p = iri(ctx.rel(name))
+        ctx.used_properties.add(p)
+        return p
+
     for curie, s, text, line in ctx.definitions:
         out: list[str] = []
         try:
-            target = class_expression(
-                parse_definition(text), ctx.g, ctx.nodes, out, cls=cls, prop=lambda n: iri(ctx.rel(n))
-            )
+            target = class_expression(parse_definition(text), ctx.g, ctx.nodes, out, cls=cls, prop=prop)
         except (DefinitionSyntaxError, NotExpressible, InputError) as exc:
             reason = exc.message if isinstance(exc, InputError) else str(exc)
             ctx.dropped.append((curie, reason))

@@ -33,7 +33,7 @@ from ..errors import ConfigError, DataWarning, InputError
 from ..model import Term, Typedef
 from ..rdf import bool_literal, check_iri, iri, literal, quad
 from ..vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
-from .axioms import AxiomContext, class_axioms, class_iri, extension_axioms, targets
+from .axioms import AxiomContext, class_axioms, class_iri, closing_axioms, targets
 from .obo import OboHeader
 from .owl import BlankNodes
 
@@ -179,7 +179,7 @@ def ontology_nquads(
             yield from _typedef(item, ctx)
         else:
             raise TypeError(f"expected OboHeader, Term or Typedef, got {type(item).__name__}")
-    yield from extension_axioms(ctx)
+    yield from closing_axioms(ctx)
 
 
 def _term(term: Term, ctx: AxiomContext, default_namespace: str | None) -> Iterator[str]:
@@ -229,6 +229,7 @@ def _typedef(typedef: Typedef, ctx: AxiomContext) -> Iterator[str]:
     """
     g = ctx.g
     p = iri(ctx.rel(typedef.id))
+    ctx.declared_properties.add(p)
     yield quad(p, _TYPE, iri(OWL.AnnotationProperty) if typedef.metadata else _OBJECT_PROPERTY, g)
     yield quad(p, _ID, literal(typedef.id), g)
     if typedef.name:
