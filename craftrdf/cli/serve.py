@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import Any
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -40,14 +42,44 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(kind: type) -> object:
-    def parse(text: str) -> object:
+def _positive(kind: type) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
         value = kind(text)
         if value <= 0:
             raise argparse.ArgumentTypeError(f"must be positive, got {text}")
         return value
 
     return parse
+
+
+def _add_connection_options(s: argparse.ArgumentParser) -> None:
+    """Options bounding connections, bodies and long queries, and letting browsers of other origins in."""
+    s.add_argument(
+        "--heavy-workers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="more workers for queries running past 1 s; at most N such at once, more get 503 (default 2)",
+    )
+    s.add_argument(
+        "--max-body",
+        type=_positive(int),
+        default=1_000_000,
+        metavar="BYTES",
+        help="largest request body (default 1 MB)",
+    )
+    s.add_argument(
+        "--header-timeout",
+        type=_positive(float),
+        default=10.0,
+        metavar="SECONDS",
+        help="a connection must send its request head within this time (default 10)",
+    )
+    s.add_argument(
+        "--cors-origin",
+        metavar="ORIGIN|*",
+        help="let browser pages of this origin (or any, with *) send queries; never updates (default: none)",
+    )
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -89,32 +121,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         metavar="N",
         help="query worker processes when read-only (default 2; one writer with --allow-update)",
     )
-    s.add_argument(
-        "--heavy-workers",
-        type=int,
-        default=2,
-        metavar="N",
-        help="more workers for queries running past 1 s; at most N such at once, more get 503 (default 2)",
-    )
-    s.add_argument(
-        "--max-body",
-        type=_positive(int),
-        default=1_000_000,
-        metavar="BYTES",
-        help="largest request body (default 1 MB)",
-    )
-    s.add_argument(
-        "--header-timeout",
-        type=_positive(float),
-        default=10.0,
-        metavar="SECONDS",
-        help="a connection must send its request head within this time (default 10)",
-    )
-    s.add_argument(
-        "--cors-origin",
-        metavar="ORIGIN|*",
-        help="let browser pages of this origin (or any, with *) send queries; never updates (default: none)",
-    )
+    _add_connection_options(s)
     s.add_argument("--max-query-length", type=_positive(int), default=100_000, metavar="CHARS")
     s.add_argument(
         "--max-depth",
