@@ -51,6 +51,36 @@ def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
     return parse
 
 
+def _add_connection_options(s: argparse.ArgumentParser) -> None:
+    """Options bounding connections, bodies and long queries, and letting browsers of other origins in."""
+    s.add_argument(
+        "--heavy-workers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="more workers for queries running past 1 s; at most N such at once, more get 503 (default 2)",
+    )
+    s.add_argument(
+        "--max-body",
+        type=_positive(int),
+        default=1_000_000,
+        metavar="BYTES",
+        help="largest request body (default 1 MB)",
+    )
+    s.add_argument(
+        "--header-timeout",
+        type=_positive(float),
+        default=10.0,
+        metavar="SECONDS",
+        help="a connection must send its request head within this time (default 10)",
+    )
+    s.add_argument(
+        "--cors-origin",
+        metavar="ORIGIN|*",
+        help="let browser pages of this origin (or any, with *) send queries; never updates (default: none)",
+    )
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve`` to the ``craftrdf`` parser."""
     s = sub.add_parser(
@@ -90,32 +120,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="N",
         help="query worker processes when read-only (default 2; one writer with --allow-update)",
     )
-    s.add_argument(
-        "--heavy-workers",
-        type=int,
-        default=2,
-        metavar="N",
-        help="more workers for queries running past 1 s; at most N such at once, more get 503 (default 2)",
-    )
-    s.add_argument(
-        "--max-body",
-        type=_positive(int),
-        default=1_000_000,
-        metavar="BYTES",
-        help="largest request body (default 1 MB)",
-    )
-    s.add_argument(
-        "--header-timeout",
-        type=_positive(float),
-        default=10.0,
-        metavar="SECONDS",
-        help="a connection must send its request head within this time (default 10)",
-    )
-    s.add_argument(
-        "--cors-origin",
-        metavar="ORIGIN|*",
-        help="let browser pages of this origin (or any, with *) send queries; never updates (default: none)",
-    )
+    _add_connection_options(s)
     s.add_argument("--max-query-length", type=_positive(int), default=100_000, metavar="CHARS")
     s.add_argument(
         "--max-depth",

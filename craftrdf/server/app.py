@@ -155,6 +155,24 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+async def _call(
+    pool: WorkerPool, fn: Callable[..., Any], args: tuple[Any, ...], timeout: float, request: Request | None
+) -> Any:
+    """Run ``fn`` in the pool off the event loop; with ``request``, stop it (killing its worker) if the client goes."""
+    if request is None:
+        return await run_in_threadpool(pool.call, fn, *args, timeout=timeout)
+    cancel = threading.Event()
+    job = asyncio.ensure_future(
+        run_in_threadpool(functools.partial(pool.call, fn, *args, timeout=timeout, cancel=cancel))
+    )
+    gone = asyncio.ensure_future(disconnected(request.receive))
+    await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
+    if not job.done():
+        cancel.set()
+    gone.cancel()
+    return await job
+
+
 # over 80 lines: the routes are closures over one app's pool and limits (tests/test_layout.py)
 def create_app(
     pool: WorkerPool,
@@ -182,20 +200,7 @@ def create_app(
     async def call(
         fn: Callable[..., Any], *args: Any, timeout: float | None = None, request: Request | None = None
     ) -> Any:
-        """Run ``fn`` in the pool; with ``request``, stop it (killing its worker) if the client goes away."""
-        limit = timeout or config.timeout
-        if request is None:
-            return await run_in_threadpool(pool.call, fn, *args, timeout=limit)
-        cancel = threading.Event()
-        job = asyncio.ensure_future(
-            run_in_threadpool(functools.partial(pool.call, fn, *args, timeout=limit, cancel=cancel))
-        )
-        gone = asyncio.ensure_future(disconnected(request.receive))
-        await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
-        if not job.done():
-            cancel.set()
-        gone.cancel()
-        return await job
+        return await _call(pool, fn, args, timeout or config.timeout, request)
 
     # -- SPARQL ------------------------------------------------------------------------
 

@@ -205,7 +205,7 @@ def requests(draw: st.DrawFn) -> tuple[str, bool]:
     return PROLOGUE + " ; ".join(ops), True
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests())
 def test_the_guard_refuses_whatever_rdflib_finds(request: tuple[str, bool]) -> None:
     text, update = request
