@@ -142,13 +142,13 @@ index.matrix(terms).round(3)""",
         "An evaluation table: the matcher's output of the `annotate` step above scored against the gold set, "
         "the Shared Task's slot error rate and the NER criteria (exact classes).",
         """(report,) = craftrdf.evaluate(store, "UBERON_EXT", "run/")
-print(f"{report.key}: SER {report.total.ser:.3f}, P {report.total.precision:.3f}, "
-      f"R {report.total.recall:.3f}, F1 {report.total.f1:.3f}")
+total = report.total
+print(f"{report.key}: SER {total.ser:.3f}, P {total.precision:.3f}, R {total.recall:.3f}, F1 {total.f1:.3f}")
 print(f"{'criterion':<14}{'TP':>5}{'ref':>6}{'pred':>6}{'P':>8}{'R':>8}{'F1':>8}")
 for c in report.criteria:
     if c.classes == "exact":
-        print(f"{c.criterion:<14}{c.tp:>5}{c.ref_count:>6}{c.pred_count:>6}"
-              f"{c.precision:>8.3f}{c.recall:>8.3f}{c.f1:>8.3f}")
+        row = f"{c.criterion:<14}{c.tp:>5}{c.ref_count:>6}{c.pred_count:>6}"
+        print(f"{row}{c.precision:>8.3f}{c.recall:>8.3f}{c.f1:>8.3f}")
 store.close()""",
     ),
 ]
@@ -222,6 +222,7 @@ def guide(cwd: Path) -> str:
         "is followed by its output, as a notebook shows it.",
         "",
     ]
+    # the cells are written as ruff formats them: `ruff format` checks Python blocks in Markdown too
     for (prose, cell), out in zip(NOTEBOOK, run_cells([c for _, c in NOTEBOOK], cwd)):
         parts += [prose, "", "```python", cell, "```", ""]
         if out:
