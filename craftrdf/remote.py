@@ -30,7 +30,7 @@ import pyoxigraph as ox
 
 from .bindings import bind_values, query_form
 from .errors import QueryError, StoreError
-from .replace import replacement_update
+from .replace import ntriples_file, replacement_update
 from .store import QueryAnswer, SparqlReads, Substitutions
 from .vocab import CRAFT
 
@@ -287,11 +287,13 @@ class RemoteStore(SparqlReads):
         """Turn ``graph`` from ``old`` into ``new`` (both N-Triples) with one update request."""
         import httpx
 
-        def parsed_new() -> Iterator[ox.Quad]:
-            new.seek(0)
-            return iter(ox.parse(new, ox.RdfFormat.N_TRIPLES))
-
-        diff = replacement_update(graph.value, lambda: ox.parse(old, ox.RdfFormat.N_TRIPLES), parsed_new)
+        new.seek(0)
+        # both re-serialized by pyoxigraph, whatever the server's own N-Triples looks like
+        with (
+            ntriples_file(q.triple for q in ox.parse(old, ox.RdfFormat.N_TRIPLES)) as before,
+            ntriples_file(q.triple for q in ox.parse(new, ox.RdfFormat.N_TRIPLES)) as after,
+        ):
+            diff = replacement_update(graph.value, before, after)
         logger.info(
             "replacing %s at %s in one update: %d triples out, %d in",
             graph.value,

@@ -16,41 +16,33 @@ has none. Only the difference is written, so a small edit to a large ontology is
 transaction. The terms in the text are pyoxigraph's own N-Triples serialisation of parsed
 terms, never text from the input, so the update's structure cannot be changed by data.
 
-Memory: two passes over each version; between them, a 16-byte digest per triple without a
-blank node (old and new), then the update text and the store's transaction, which grow with
-the number of triples that change (measured in docs/benchmarks.md, "Atomic replacement").
+Both versions come as N-Triples files written by pyoxigraph's serializer (``Store.dump`` of
+the graph, ``pyoxigraph.serialize`` of the new quads), one triple per line in one canonical
+form, so lines compare as triples and the per-triple work in Python is a line and a digest.
+Memory: two passes over each file; between them, a 16-byte digest per triple without a blank
+node (old and new), then the update text and the store's transaction, which grow with the
+number of triples that change (measured in docs/benchmarks.md, "Atomic replacement").
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Callable, Iterable
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import IO
 
 import pyoxigraph as ox
 
-__all__ = ["GraphDiff", "replacement_update"]
-
-
-class _HasTerms(Protocol):
-    @property
-    def subject(self) -> object: ...
-    @property
-    def predicate(self) -> object: ...
-    @property
-    def object(self) -> object: ...
-
-
-Source = Callable[[], Iterable[_HasTerms]]
+__all__ = ["GraphDiff", "ntriples_file", "replacement_update"]
 
 
 @dataclass(frozen=True, slots=True)
 class GraphDiff:
     """The one update that turns the old version of a graph into the new one, and what it changes.
 
-    ``removed`` and ``added`` count triples without blank nodes; ``blank_old`` and
+    ``removed`` and ``added`` count distinct triples without blank nodes; ``blank_old`` and
     ``blank_new`` the triples with one (all of the old ones are deleted, all of the new
     ones inserted).
     """
@@ -62,35 +54,57 @@ class GraphDiff:
     blank_new: int
 
 
-def _has_blank(t: _HasTerms) -> bool:
-    return isinstance(t.subject, ox.BlankNode) or isinstance(t.object, ox.BlankNode)
+def ntriples_file(triples: Iterable[ox.Triple]) -> IO[bytes]:
+    """A temporary file (rewound) holding ``triples`` as pyoxigraph's N-Triples; the caller closes it."""
+    out = tempfile.TemporaryFile()  # noqa: SIM115 - handed to the caller, who closes it
+    ox.serialize(triples, out, ox.RdfFormat.N_TRIPLES)
+    out.seek(0)
+    return out
 
 
-def _text(t: _HasTerms) -> str:
-    return f"{t.subject} {t.predicate} {t.object} ."
+def _has_blank(line: bytes) -> bool:
+    """True when the subject or object of an N-Triples line is a blank node.
+
+    In pyoxigraph's N-Triples the subject is ``<iri>`` or ``_:id`` and the predicate
+    ``<iri>``; an IRI holds neither a space nor ``>``, so the object starts after the
+    predicate's ``> ``.
+    """
+    if line.startswith(b"_:"):
+        return True
+    after_subject = line.index(b"> ") + 2
+    after_predicate = line.index(b"> ", after_subject) + 2
+    return line.startswith(b"_:", after_predicate)
 
 
-def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+def _lines(nt: IO[bytes]) -> Iterator[bytes]:
+    nt.seek(0)
+    for line in nt:
+        line = line.rstrip(b"\r\n")
+        if line:
+            yield line
 
 
-def _digests(source: Source) -> tuple[set[bytes], int]:
-    """Digests of the triples without blank nodes, and the number of those with one."""
+def _digest(line: bytes) -> bytes:
+    return hashlib.blake2b(line, digest_size=16).digest()
+
+
+def _digests(nt: IO[bytes]) -> tuple[set[bytes], int]:
+    """Digests of the lines without blank nodes, and the number of lines with one."""
     out: set[bytes] = set()
     blank = 0
-    for t in source():
-        if _has_blank(t):
+    for line in _lines(nt):
+        if _has_blank(line):
             blank += 1
         else:
-            out.add(_digest(_text(t)))
+            out.add(_digest(line))
     return out, blank
 
 
-def replacement_update(graph: str, old: Source, new: Source) -> GraphDiff:
-    """The update replacing graph ``graph``'s triples ``old()`` by ``new()`` (each called twice).
+def replacement_update(graph: str, old: IO[bytes], new: IO[bytes]) -> GraphDiff:
+    """The update replacing graph ``graph``'s triples ``old`` by ``new``, both N-Triples from pyoxigraph.
 
-    ``old`` and ``new`` return the triples (or quads: only subject, predicate and object
-    are read) of each version, as pyoxigraph terms; the graph is ``graph`` for both.
+    ``old`` and ``new`` are binary files read twice from the start (see
+    :func:`ntriples_file`; ``Store.dump(..., from_graph=...)`` writes the same form).
     """
     g = ox.NamedNode(graph)
     old_keys, blank_old = _digests(old)
@@ -100,11 +114,9 @@ def replacement_update(graph: str, old: Source, new: Source) -> GraphDiff:
     del old_keys, new_keys
     out = io.StringIO()
     out.write(f"DELETE DATA {{ GRAPH {g} {{\n")
-    for t in old():
-        if not _has_blank(t):
-            line = _text(t)
-            if _digest(line) in gone:
-                out.write(line + "\n")
+    for line in _lines(old):
+        if not _has_blank(line) and _digest(line) in gone:
+            out.write(line.decode("utf-8") + "\n")
     out.write("} } ;\n")
     if blank_old:
         out.write(
@@ -112,9 +124,8 @@ def replacement_update(graph: str, old: Source, new: Source) -> GraphDiff:
             "FILTER(isBlank(?s) || isBlank(?o)) } ;\n"
         )
     out.write(f"INSERT DATA {{ GRAPH {g} {{\n")
-    for t in new():
-        line = _text(t)
-        if _has_blank(t) or _digest(line) in fresh:
-            out.write(line + "\n")
+    for line in _lines(new):
+        if _has_blank(line) or _digest(line) in fresh:
+            out.write(line.decode("utf-8") + "\n")
     out.write("} }\n")
     return GraphDiff(out.getvalue(), len(gone), len(fresh), blank_old, blank_new)

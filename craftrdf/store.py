@@ -46,7 +46,7 @@ import pyoxigraph as ox
 
 from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, literal, quad
-from .replace import replacement_update
+from .replace import ntriples_file, replacement_update
 from .vocab import CRAFT
 
 __all__ = [
@@ -521,14 +521,16 @@ class AnnotationStore:
     def _replace(self, node: ox.NamedNode, spool: IO[bytes]) -> None:
         """Turn graph ``node`` into the N-Quads in ``spool`` with one update (one transaction)."""
 
-        def new() -> Iterator[ox.Quad]:
+        def triples() -> Iterator[ox.Triple]:
             spool.seek(0)
             for q in ox.parse(spool, ox.RdfFormat.N_QUADS):
                 if q.graph_name != node:
                     raise StoreError(f"internal error: a quad of batch {node.value} names graph {q.graph_name}")
-                yield q
+                yield q.triple
 
-        diff = replacement_update(node.value, lambda: self.raw.quads_for_pattern(None, None, None, node), new)
+        with tempfile.TemporaryFile() as old, ntriples_file(triples()) as new:
+            self.raw.dump(old, ox.RdfFormat.N_TRIPLES, from_graph=node)
+            diff = replacement_update(node.value, old, new)
         logger.info(
             "replacing batch %s in one transaction: %d triples out, %d in (%d, %d with blank nodes)",
             node.value,
