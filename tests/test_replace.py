@@ -21,6 +21,8 @@ from typing import IO
 
 import pyoxigraph as ox
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from craftrdf.store import AnnotationStore
 
@@ -147,3 +149,30 @@ def test_the_update_deletes_and_inserts_only_changed_triples() -> None:
     # by hand: 3 in 10 of N literals change, so 3,000 go out and 3,000 come in; both blank-node triples each way
     assert (diff.removed, diff.added, diff.blank_old, diff.blank_new) == (3000, 3000, 2, 2)
     assert diff.update.count('*" .') == 3000
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(old=st.lists(_TEXT, max_size=8), new=st.lists(_TEXT, max_size=8), lang=st.sampled_from(["", "@en", "@de-CH"]))
+def test_any_literal_text_is_replaced_exactly(old: list[str], new: list[str], lang: str) -> None:
+    """Whatever text the input holds (quotes, backslashes, newlines, NUL, braces), the graph ends as the new version.
+
+    The oracle is pyoxigraph's own parse of the new version's lines, compared as term sets.
+    """
+    from craftrdf.rdf import literal
+
+    def lines(values: list[str]) -> list[str]:
+        return [
+            f"<https://example.org/s{i}> <https://example.org/p> {literal(v)}{lang} <{G}> ."
+            for i, v in enumerate(values)
+        ]
+
+    store = AnnotationStore.memory()
+    store.load_batch(G, lines(old), digest="old")
+    store.load_batch(G, lines(new), digest="new")
+    got = {(q.subject, q.predicate, q.object) for q in store.raw.quads_for_pattern(None, None, None, ox.NamedNode(G))}
+    want = {(q.subject, q.predicate, q.object) for q in ox.parse("\n".join(lines(new)), ox.RdfFormat.N_QUADS)}
+    want.add((ox.NamedNode(G), ox.NamedNode("https://w3id.org/craftrdf/vocab#digest"), ox.Literal("new")))
+    assert got == want
