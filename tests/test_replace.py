@@ -76,8 +76,11 @@ def observed(path: Path, mode: str) -> tuple[frozenset[str], str] | None:
         return frozenset(plain), ",".join(tags)
 
 
-def run_child(path: Path, which: str, kill_after: float | None) -> float | None:
-    """Replace G by ``which`` in a child; SIGKILL it ``kill_after`` s after it is ready. Its duration if it ended."""
+def run_child(path: Path, which: str, kill_after: float | str | None) -> float | None:
+    """Replace G by ``which`` in a child; SIGKILL it ``kill_after`` s after it is ready. Its duration if it ended.
+
+    ``kill_after="done"`` kills it once ``load_batch`` has returned, before the store is closed.
+    """
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path]))
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(path), which], stdout=subprocess.PIPE, text=True, env=env
@@ -88,7 +91,10 @@ def run_child(path: Path, which: str, kill_after: float | None) -> float | None:
         done = child.stdout.readline().split()
         child.wait(timeout=120)
         return float(done[1])
-    time.sleep(kill_after)
+    if kill_after == "done":
+        assert child.stdout.readline().startswith("DONE")
+    else:
+        time.sleep(float(kill_after))
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=60)
     return None
@@ -106,7 +112,11 @@ def set_to(path: Path, which: str | None) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("start", "points"), [("old", 12), ("absent", 6)])
 def test_a_killed_load_leaves_the_old_version_or_the_new_one(tmp_path: Path, start: str, points: int) -> None:
-    """``old``: a replacement, killed at 12 points; ``absent``: a first load (its "old" is no graph), at 6."""
+    """``old``: a replacement, killed at 12 points; ``absent``: a first load (its "old" is no graph), at 6.
+
+    Delays are spread over the duration of an unkilled run; the last kill comes once ``load_batch``
+    has returned (committed, not yet flushed or closed), so the new version must be there.
+    """
     path = tmp_path / "store"
     before = expected("old") if start == "old" else None
     after = expected("new")
@@ -114,11 +124,12 @@ def test_a_killed_load_leaves_the_old_version_or_the_new_one(tmp_path: Path, sta
     duration = run_child(path, "new", None)
     assert duration is not None and observed(path, "read") == after
     outcomes = []
-    for i in range(points):  # from the start to 20% past the measured end
+    for i in range(points):  # from the start to 20% past the measured end, then once load_batch returned
+        delay: float | str = duration * 1.2 * i / (points - 2) if i < points - 1 else "done"
         set_to(path, "old" if start == "old" else None)
-        run_child(path, "new", duration * 1.2 * i / (points - 1))
+        run_child(path, "new", delay)
         seen = observed(path, "read")
-        assert seen in (before, after), f"kill {i} at {duration * 1.2 * i / (points - 1):.2f} s: neither old nor new"
+        assert seen in (before, after), f"kill {i} at {delay} s: neither old nor new"
         assert observed(path, "write") == seen  # the next writer's opening (orphans removed) sees the same
         outcomes.append("new" if seen == after else "old")
     assert outcomes[0] == "old" and outcomes[-1] == "new", outcomes
