@@ -18,19 +18,20 @@ with the SPARQL lexer, since the protocol has no way to send bindings.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import tempfile
 import urllib.error
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 import pyoxigraph as ox
 
 from .bindings import bind_values, query_form
 from .errors import QueryError, StoreError
-from .replace import ntriples_file, replacement_update
+from .replace import replacement_update
 from .store import QueryAnswer, SparqlReads, Substitutions
 from .vocab import CRAFT
 
@@ -170,11 +171,11 @@ class RemoteStore(SparqlReads):
         except SyntaxError as exc:
             raise StoreError(f"endpoint {self.endpoint} sent results that cannot be read: {exc}") from None
 
-    def _send(self, wrapper: object) -> bytes:
+    def _send(self, wrapper: Any) -> bytes:  # a SPARQLWrapper: it ships no type hints
         from SPARQLWrapper import SPARQLExceptions
 
         try:
-            result = wrapper.query()  # type: ignore[attr-defined]
+            result = wrapper.query()
             return bytes(result.response.read())
         except SPARQLExceptions.QueryBadFormed as exc:
             raise QueryError(
@@ -224,14 +225,17 @@ class RemoteStore(SparqlReads):
             return iter(())
         return (ox.Quad(q.subject, q.predicate, q.object, graph) for q in ox.parse(body, ox.RdfFormat.N_TRIPLES))
 
-    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str, companions: Sequence[str] = ()) -> int:
         """Write one batch into ``graph`` with a Graph Store Protocol PUT, replacing an older version.
 
         ``lines`` are N-Quads lines whose graph is ``graph``. They are read and checked
         completely (spooled to a temporary file) before anything is sent, so bad input
         writes nothing; the manifest triple comes last, so a load the server leaves
         half-done is not taken for a loaded batch and is replaced on the next build.
-        A graph that is already there is replaced by one update request (the difference).
+        A batch that is already there is replaced, with its ``companions`` graphs, by one
+        update request carrying the difference (old or new, never neither). A new one is
+        written with PUTs: the ``companions`` first, each replacing its graph, and the batch
+        graph last (``<graph> craft:companion <c>`` listing them).
         Returns the lines written, 0 without writing when the same digest is there.
         """
         if self.graph_store is None:
@@ -242,23 +246,49 @@ class RemoteStore(SparqlReads):
             logger.info("batch %s already loaded, skipped", graph)
             return 0
         node = ox.NamedNode(graph)
-        manifest = ox.Triple(node, ox.NamedNode(CRAFT.digest), ox.Literal(digest))
+        manifest = [ox.Triple(node, ox.NamedNode(CRAFT.companion), ox.NamedNode(c)) for c in companions]
+        manifest.append(ox.Triple(node, ox.NamedNode(CRAFT.digest), ox.Literal(digest)))
+        with tempfile.TemporaryFile() as nq:
+            count = _spool(lines, nq)
+            old = self._graph_bytes(node) if self.update_endpoint is not None else None
+            if old:
+                self._replace(node, old, nq, manifest, companions)
+                return count + len(manifest)
+            for target in [*companions, graph]:
+                nq.seek(0)
+                with tempfile.TemporaryFile() as nt:
+                    try:
+                        triples = _triples_of(
+                            ox.parse(nq, ox.RdfFormat.N_QUADS), ox.NamedNode(target), [*companions, graph]
+                        )
+                        tail = manifest if target == graph else []
+                        ox.serialize(itertools.chain(triples, tail), nt, ox.RdfFormat.N_TRIPLES)
+                    except SyntaxError as exc:
+                        raise StoreError(f"internal error serializing batch {graph}: {exc}") from exc
+                    size = nt.tell()
+                    nt.seek(0)
+                    self._put(target, nt, size)
+        return count + len(manifest)
+
+    def append_batch(self, graph: str, lines: Iterable[str]) -> int:
+        """Add N-Quads ``lines`` (all in ``graph``) to the graph with one Graph Store Protocol ``POST``.
+
+        An Oxigraph server applies a POST in one transaction (all or nothing); returns lines sent.
+        """
+        if self.graph_store is None:
+            raise StoreError(f"{self.endpoint} is open read-only: give a Graph Store Protocol URL to write to it")
+        node = ox.NamedNode(graph)
         with tempfile.TemporaryFile() as nq, tempfile.TemporaryFile() as nt:
             count = _spool(lines, nq)
             nq.seek(0)
             try:
-                triples = _triples_of(ox.parse(nq, ox.RdfFormat.N_QUADS), node)
-                ox.serialize(_then(triples, manifest), nt, ox.RdfFormat.N_TRIPLES)
+                ox.serialize(_triples_of(ox.parse(nq, ox.RdfFormat.N_QUADS), node, ()), nt, ox.RdfFormat.N_TRIPLES)
             except SyntaxError as exc:
-                raise StoreError(f"internal error serializing batch {graph}: {exc}") from exc
+                raise StoreError(f"internal error serializing lines for {graph}: {exc}") from exc
             size = nt.tell()
-            old = self._graph_bytes(node) if self.update_endpoint is not None else None
-            if old:
-                self._replace(node, old, nt)
-            else:
-                nt.seek(0)
-                self._put(graph, nt, size)
-        return count + 1
+            nt.seek(0)
+            self._put(graph, nt, size, method="POST")
+        return count
 
     def _graph_bytes(self, graph: ox.NamedNode) -> bytes | None:
         """The graph as N-Triples through the Graph Store Protocol; None when there is no such graph."""
@@ -283,20 +313,39 @@ class RemoteStore(SparqlReads):
             )
         return r.content
 
-    def _replace(self, graph: ox.NamedNode, old: bytes, new: IO[bytes]) -> None:
-        """Turn ``graph`` from ``old`` into ``new`` (both N-Triples) with one update request."""
+    def _replace(
+        self, node: ox.NamedNode, old: bytes, new: IO[bytes], manifest: Sequence[ox.Triple], companions: Sequence[str]
+    ) -> None:
+        """Turn batch ``node`` and its companion graphs from ``old`` into ``new`` with one update request.
+
+        ``old`` is the batch graph as N-Triples (its manifest names its old companions, read
+        here too); ``new`` the batch's N-Quads, followed by ``manifest``.
+        """
         import httpx
 
-        new.seek(0)
-        # both re-serialized by pyoxigraph, whatever the server's own N-Triples looks like
-        with (
-            ntriples_file(q.triple for q in ox.parse(old, ox.RdfFormat.N_TRIPLES)) as before,
-            ntriples_file(q.triple for q in ox.parse(new, ox.RdfFormat.N_TRIPLES)) as after,
-        ):
-            diff = replacement_update(graph.value, before, after)
+        old_triples = list(ox.parse(old, ox.RdfFormat.N_TRIPLES))
+        before = [t.object.value for t in old_triples if t.predicate.value == CRAFT.companion]
+        graphs = list(dict.fromkeys([node.value, *companions, *before]))
+        parts = {g: self._graph_bytes(ox.NamedNode(g)) for g in graphs[1:]}
+
+        def old_quads() -> Iterator[ox.Quad]:
+            yield from (ox.Quad(t.subject, t.predicate, t.object, node) for t in old_triples)
+            for g, body in parts.items():
+                if body is not None:
+                    n = ox.NamedNode(g)
+                    yield from (
+                        ox.Quad(t.subject, t.predicate, t.object, n) for t in ox.parse(body, ox.RdfFormat.N_TRIPLES)
+                    )
+
+        def new_quads() -> Iterator[ox.Quad]:
+            new.seek(0)
+            yield from ox.parse(new, ox.RdfFormat.N_QUADS)
+            yield from (ox.Quad(t.subject, t.predicate, t.object, node) for t in manifest)
+
+        diff = replacement_update(graphs, old_quads, new_quads)
         logger.info(
-            "replacing %s at %s in one update: %d triples out, %d in",
-            graph.value,
+            "replacing %s at %s in one update: %d quads out, %d in",
+            node.value,
             self.update_endpoint,
             diff.removed,
             diff.added,
@@ -309,20 +358,21 @@ class RemoteStore(SparqlReads):
                 timeout=httpx.Timeout(self.timeout, write=max(self.timeout, 600.0), read=max(self.timeout, 600.0)),
             )
         except httpx.HTTPError as exc:
-            raise StoreError(f"cannot replace batch {graph.value} at {self.update_endpoint}: {exc}") from None
+            raise StoreError(f"cannot replace batch {node.value} at {self.update_endpoint}: {exc}") from None
         if r.status_code not in (200, 204):
             raise StoreError(
-                f"update endpoint {self.update_endpoint} refused to replace {graph.value} (HTTP {r.status_code}): "
+                f"update endpoint {self.update_endpoint} refused to replace {node.value} (HTTP {r.status_code}): "
                 f"{_server_message(r.content)}"
             )
 
-    def _put(self, graph: str, body: IO[bytes], size: int) -> None:
+    def _put(self, graph: str, body: IO[bytes], size: int, *, method: str = "PUT") -> None:
         import httpx
 
         assert self.graph_store is not None
-        logger.info("PUT %s bytes into %s at %s", size, graph, self.graph_store)
+        logger.info("%s %s bytes into %s at %s", method, size, graph, self.graph_store)
         try:
-            r = httpx.put(
+            r = httpx.request(
+                method,
                 self.graph_store,
                 params={"graph": graph},
                 content=body.read(),
@@ -368,16 +418,13 @@ def _spool(lines: Iterable[str], out: IO[bytes]) -> int:
     return n
 
 
-def _triples_of(quads: Iterable[ox.Quad], graph: ox.NamedNode) -> Iterator[ox.Triple]:
+def _triples_of(quads: Iterable[ox.Quad], graph: ox.NamedNode, owned: Sequence[str]) -> Iterator[ox.Triple]:
+    """The triples of ``graph`` among a batch's quads; StoreError for a graph not ``owned`` by the batch."""
     for q in quads:
-        if q.graph_name != graph:
-            raise StoreError(f"internal error: a quad of batch {graph.value} names graph {q.graph_name}")
-        yield q.triple
-
-
-def _then(triples: Iterable[ox.Triple], last: ox.Triple) -> Iterator[ox.Triple]:
-    yield from triples
-    yield last
+        if q.graph_name == graph:
+            yield q.triple
+        elif not isinstance(q.graph_name, ox.NamedNode) or q.graph_name.value not in owned:
+            raise StoreError(f"internal error: a quad of a batch names graph {q.graph_name}")
 
 
 def _wrapper_message(exc: Exception) -> str:

@@ -27,30 +27,32 @@ exclusive lock, when no bulk load can be in flight.
 
 from __future__ import annotations
 
-import fcntl
-import io
+import itertools
 import logging
 import os
-import queue
 import shutil
-import sys
 import tempfile
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Literal, Protocol, runtime_checkable
+from typing import IO, TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import pyoxigraph as ox
 
+from ._nquads_stream import LinesStream, NQuadsStream
+from ._storelock import Mode, StoreLock, remove_orphans
 from .errors import ConfigError, StoreError, StoreLockedError
-from .rdf import iri, literal, quad
-from .replace import ntriples_file, replacement_update
+from .rdf import iri, quad
+from .replace import replacement_update
 from .vocab import CRAFT
+
+if TYPE_CHECKING:
+    import rdflib
 
 __all__ = [
     "AnnotationStore",
+    "AppendableStore",
     "BatchInfo",
     "QueryAnswer",
     "ReadableStore",
@@ -58,12 +60,11 @@ __all__ = [
     "Substitutions",
     "WritableStore",
     "require_writable",
+    "solutions",
 ]
 
 logger = logging.getLogger(__name__)
 
-LOCK_FILE = "craftrdf.lock"
-Mode = Literal["write", "read"]
 
 _BATCHES = f"""
 SELECT ?g ?digest WHERE {{ GRAPH ?g {{ ?g <{CRAFT.digest}> ?digest }} }}"""
@@ -144,12 +145,25 @@ class ReadableStore(Protocol):
 class WritableStore(ReadableStore, Protocol):
     """A store that also takes batches: each one written whole or not at all (see the module docstring)."""
 
-    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
-        """Write N-Quads ``lines`` as the batch ``graph``, replacing an older version; returns lines written."""
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str, companions: Sequence[str] = ()) -> int:
+        """Write N-Quads ``lines`` as the batch ``graph``, replacing an older version; returns lines written.
+
+        ``lines`` may also fill the ``companions`` graphs (derived from the same input, such
+        as an ontology's relations graph): they are replaced and removed with the batch.
+        """
         ...
 
     def remove_batch(self, graph: str) -> bool:
         """Remove a batch's graph; True if it was there."""
+        ...
+
+
+@runtime_checkable
+class AppendableStore(WritableStore, Protocol):
+    """A writable store that also adds quads to an existing batch, each call atomic (streamed runs)."""
+
+    def append_batch(self, graph: str, lines: Iterable[str]) -> int:
+        """Add N-Quads ``lines`` (all in ``graph``) to the graph in one transaction; returns lines sent."""
         ...
 
 
@@ -158,6 +172,17 @@ def require_writable(store: ReadableStore, what: str) -> WritableStore:
     if store.writable and isinstance(store, WritableStore):
         return store
     raise ConfigError(f"{what} needs a store open for writing; this one is read-only")
+
+
+def solutions(answer: QueryAnswer) -> ox.QuerySolutions:
+    """The solutions of a SELECT query's answer; StoreError when the query was an ASK or CONSTRUCT.
+
+    >>> solutions(AnnotationStore.memory().query("SELECT ?x WHERE { VALUES ?x { 1 } }")).variables
+    [<Variable value=x>]
+    """
+    if not isinstance(answer, ox.QuerySolutions):
+        raise StoreError("expected SELECT solutions from the store (the query is an ASK, CONSTRUCT or DESCRIBE)")
+    return answer
 
 
 _PATTERN = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
@@ -186,10 +211,7 @@ class SparqlReads:
         raise NotImplementedError
 
     def _select(self, sparql: str, **bindings: ox.NamedNode | ox.Literal) -> ox.QuerySolutions:
-        result = self.query(sparql, substitutions=bindings)
-        if not isinstance(result, ox.QuerySolutions):  # pragma: no cover - the queries here are SELECTs
-            raise StoreError("expected SELECT solutions from the store")
-        return result
+        return solutions(self.query(sparql, substitutions=bindings))
 
     def quads_for_pattern(
         self,
@@ -262,136 +284,6 @@ def _batches(rows: ox.QuerySolutions) -> dict[str, BatchInfo]:
     return out
 
 
-class _Lock:
-    """An flock on the store's lock file, holding our pid while we hold the lock."""
-
-    def __init__(self, directory: Path, mode: Mode) -> None:
-        self.path = directory / LOCK_FILE
-        self._fh: IO[str] | None = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115  # held until release()
-        op = fcntl.LOCK_EX if mode == "write" else fcntl.LOCK_SH
-        try:
-            fcntl.flock(self._fh.fileno(), op | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = self._holder()
-            self._fh.close()
-            self._fh = None
-            what = "write to" if mode == "write" else "read"
-            raise StoreLockedError(
-                f"cannot {what} store {directory}: it is open for writing by {holder}; "
-                "wait for it to finish (one writer at a time, no reader beside a writer)"
-            ) from None
-        if mode == "write":
-            self._fh.seek(0)
-            self._fh.truncate()
-            self._fh.write(f"{os.getpid()} {' '.join(sys.argv)[:200]}\n")
-            self._fh.flush()
-
-    def _holder(self) -> str:
-        try:
-            content = self.path.read_text(encoding="utf-8").strip()
-        except OSError:
-            content = ""
-        if not content:
-            return "another process (readers hold it; pid unknown)"
-        pid, _, cmd = content.partition(" ")
-        return f"process {pid} ({cmd})" if cmd else f"process {pid}"
-
-    def release(self) -> None:
-        if self._fh is not None:
-            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
-            self._fh.close()
-            self._fh = None
-
-
-def _remove_orphans(directory: Path) -> int:
-    """Delete ``bulk-*.sst`` files left by a killed bulk load; returns bytes freed."""
-    freed = 0
-    for p in directory.glob("bulk-*.sst"):
-        try:
-            freed += p.stat().st_size
-            p.unlink()
-        except FileNotFoundError:
-            pass
-    if freed:
-        logger.warning(
-            "removed %.1f MB of orphan bulk-load files left by an interrupted load in %s", freed / 1e6, directory
-        )
-    return freed
-
-
-class _NQuadsStream(io.RawIOBase):
-    """A binary stream over N-Quads lines, with the batch manifest appended at the end.
-
-    A producer thread turns the lines into UTF-8 chunks while the bulk loader, which
-    releases the GIL, stores the previous ones: the Python work of a batch overlaps
-    Oxigraph's. An exception raised while producing lines is kept in ``error``; the
-    loader then sees a read error and abandons the batch, and the caller re-raises
-    the original.
-    """
-
-    _CHUNK_LINES = 4096
-
-    def __init__(self, lines: Iterable[str], graph: str, digest: str) -> None:
-        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=16)
-        self._stop = threading.Event()
-        self._buf = memoryview(b"")
-        self._eof = False
-        self.count = 0
-        self.error: BaseException | None = None
-        g = iri(graph)
-        manifest = quad(g, iri(CRAFT.digest), literal(digest), g)
-        self._thread = threading.Thread(target=self._produce, args=(lines, manifest), daemon=True)
-        self._thread.start()
-
-    def _put(self, item: bytes | None) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._queue.put(item, timeout=0.2)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def _produce(self, lines: Iterable[str], manifest: str) -> None:
-        chunk: list[str] = []
-        try:
-            for line in lines:
-                chunk.append(line)
-                if len(chunk) >= self._CHUNK_LINES:
-                    self.count += len(chunk)
-                    if not self._put(("\n".join(chunk) + "\n").encode("utf-8")):
-                        return
-                    chunk = []
-            chunk.append(manifest)
-            self.count += len(chunk)
-            self._put(("\n".join(chunk) + "\n").encode("utf-8"))
-        except BaseException as exc:  # handed to the consumer, re-raised by load_batch
-            self.error = exc
-        finally:
-            self._put(None)
-
-    def close(self) -> None:
-        self._stop.set()
-        super().close()
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        while not self._buf and not self._eof:
-            item = self._queue.get()
-            if item is None:
-                self._eof = True
-                if self.error is not None:
-                    raise OSError(f"input failed: {self.error}")
-            else:
-                self._buf = memoryview(item)
-        n = min(len(buffer), len(self._buf))
-        buffer[:n] = self._buf[:n]
-        self._buf = self._buf[n:]
-        return n
-
-
 class AnnotationStore:
     """An Oxigraph store holding ontologies and annotation sets as batches of named graphs.
 
@@ -400,7 +292,7 @@ class AnnotationStore:
     """
 
     def __init__(
-        self, store: ox.Store, *, path: Path | None = None, lock: _Lock | None = None, writable: bool = True
+        self, store: ox.Store, *, path: Path | None = None, lock: StoreLock | None = None, writable: bool = True
     ) -> None:
         self.raw = store
         self.path = path
@@ -428,10 +320,10 @@ class AnnotationStore:
             if directory.is_dir() and any(directory.iterdir()) and not (directory / "CURRENT").exists():
                 raise StoreError(f"{directory} is a non-empty directory that is not an Oxigraph store")
             directory.mkdir(parents=True, exist_ok=True)
-        lock = _Lock(directory, mode)
+        lock = StoreLock(directory, mode)
         try:
             if mode == "write":
-                _remove_orphans(directory)
+                remove_orphans(directory)
                 store = ox.Store(str(directory))
             else:
                 store = ox.Store.read_only(str(directory))
@@ -464,21 +356,36 @@ class AnnotationStore:
     def __len__(self) -> int:
         return len(self.raw)
 
+    def to_rdflib(self) -> rdflib.Dataset:
+        """A read-only ``rdflib.Dataset`` over this store's Oxigraph store (oxrdflib; no copy, no lock taken).
+
+        For rdflib-based tools such as pySHACL; writes through it raise StoreError. Needs
+        the ``rdflib`` extra; see :mod:`craftrdf.rdflib_view`.
+        """
+        from .rdflib_view import read_only_dataset
+
+        return read_only_dataset(self.raw)
+
     # -- batches ---------------------------------------------------------------------
 
     def batches(self) -> dict[str, BatchInfo]:
         """Every batch in the store, by graph IRI."""
-        rows = self.raw.query(_BATCHES)
-        assert isinstance(rows, ox.QuerySolutions)
-        return _batches(rows)
+        return _batches(solutions(self.raw.query(_BATCHES)))
 
     def has_batch(self, graph: str, digest: str) -> bool:
         """True when ``graph`` is loaded from input with this digest."""
         g = ox.NamedNode(graph)
-        return any(q.object.value == digest for q in self.raw.quads_for_pattern(g, ox.NamedNode(CRAFT.digest), None, g))
+        return any(
+            isinstance(q.object, ox.Literal) and q.object.value == digest
+            for q in self.raw.quads_for_pattern(g, ox.NamedNode(CRAFT.digest), None, g)
+        )
 
-    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str) -> int:
+    def load_batch(self, graph: str, lines: Iterable[str], *, digest: str, companions: Sequence[str] = ()) -> int:
         """Write one batch atomically into ``graph``, replacing an older version; returns quads written.
+
+        ``companions`` are graphs the same lines also fill (an ontology's derived relations
+        graph): listed in the batch's manifest (``<graph> craft:companion <c>``), emptied
+        before the load and removed with the batch, so they never outlive or mix with it.
 
         ``lines`` are N-Quads lines whose graph is ``graph``; the manifest is added here.
         A new graph is streamed into the bulk loader, so a batch need not fit in memory.
@@ -494,22 +401,37 @@ class AnnotationStore:
         if self.has_batch(graph, digest):
             logger.info("batch %s already loaded, skipped", graph)
             return 0
-        stream = _NQuadsStream(lines, graph, digest)
+        g = iri(graph)
+        marks = [quad(g, iri(CRAFT.companion), iri(c), g) for c in companions]
+        stream = NQuadsStream(itertools.chain(lines, marks), graph, digest)
         node = ox.NamedNode(graph)
         with stream:
-            self._bulk_load(stream, node, graph)
+            self._bulk_load(stream, node, graph, [*companions, *self._companions(node)])
         if stream.error is not None:  # pragma: no cover - the loader swallowed a reader error
             raise stream.error
         return stream.count
 
-    def _bulk_load(self, stream: _NQuadsStream, node: ox.NamedNode, graph: str) -> None:
+    def _companions(self, node: ox.NamedNode) -> list[str]:
+        """The companion graphs a batch's manifest lists."""
+        pattern = self.raw.quads_for_pattern(node, ox.NamedNode(CRAFT.companion), None, node)
+        return [q.object.value for q in pattern if isinstance(q.object, ox.NamedNode)]
+
+    def _drop(self, graphs: Iterable[str]) -> None:
+        for graph in dict.fromkeys(graphs):
+            node = ox.NamedNode(graph)
+            if self.raw.contains_named_graph(node):
+                self.raw.remove_graph(node)
+
+    def _bulk_load(self, stream: NQuadsStream, node: ox.NamedNode, graph: str, companions: list[str]) -> None:
         try:
             if self.raw.contains_named_graph(node):
                 with tempfile.TemporaryFile() as spool:
                     shutil.copyfileobj(stream, spool, 1 << 20)
-                    self._replace(node, spool)
+                    self._replace(node, spool, companions)
             else:
-                self.raw.bulk_load(stream, ox.RdfFormat.N_QUADS)
+                self._drop(companions)  # left over by a crash between two drops
+                # a raw binary stream is what bulk_load reads; typeshed's IO[bytes] is the nominal type it names
+                self.raw.bulk_load(cast(IO[bytes], stream), ox.RdfFormat.N_QUADS)
         except SyntaxError as exc:
             # Our own serialization is wrong: a bug, but say where.
             raise StoreError(f"internal error serializing batch {graph}: {exc}") from exc
@@ -518,21 +440,42 @@ class AnnotationStore:
                 raise stream.error from None
             raise StoreError(f"writing batch {graph} failed: {exc}") from exc
 
-    def _replace(self, node: ox.NamedNode, spool: IO[bytes]) -> None:
-        """Turn graph ``node`` into the N-Quads in ``spool`` with one update (one transaction)."""
+    def append_batch(self, graph: str, lines: Iterable[str]) -> int:
+        """Add N-Quads ``lines`` to batch ``graph`` in one bulk load (all or nothing); returns lines sent.
 
-        def triples() -> Iterator[ox.Triple]:
+        For the many batches of a streamed run (``craftrdf annotate --stream``). The bulk
+        loader, not a transaction (``Store.load``): on 300,000 annotation quads in batches of
+        75,000 a transaction took 2.6x the time and left 4x the bytes on disk (docs/scale.md).
+        The manifest is untouched.
+        """
+        if not self.writable:
+            raise StoreError("store is open read-only")
+        stream = LinesStream(lines)
+        try:
+            self.raw.bulk_load(cast(IO[bytes], stream), ox.RdfFormat.N_QUADS)
+        except SyntaxError as exc:
+            raise StoreError(f"internal error serializing lines for {graph}: {exc}") from exc
+        return stream.count
+
+    def _replace(self, node: ox.NamedNode, spool: IO[bytes], companions: Sequence[str]) -> None:
+        """Turn graph ``node`` and its companions into the N-Quads in ``spool`` with one update (one transaction)."""
+        graphs = list(dict.fromkeys([node.value, *companions]))
+        owned = [ox.NamedNode(g) for g in graphs]
+
+        def new() -> Iterator[ox.Quad]:
             spool.seek(0)
             for q in ox.parse(spool, ox.RdfFormat.N_QUADS):
-                if q.graph_name != node:
+                if q.graph_name not in owned:
                     raise StoreError(f"internal error: a quad of batch {node.value} names graph {q.graph_name}")
-                yield q.triple
+                yield q
 
-        with tempfile.TemporaryFile() as old, ntriples_file(triples()) as new:
-            self.raw.dump(old, ox.RdfFormat.N_TRIPLES, from_graph=node)
-            diff = replacement_update(node.value, old, new)
+        def old() -> Iterator[ox.Quad]:
+            for g in owned:
+                yield from self.raw.quads_for_pattern(None, None, None, g)
+
+        diff = replacement_update(graphs, old, new)
         logger.info(
-            "replacing batch %s in one transaction: %d triples out, %d in (%d, %d with blank nodes)",
+            "replacing batch %s in one transaction: %d quads out, %d in (%d, %d with blank nodes)",
             node.value,
             diff.removed,
             diff.added,
@@ -546,7 +489,8 @@ class AnnotationStore:
         node = ox.NamedNode(graph)
         if not self.raw.contains_named_graph(node):
             return False
-        self.raw.update(f"DROP SILENT GRAPH {node}")
+        drops = " ;\n".join(f"DROP SILENT GRAPH {ox.NamedNode(g)}" for g in [graph, *self._companions(node)])
+        self.raw.update(drops)  # one update: the batch and its companions go together
         return True
 
     # -- queries ---------------------------------------------------------------------
@@ -582,8 +526,12 @@ class AnnotationStore:
         ``named_graphs`` restricts the dataset ``GRAPH ?g`` ranges over (as the SPARQL
         protocol's ``named-graph-uri`` does); by default every graph of the store.
         """
-        subs = {ox.Variable(k): v for k, v in (substitutions or {}).items()}
-        graphs = [ox.NamedNode(g) for g in named_graphs] if named_graphs is not None else None
+        subs: dict[ox.Variable, ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple] = {
+            ox.Variable(k): v for k, v in (substitutions or {}).items()
+        }
+        graphs: list[ox.NamedNode | ox.BlankNode] | None = (
+            [ox.NamedNode(g) for g in named_graphs] if named_graphs is not None else None
+        )
         return self.raw.query(
             sparql, substitutions=subs or None, prefixes=dict(prefixes) if prefixes else None, named_graphs=graphs
         )

@@ -17,7 +17,6 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import IO
 
 import pyoxigraph as ox
 import pytest
@@ -82,22 +81,22 @@ def run_child(path: Path, which: str, kill_after: float | str | None) -> float |
     ``kill_after="done"`` kills it once ``load_batch`` has returned, before the store is closed.
     """
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path]))
-    child = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", CHILD, str(path), which], stdout=subprocess.PIPE, text=True, env=env
-    )
-    assert child.stdout is not None
-    assert child.stdout.readline().strip() == "READY"
-    if kill_after is None:
-        done = child.stdout.readline().split()
-        child.wait(timeout=120)
-        return float(done[1])
-    if kill_after == "done":
-        assert child.stdout.readline().startswith("DONE")
-    else:
-        time.sleep(float(kill_after))
-    child.send_signal(signal.SIGKILL)
-    child.wait(timeout=60)
-    return None
+    ) as child:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "READY"
+        if kill_after is None:
+            done = child.stdout.readline().split()
+            child.wait(timeout=120)
+            return float(done[1])
+        if kill_after == "done":
+            assert child.stdout.readline().startswith("DONE")
+        else:
+            time.sleep(float(kill_after))
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
+        return None
 
 
 def set_to(path: Path, which: str | None) -> None:
@@ -150,13 +149,12 @@ def test_replacing_writes_only_the_difference_and_keeps_blank_nodes_right(tmp_pa
 
 
 def test_the_update_deletes_and_inserts_only_changed_triples() -> None:
-    from craftrdf.replace import ntriples_file, replacement_update
+    from craftrdf.replace import replacement_update
 
-    def nt(which: str) -> IO[bytes]:
-        return ntriples_file(q.triple for q in ox.parse("\n".join(version(which)), ox.RdfFormat.N_QUADS))
+    def parse(which: str) -> list[ox.Quad]:
+        return list(ox.parse("\n".join(version(which)), ox.RdfFormat.N_QUADS))
 
-    with nt("old") as old, nt("new") as new:
-        diff = replacement_update(G, old, new)
+    diff = replacement_update([G], lambda: parse("old"), lambda: parse("new"))
     # by hand: 3 in 10 of N literals change, so 3,000 go out and 3,000 come in; both blank-node triples each way
     assert (diff.removed, diff.added, diff.blank_old, diff.blank_new) == (3000, 3000, 2, 2)
     assert diff.update.count('*" .') == 3000

@@ -56,6 +56,8 @@ _OBO10_SYNONYMS: dict[str, SynonymScope] = {
     "narrow_synonym": "NARROW",
     "related_synonym": "RELATED",
 }
+_TYPEDEF_FLAGS = ("is_transitive", "is_obsolete", "is_symmetric", "is_metadata_tag")
+_TYPEDEF_SINGLE = ("inverse_of", "domain", "range")
 _HEADER_FIELDS = ("format-version", "data-version", "ontology", "default-namespace")
 
 # A quoted string at the start of a value; group 1 is its escaped content. Possessive
@@ -318,6 +320,8 @@ def _term(start: int, lines: list[tuple[int, str]], source: str) -> Term:
     subsets: list[str] = []
     replaced_by: list[str] = []
     consider: list[str] = []
+    intersection: list[tuple[str | None, str]] = []
+    axioms: dict[str, list[str]] = {"union_of": [], "disjoint_from": [], "equivalent_to": []}
     obsolete = False
     for lineno, line in lines:
         tag, raw = _split(lineno, line, source)
@@ -349,6 +353,10 @@ def _term(start: int, lines: list[tuple[int, str]], source: str) -> Term:
             replaced_by.append(_unquoted(raw, lineno, source))
         elif tag == "consider":
             consider.append(_unquoted(raw, lineno, source))
+        elif tag == "intersection_of":
+            intersection.append(_intersection(raw, lineno, source))
+        elif tag in axioms:
+            axioms[tag].append(_unquoted(raw, lineno, source))
         elif tag in _OBO10_SYNONYMS:
             synonyms.append(_synonym(raw, _OBO10_SYNONYMS[tag], lineno, source))
     if id_ is None:
@@ -358,6 +366,8 @@ def _term(start: int, lines: list[tuple[int, str]], source: str) -> Term:
         synonyms=tuple(synonyms), is_a=tuple(is_a), relationships=tuple(relationships),
         alt_ids=tuple(alt_ids), xrefs=tuple(xrefs), subsets=tuple(subsets),
         replaced_by=tuple(replaced_by), consider=tuple(consider), obsolete=obsolete, line=start,
+        intersection_of=tuple(intersection), union_of=tuple(axioms["union_of"]),
+        disjoint_from=tuple(axioms["disjoint_from"]), equivalent_to=tuple(axioms["equivalent_to"]),
     )  # fmt: skip
 
 
@@ -368,7 +378,8 @@ def _typedef(start: int, lines: list[tuple[int, str]], source: str) -> Typedef:
     xrefs: list[str] = []
     is_a: list[str] = []
     extra: list[tuple[str, str]] = []
-    transitive = obsolete = False
+    flags = dict.fromkeys(_TYPEDEF_FLAGS, False)
+    single: dict[str, str | None] = dict.fromkeys(_TYPEDEF_SINGLE)
     for lineno, line in lines:
         tag, raw = _split(lineno, line, source)
         if tag == "id":
@@ -379,17 +390,19 @@ def _typedef(start: int, lines: list[tuple[int, str]], source: str) -> Typedef:
             xrefs.append(_xref(raw, lineno, source))
         elif tag == "is_a":
             is_a.append(_unquoted(raw, lineno, source))
-        elif tag == "is_transitive":
-            transitive = _unquoted(raw, lineno, source).lower() == "true"
-        elif tag == "is_obsolete":
-            obsolete = _unquoted(raw, lineno, source).lower() == "true"
+        elif tag in flags:
+            flags[tag] = _unquoted(raw, lineno, source).lower() == "true"
+        elif tag in single and single[tag] is None:
+            single[tag] = _unquoted(raw, lineno, source)
         else:
             extra.append((tag, raw))
     if id_ is None:
         raise OboSyntaxError("[Typedef] stanza without an id: tag", source=source, line=start)
     return Typedef(
-        id=id_, name=name, xrefs=tuple(xrefs), is_a=tuple(is_a), transitive=transitive,
-        obsolete=obsolete, line=start, extra=tuple(extra),
+        id=id_, name=name, xrefs=tuple(xrefs), is_a=tuple(is_a), transitive=flags["is_transitive"],
+        obsolete=flags["is_obsolete"], line=start, extra=tuple(extra), symmetric=flags["is_symmetric"],
+        metadata=flags["is_metadata_tag"], inverse_of=single["inverse_of"], domain=single["domain"],
+        range=single["range"],
     )  # fmt: skip
 
 
@@ -488,6 +501,16 @@ def _synonym(raw: str, scope: SynonymScope | None, lineno: int, source: str) -> 
             message = f"synonym scope must be EXACT, BROAD, NARROW or RELATED, not {word!r}"
             raise OboSyntaxError(message, source=source, line=lineno)
     return Synonym(text=text, scope=scope or "RELATED", type=words[0] if words else None)
+
+
+def _intersection(raw: str, lineno: int, source: str) -> tuple[str | None, str]:
+    """``(None, genus)`` or ``(relation, target)`` from ``intersection_of: [REL] TARGET``."""
+    words = _unquoted(raw, lineno, source).split()
+    if len(words) not in (1, 2):
+        raise OboSyntaxError(
+            f"intersection_of needs a class or a relation and a class: {raw!r}", source=source, line=lineno
+        )
+    return (None, words[0]) if len(words) == 1 else (words[0], words[1])
 
 
 def _relationship(raw: str, lineno: int, source: str) -> tuple[str, str]:

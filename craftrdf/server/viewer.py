@@ -32,14 +32,8 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import InputError
 from ..store import ReadableStore
-from .viewer_data import (
-    ClassRef,
-    ClassView,
-    DocumentView,
-    ViewerState,
-    class_view,
-    document_view,
-)
+from .viewer_classes import ClassRef, ClassView, ViewerState, class_view
+from .viewer_data import DocumentView, document_view
 
 __all__ = ["CONTENT_SECURITY_POLICY", "render_class_page", "render_document_page", "viewer_routes"]
 

@@ -41,13 +41,24 @@ own S-values (and their similarities to other terms) can change slightly.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ..curie import is_extension_curie
-from ..errors import InputError
+from ..ingest.logicaldef import (
+    And,
+    DefinitionSyntaxError,
+    Expr,
+    LabelIndex,
+    Named,
+    Not,
+    Or,
+    Restriction,
+    parse_definition,
+    resolve_reference,
+    union_members,
+)
 from ..vocab import RDFS
 
 if TYPE_CHECKING:
@@ -69,239 +80,6 @@ __all__ = [
     "place_union_classes",
     "union_members",
 ]
-
-
-class DefinitionSyntaxError(InputError):
-    """A logical definition that is not in the Manchester-like syntax craftrdf reads."""
-
-
-# -- the syntax tree ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Named:
-    """A class reference: ``prefix`` (None for a bare quoted label) and the id or label after it."""
-
-    prefix: str | None
-    name: str
-    quoted: bool = False
-
-    def __str__(self) -> str:
-        text = f"'{self.name}'" if self.quoted else self.name
-        return f"{self.prefix}:{text}" if self.prefix else text
-
-
-@dataclass(frozen=True, slots=True)
-class Or:
-    items: tuple[Expr, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class And:
-    items: tuple[Expr, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Not:
-    item: Expr
-
-
-@dataclass(frozen=True, slots=True)
-class Restriction:
-    """``chain quantifier [count] filler``, e.g. ``derives_from o proper_part_of some X``."""
-
-    chain: tuple[str, ...]
-    quantifier: str
-    filler: Expr
-    count: int | None = None
-
-
-Expr = Named | Or | And | Not | Restriction
-
-# -- tokens -----------------------------------------------------------------------------
-
-_PREFIX = re.compile(r"([A-Za-z][A-Za-z0-9_]*):")
-# An unquoted local part; a parenthesised group glued to it belongs to it: aspartate(1-).
-_LOCAL = re.compile(r"[^\s()']+(?:\([^\s()]*\))?")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
-_INT = re.compile(r"[0-9]+")
-_PARALLEL_PREFIX = re.compile(r"^(CHEBI|GO|PR|SO)_EXT$", re.IGNORECASE)
-_KEYWORDS = {"or", "and", "not", "some", "only", "value", "exactly", "min", "max", "o"}
-
-Token = tuple[Literal["(", ")", "named", "word", "int"], object, int]
-
-
-def _quoted(text: str, start: int) -> tuple[str, int]:
-    """The label of a quote opening at ``start``; it closes at a quote followed by a space,
-    a parenthesis or the end (labels hold apostrophes: 'inosine 5'-phosphate(1-) residue')."""
-    i = start + 1
-    while True:
-        j = text.find("'", i)
-        if j < 0:
-            raise DefinitionSyntaxError(f"unterminated quoted label at character {start + 1}", source=text)
-        if j + 1 == len(text) or text[j + 1].isspace() or text[j + 1] == ")":
-            return text[start + 1 : j], j + 1
-        i = j + 1
-
-
-def _tokens(text: str) -> Iterator[Token]:
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c.isspace():
-            i += 1
-        elif c in "()":
-            yield (c, c, i)  # type: ignore[misc]
-            i += 1
-        elif c == "'":
-            label, i2 = _quoted(text, i)
-            yield ("named", Named(None, label, True), i)
-            i = i2
-        elif m := _PREFIX.match(text, i):
-            j = m.end()
-            if j < n and text[j] == "'":
-                label, i2 = _quoted(text, j)
-                yield ("named", Named(m.group(1), label, True), i)
-                i = i2
-            elif lm := _LOCAL.match(text, j):
-                yield ("named", Named(m.group(1), lm.group(0)), i)
-                i = lm.end()
-            else:
-                raise DefinitionSyntaxError(f"nothing after {m.group(0)!r} at character {i + 1}", source=text)
-        elif m := _INT.match(text, i):
-            yield ("int", int(m.group(0)), i)
-            i = m.end()
-        elif m := _WORD.match(text, i):
-            yield ("word", m.group(0), i)
-            i = m.end()
-        else:
-            raise DefinitionSyntaxError(f"unexpected {c!r} at character {i + 1}", source=text)
-
-
-class _Parser:
-    """Recursive descent: expr := conj (or conj)*; conj := prim (and prim)*."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.toks = list(_tokens(text))
-        self.pos = 0
-
-    def error(self, what: str) -> DefinitionSyntaxError:
-        if self.pos < len(self.toks):
-            where = f"at character {self.toks[self.pos][2] + 1}"
-        else:
-            where = "at the end"
-        return DefinitionSyntaxError(f"{what} {where}", source=self.text)
-
-    def peek(self) -> Token | None:
-        return self.toks[self.pos] if self.pos < len(self.toks) else None
-
-    def is_word(self, *words: str) -> bool:
-        t = self.peek()
-        return t is not None and t[0] == "word" and t[1] in words
-
-    def take(self) -> Token:
-        t = self.peek()
-        if t is None:
-            raise self.error("unexpected end")
-        self.pos += 1
-        return t
-
-    def parse(self) -> Expr:
-        if not self.toks:
-            raise DefinitionSyntaxError("empty definition", source=self.text)
-        e = self.expr()
-        if self.peek() is not None:
-            raise self.error(f"unexpected {self.peek()[1]!s}")  # type: ignore[index]
-        return e
-
-    def expr(self) -> Expr:
-        items = [self.conj()]
-        while self.is_word("or"):
-            self.pos += 1
-            items.append(self.conj())
-        return items[0] if len(items) == 1 else Or(tuple(items))
-
-    def conj(self) -> Expr:
-        items = [self.prim()]
-        while self.is_word("and"):
-            self.pos += 1
-            items.append(self.prim())
-        return items[0] if len(items) == 1 else And(tuple(items))
-
-    def prim(self) -> Expr:
-        t = self.take()
-        kind, value = t[0], t[1]
-        if kind == "(":
-            e = self.expr()
-            close = self.peek()
-            if close is None or close[0] != ")":
-                raise self.error("expected ')'")
-            self.pos += 1
-            return e
-        if kind == "named":
-            assert isinstance(value, Named)
-            return value
-        if kind == "word" and value == "not":
-            return Not(self.prim())
-        if kind == "word" and value not in _KEYWORDS:
-            chain = [str(value)]
-            while self.is_word("o"):
-                self.pos += 1
-                w = self.take()
-                if w[0] != "word" or w[1] in _KEYWORDS:
-                    self.pos -= 1
-                    raise self.error("expected a property after 'o'")
-                chain.append(str(w[1]))
-            q = self.take()
-            if q[0] != "word" or q[1] not in ("some", "only", "value", "exactly", "min", "max"):
-                self.pos -= 1
-                raise self.error(f"expected some, only, value, exactly, min or max after {' o '.join(chain)!r}")
-            count = None
-            if q[1] in ("exactly", "min", "max"):
-                n = self.take()
-                if n[0] != "int":
-                    self.pos -= 1
-                    raise self.error(f"expected a number after {q[1]!r}")
-                count = int(n[1])  # type: ignore[call-overload]
-            return Restriction(tuple(chain), str(q[1]), self.prim(), count)
-        self.pos -= 1
-        raise self.error(f"unexpected {value!s}")
-
-
-def parse_definition(text: str) -> Expr:
-    """The syntax tree of a logical definition; DefinitionSyntaxError if it does not parse.
-
-    >>> parse_definition("UBERON:'muscle structure' or UBERON:'muscle tissue'")  # doctest: +NORMALIZE_WHITESPACE
-    Or(items=(Named(prefix='UBERON', name='muscle structure', quoted=True),
-              Named(prefix='UBERON', name='muscle tissue', quoted=True)))
-    >>> parse_definition("CL:cell and (part_of some UBERON:liver)")  # doctest: +NORMALIZE_WHITESPACE
-    And(items=(Named(prefix='CL', name='cell', quoted=False),
-               Restriction(chain=('part_of',), quantifier='some',
-                           filler=Named(prefix='UBERON', name='liver', quoted=False), count=None)))
-    """
-    return _Parser(text.strip()).parse()
-
-
-def union_members(expr: Expr) -> tuple[Named, ...] | None:
-    """The named classes of a union of named classes (a single name counts), else None.
-
-    >>> union_members(parse_definition("CL:cell or (GO:cell)"))
-    (Named(prefix='CL', name='cell', quoted=False), Named(prefix='GO', name='cell', quoted=False))
-    >>> union_members(parse_definition("CL:cell and GO:cell")) is None
-    True
-    """
-    if isinstance(expr, Named):
-        return (expr,)
-    if isinstance(expr, Or):
-        out: list[Named] = []
-        for item in expr.items:
-            sub = union_members(item)
-            if sub is None:
-                return None
-            out.extend(sub)
-        return tuple(dict.fromkeys(out))
-    return None
 
 
 # -- placement ----------------------------------------------------------------------------
@@ -356,55 +134,6 @@ class ExtensionReport:
         return tuple(p for p in self.problems if p.kind == "syntax")
 
 
-class _Labels:
-    """Label lookup per CURIE prefix: exact, then case-insensitive, then ``_`` read as space."""
-
-    def __init__(self, labels: Mapping[str, str]) -> None:
-        self.exact: dict[tuple[str, str], list[str]] = {}
-        self.folded: dict[tuple[str, str], list[str]] = {}
-        for curie, label in labels.items():
-            prefix = curie.partition(":")[0].upper()
-            self.exact.setdefault((prefix, label), []).append(curie)
-            self.folded.setdefault((prefix, label.casefold()), []).append(curie)
-
-    def find(self, prefix: str, label: str) -> list[str]:
-        p = prefix.upper()
-        for table, key in (
-            (self.exact, label),
-            (self.folded, label.casefold()),
-            (self.folded, label.replace("_", " ").casefold()),
-        ):
-            hit = table.get((p, key))
-            if hit:
-                return sorted(hit)
-        return []
-
-
-def _resolve(
-    ref: Named, classes: frozenset[str] | set[str], labels: _Labels, by_upper: Mapping[str, str]
-) -> tuple[str | None, str]:
-    """A class CURIE for a reference, or None and why not."""
-    if ref.prefix is None:
-        return None, f"{ref} has no ontology prefix"
-    if not ref.quoted:
-        curie = f"{ref.prefix}:{ref.name}"
-        if curie in classes:
-            return curie, ""
-        upper = by_upper.get(curie.upper())
-        if upper is not None:
-            return upper, ""
-    hits = labels.find(ref.prefix, ref.name)
-    base = _PARALLEL_PREFIX.match(ref.prefix)
-    if not hits and base is not None:
-        # SO_EXT:deletion names the parallel class of SO's 'deletion', which is its base class.
-        return _resolve(Named(base.group(1), ref.name, ref.quoted), classes, labels, by_upper)
-    if len(hits) == 1:
-        return hits[0], ""
-    if hits:
-        return None, f"{ref} is ambiguous: {', '.join(hits[:4])}"
-    return None, f"{ref} names no class of the graph (neither an id nor a label)"
-
-
 def _ancestors(term: str, parents: Mapping[str, Iterable[str]]) -> set[str]:
     """Strict is_a ancestors of ``term``."""
     seen: set[str] = set()
@@ -415,6 +144,30 @@ def _ancestors(term: str, parents: Mapping[str, Iterable[str]]) -> set[str]:
             seen.add(t)
             stack.extend(parents.get(t, ()))
     return seen
+
+
+def _members(
+    cls: str, text: str, class_set: frozenset[str], label_index: LabelIndex, by_upper: Mapping[str, str]
+) -> tuple[str, ...] | Problem:
+    """The members of a union-defined class, resolved to CURIEs; a Problem saying why not."""
+    try:
+        expr = parse_definition(text)
+    except DefinitionSyntaxError as exc:
+        return Problem(cls, text, "syntax", exc.message)
+    refs = union_members(expr)
+    if refs is None:
+        return Problem(cls, text, "not-union", "not a union of named classes")
+    members: list[str] = []
+    why: list[str] = []
+    for ref in refs:
+        curie, reason = resolve_reference(ref, class_set, label_index, by_upper)
+        if curie is None:
+            why.append(reason)
+        elif curie != cls:
+            members.append(curie)
+    if why or not members:
+        return Problem(cls, text, "unresolved", "; ".join(why) or "no member other than itself")
+    return tuple(dict.fromkeys(members))
 
 
 def place_union_classes(
@@ -439,7 +192,7 @@ def place_union_classes(
     parents: dict[str, set[str]] = {}
     for child, parent in is_a:
         parents.setdefault(child, set()).add(parent)
-    label_index = _Labels(labels)
+    label_index = LabelIndex(labels)
     by_upper = {c.upper(): c for c in class_set}
     problems: list[Problem] = []
     already = tuple(sorted(c for c in definitions if parents.get(c)))
@@ -460,7 +213,7 @@ def place_union_classes(
         members: list[str] = []
         why: list[str] = []
         for ref in refs:
-            curie, reason = _resolve(ref, class_set, label_index, by_upper)
+            curie, reason = resolve_reference(ref, class_set, label_index, by_upper)
             if curie is None:
                 why.append(reason)
             elif curie != cls:

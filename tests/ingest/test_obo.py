@@ -146,7 +146,8 @@ def test_typedefs() -> None:
     )
     assert connected.is_a == ("part_of",)
     assert connected.transitive is False
-    assert connected.extra == (("inverse_of", "connected_to"),)
+    assert connected.inverse_of == "connected_to"  # valid.obo: "inverse_of: connected_to"
+    assert connected.extra == ()
 
 
 # --------------------------------------------------------------------------- malformed input
