@@ -17,6 +17,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import IO
 
 import pyoxigraph as ox
 import pytest
@@ -149,12 +150,13 @@ def test_replacing_writes_only_the_difference_and_keeps_blank_nodes_right(tmp_pa
 
 
 def test_the_update_deletes_and_inserts_only_changed_triples() -> None:
-    from craftrdf.replace import replacement_update
+    from craftrdf.replace import nquads_file, replacement_update
 
-    def parse(which: str) -> list[ox.Quad]:
-        return list(ox.parse("\n".join(version(which)), ox.RdfFormat.N_QUADS))
+    def nq(which: str) -> IO[bytes]:
+        return nquads_file(ox.parse("\n".join(version(which)), ox.RdfFormat.N_QUADS))
 
-    diff = replacement_update([G], lambda: parse("old"), lambda: parse("new"))
+    with nq("old") as old, nq("new") as new:
+        diff = replacement_update([G], old, new)
     # by hand: 3 in 10 of N literals change, so 3,000 go out and 3,000 come in; both blank-node triples each way
     assert (diff.removed, diff.added, diff.blank_old, diff.blank_new) == (3000, 3000, 2, 2)
     assert diff.update.count('*" .') == 3000
