@@ -31,7 +31,7 @@ import pyoxigraph as ox
 
 from .bindings import bind_values, query_form
 from .errors import QueryError, StoreError
-from .replace import replacement_update
+from .replace import nquads_file, replacement_update
 from .store import QueryAnswer, SparqlReads, Substitutions
 from .vocab import CRAFT
 
@@ -342,7 +342,8 @@ class RemoteStore(SparqlReads):
             yield from ox.parse(new, ox.RdfFormat.N_QUADS)
             yield from (ox.Quad(t.subject, t.predicate, t.object, node) for t in manifest)
 
-        diff = replacement_update(graphs, old_quads, new_quads)
+        with nquads_file(old_quads()) as old_nq, nquads_file(new_quads()) as new_nq:
+            diff = replacement_update(graphs, old_nq, new_nq)
         logger.info(
             "replacing %s at %s in one update: %d quads out, %d in",
             node.value,

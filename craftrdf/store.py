@@ -44,7 +44,7 @@ from ._nquads_stream import LinesStream, NQuadsStream
 from ._storelock import Mode, StoreLock, remove_orphans
 from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, quad
-from .replace import replacement_update
+from .replace import dump_graphs, nquads_file, replacement_update
 from .vocab import CRAFT
 
 if TYPE_CHECKING:
@@ -469,11 +469,8 @@ class AnnotationStore:
                     raise StoreError(f"internal error: a quad of batch {node.value} names graph {q.graph_name}")
                 yield q
 
-        def old() -> Iterator[ox.Quad]:
-            for g in owned:
-                yield from self.raw.quads_for_pattern(None, None, None, g)
-
-        diff = replacement_update(graphs, old, new)
+        with dump_graphs(self.raw, owned) as old, nquads_file(new()) as fresh:
+            diff = replacement_update(graphs, old, fresh)
         logger.info(
             "replacing batch %s in one transaction: %d quads out, %d in (%d, %d with blank nodes)",
             node.value,

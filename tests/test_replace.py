@@ -17,9 +17,12 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import IO
 
 import pyoxigraph as ox
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from craftrdf.store import AnnotationStore
 
@@ -73,8 +76,11 @@ def observed(path: Path, mode: str) -> tuple[frozenset[str], str] | None:
         return frozenset(plain), ",".join(tags)
 
 
-def run_child(path: Path, which: str, kill_after: float | None) -> float | None:
-    """Replace G by ``which`` in a child; SIGKILL it ``kill_after`` s after it is ready. Its duration if it ended."""
+def run_child(path: Path, which: str, kill_after: float | str | None) -> float | None:
+    """Replace G by ``which`` in a child; SIGKILL it ``kill_after`` s after it is ready. Its duration if it ended.
+
+    ``kill_after="done"`` kills it once ``load_batch`` has returned, before the store is closed.
+    """
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path]))
     with subprocess.Popen(
         [sys.executable, "-c", CHILD, str(path), which], stdout=subprocess.PIPE, text=True, env=env
@@ -85,7 +91,10 @@ def run_child(path: Path, which: str, kill_after: float | None) -> float | None:
             done = child.stdout.readline().split()
             child.wait(timeout=120)
             return float(done[1])
-        time.sleep(kill_after)
+        if kill_after == "done":
+            assert child.stdout.readline().startswith("DONE")
+        else:
+            time.sleep(float(kill_after))
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=60)
         return None
@@ -103,7 +112,11 @@ def set_to(path: Path, which: str | None) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("start", "points"), [("old", 12), ("absent", 6)])
 def test_a_killed_load_leaves_the_old_version_or_the_new_one(tmp_path: Path, start: str, points: int) -> None:
-    """``old``: a replacement, killed at 12 points; ``absent``: a first load (its "old" is no graph), at 6."""
+    """``old``: a replacement, killed at 12 points; ``absent``: a first load (its "old" is no graph), at 6.
+
+    Delays are spread over the duration of an unkilled run; the last kill comes once ``load_batch``
+    has returned (committed, not yet flushed or closed), so the new version must be there.
+    """
     path = tmp_path / "store"
     before = expected("old") if start == "old" else None
     after = expected("new")
@@ -111,11 +124,12 @@ def test_a_killed_load_leaves_the_old_version_or_the_new_one(tmp_path: Path, sta
     duration = run_child(path, "new", None)
     assert duration is not None and observed(path, "read") == after
     outcomes = []
-    for i in range(points):  # from the start to 20% past the measured end
+    for i in range(points):  # from the start to 20% past the measured end, then once load_batch returned
+        delay: float | str = duration * 1.2 * i / (points - 2) if i < points - 1 else "done"
         set_to(path, "old" if start == "old" else None)
-        run_child(path, "new", duration * 1.2 * i / (points - 1))
+        run_child(path, "new", delay)
         seen = observed(path, "read")
-        assert seen in (before, after), f"kill {i} at {duration * 1.2 * i / (points - 1):.2f} s: neither old nor new"
+        assert seen in (before, after), f"kill {i} at {delay} s: neither old nor new"
         assert observed(path, "write") == seen  # the next writer's opening (orphans removed) sees the same
         outcomes.append("new" if seen == after else "old")
     assert outcomes[0] == "old" and outcomes[-1] == "new", outcomes
@@ -136,12 +150,40 @@ def test_replacing_writes_only_the_difference_and_keeps_blank_nodes_right(tmp_pa
 
 
 def test_the_update_deletes_and_inserts_only_changed_triples() -> None:
-    from craftrdf.replace import replacement_update
+    from craftrdf.replace import nquads_file, replacement_update
 
-    def parse(which: str) -> list[ox.Quad]:
-        return list(ox.parse("\n".join(version(which)), ox.RdfFormat.N_QUADS))
+    def nq(which: str) -> IO[bytes]:
+        return nquads_file(ox.parse("\n".join(version(which)), ox.RdfFormat.N_QUADS))
 
-    diff = replacement_update([G], lambda: parse("old"), lambda: parse("new"))
+    with nq("old") as old, nq("new") as new:
+        diff = replacement_update([G], old, new)
     # by hand: 3 in 10 of N literals change, so 3,000 go out and 3,000 come in; both blank-node triples each way
     assert (diff.removed, diff.added, diff.blank_old, diff.blank_new) == (3000, 3000, 2, 2)
     assert diff.update.count('*" .') == 3000
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(old=st.lists(_TEXT, max_size=8), new=st.lists(_TEXT, max_size=8), lang=st.sampled_from(["", "@en", "@de-CH"]))
+def test_any_literal_text_is_replaced_exactly(old: list[str], new: list[str], lang: str) -> None:
+    """Whatever text the input holds (quotes, backslashes, newlines, NUL, braces), the graph ends as the new version.
+
+    The oracle is pyoxigraph's own parse of the new version's lines, compared as term sets.
+    """
+    from craftrdf.rdf import literal
+
+    def lines(values: list[str]) -> list[str]:
+        return [
+            f"<https://example.org/s{i}> <https://example.org/p> {literal(v)}{lang} <{G}> ."
+            for i, v in enumerate(values)
+        ]
+
+    store = AnnotationStore.memory()
+    store.load_batch(G, lines(old), digest="old")
+    store.load_batch(G, lines(new), digest="new")
+    got = {(q.subject, q.predicate, q.object) for q in store.raw.quads_for_pattern(None, None, None, ox.NamedNode(G))}
+    want = {(q.subject, q.predicate, q.object) for q in ox.parse("\n".join(lines(new)), ox.RdfFormat.N_QUADS)}
+    want.add((ox.NamedNode(G), ox.NamedNode("https://w3id.org/craftrdf/vocab#digest"), ox.Literal("new")))
+    assert got == want

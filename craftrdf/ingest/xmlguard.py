@@ -60,8 +60,8 @@ def check_stream_no_dtd(stream: IO[bytes], *, source: str) -> None:
         return
     except DefusedXmlException:
         raise InputError(
-            "XML with a DTD (<!DOCTYPE>, entity declarations) is refused: entities would be expanded "
-            "without bound; write the IRIs out in full",
+            "XML with a DTD (<!DOCTYPE>, entity declarations) is refused: its entities would be expanded "
+            "without bound; convert the file to Turtle or RDF/XML without a DTD first (e.g. robot convert)",
             source=source,
             line=expat.CurrentLineNumber,
         ) from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from craftrdf.errors import DataWarning
@@ -127,6 +127,7 @@ def _reach(graph: dict[int, list[int]], start: int) -> set[int]:
     return seen
 
 
+@settings(deadline=None)
 @given(st.dictionaries(st.integers(0, 12), st.lists(st.integers(0, 12), max_size=4), max_size=13))
 def test_cycles_are_the_mutually_reachable_groups(graph: dict[int, list[int]]) -> None:
     reach = {n: _reach(graph, n) for n in set(graph) | {m for v in graph.values() for m in v}}

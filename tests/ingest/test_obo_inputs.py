@@ -77,7 +77,7 @@ def dump(store: str) -> str:
     return "\n".join(sorted(str(q) for q in ox.Store.read_only(store)))
 
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=600) | st.text(max_size=400).map(str.encode))
 def test_any_bytes_are_an_ontology_with_a_stanza_or_an_input_error(tmp_path: Path, data: bytes) -> None:
     """Untrusted input: never an empty ontology, never an exception outside InputError."""

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from craftrdf.errors import InputError
@@ -115,6 +115,7 @@ _DOCTYPES = st.sampled_from([
 ])  # fmt: skip
 
 
+@settings(deadline=None)
 @given(decl=st.booleans(), before=st.lists(_MISC, max_size=4), doctype=st.none() | _DOCTYPES, after=_MISC)
 def test_the_guard_refuses_exactly_the_prologs_with_a_doctype(
     decl: bool, before: list[str], doctype: str | None, after: str
