@@ -2,13 +2,14 @@
 
 It is sound for the axioms it reads (named superclasses, ``R some X`` superclasses,
 ``owl:equivalentClass`` to a named class, an intersection or a union) and deliberately
-incomplete: no negation, no ``only``/cardinality reasoning, no property hierarchy. Three
+incomplete: no negation, no ``only``/cardinality reasoning, no property hierarchy. Four
 rules, applied until nothing changes:
 
 1. *union members*: ``C ≡ A or B`` gives ``A ⊑ C`` and ``B ⊑ C``;
 2. *definitions upward*: ``C ≡ E`` gives ``C ⊑ X`` for every named X that E is told to be
    under (``A and B``: the supers of A and of B; ``A or B``: the supers A and B share);
-3. *recognition*: ``D ⊑ C`` when ``C ≡ E`` and D's told superclasses and restrictions
+3. *domains*: ``C ⊑ R some X`` and ``R rdfs:domain D`` give ``C ⊑ D``;
+4. *recognition*: ``D ⊑ C`` when ``C ≡ E`` and D's told superclasses and restrictions
    (inherited, with transitive properties followed) satisfy every conjunct of E; a union
    is satisfied by D when D satisfies a member, or D is itself a union whose members
    all satisfy it.
@@ -45,6 +46,7 @@ class StructuralReasoner:
                 if not isinstance(e, str):
                     self.definitions[c.iri].append(e)
         self.transitive = {p.iri for p in onto.properties.values() if OWL.TransitiveProperty in p.types}
+        self.domains = {p.iri: p.domain for p in onto.properties.values() if p.domain}
         self.extra: dict[str, set[str]] = defaultdict(set)  # inferred named parents
         self._reset()
 
@@ -75,6 +77,9 @@ class StructuralReasoner:
             return set().union(*(self.supers(i) for i in e.items))
         if isinstance(e, ObjectOr) and e.items:
             return set.intersection(*(self.supers(i) for i in e.items))
+        if isinstance(e, ObjectRestriction) and e.quantifier == "some":
+            # rdfs:domain D of R: whatever is R some X is a D
+            return set().union(*({d} | self.ancestors(d) for d in self.domains.get(e.prop, ())))
         return set()
 
     def restrictions(self, c: str) -> tuple[ObjectRestriction, ...]:

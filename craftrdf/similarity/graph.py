@@ -299,7 +299,7 @@ def similarity_index(
     default of method ``wang``); only those relations are followed. Method ``bossy``
     is is_a only at 0.65. With ``classify_extensions``, extension classes are placed by
     their logical definitions first: union classes as
-    :func:`craftrdf.similarity.extensions.place_extensions` does, and every placement the
+    :func:`craftrdf.similarity.extensions.place_extensions` does, and every parent the
     structural reasoner (:mod:`craftrdf.reasoning.structural`, from the OWL axioms:
     intersections too) finds for an extension class. Placements stored by
     ``craftrdf classify`` are read with the graph in any case. Terms are CURIEs;
@@ -337,7 +337,7 @@ def similarity_index(
 def _reasoned_placements(
     store: ReadableStore, ontology: str | None, curies: CurieMap, entries: dict[object, object]
 ) -> list[tuple[str, str]]:
-    """The structural reasoner's edges that involve an extension class, as CURIEs (cached)."""
+    """The structural reasoner's edges from an extension class to its new parents, as CURIEs (cached)."""
     from ..owlread import read_ontology
     from ..reasoning.structural import classify_structural
 
@@ -351,7 +351,8 @@ def _reasoned_placements(
     for name in names:
         for child, parent in classify_structural(read_ontology(store, name)):
             c, p = curies.compress(child), curies.compress(parent)
-            if ("_EXT:" in c or "_EXT:" in p) and "/craftrdf/ref/" not in parent:
+            # extension classes placed (union members under their union are place_extensions' part)
+            if "_EXT:" in c and "/craftrdf/ref/" not in parent:
                 out.append((c, p))
     entries[key] = out
     return out
