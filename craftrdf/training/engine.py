@@ -113,7 +113,9 @@ def surface_term(surface: str, cls: str) -> Term:
 
 
 def count_terms(
-    candidates: Sequence[Candidate], gold: Iterable[tuple[tuple[Span, ...], str]]
+    candidates: Sequence[Candidate],
+    gold: Iterable[tuple[tuple[Span, ...], str]],
+    compare: Callable[[str], str] = str,
 ) -> Counter[tuple[Term, bool]]:
     """Per (term, is a true positive): finds in one document with gold ``(spans, class)`` pairs.
 
@@ -138,7 +140,7 @@ def count_terms(
             continue
         spans = tuple(sorted(c.spans))
         for cls in c.classes:
-            hit = (spans, cls) in exact
+            hit = (spans, compare(cls)) in exact
             out[((c.key, cls), hit)] += 1
             out[(((SURFACE, c.surface), cls), hit)] += 1
     return out

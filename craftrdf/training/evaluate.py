@@ -44,14 +44,19 @@ class TestScore:
     seconds: float
 
 
-def costly(corpus: Corpus, predictions: Mapping[str, Sequence[Annotation]], top: int = 5) -> tuple[Costly, Costly]:
-    """The most frequent false positives and negatives (exact spans and class), by text and class."""
+def costly(
+    corpus: Corpus, predictions: Mapping[str, Sequence[Annotation]], set_key: str, top: int = 5
+) -> tuple[Costly, Costly]:
+    """The most frequent false positives and negatives (exact spans, class as the scorer compares it)."""
+    from .select import comparer
+
+    compare = comparer(set_key)
     fp: Counter[tuple[str, str]] = Counter()
     fn: Counter[tuple[str, str]] = Counter()
     for doc, gold_anns in corpus.gold.items():
         text = corpus.texts[doc]
-        gold = {(tuple(sorted(a.spans)), a.class_id) for a in gold_anns}
-        pred = {(tuple(sorted(a.spans)), a.class_id) for a in predictions.get(doc, ())}
+        gold = {(tuple(sorted(a.spans)), compare(a.class_id)) for a in gold_anns}
+        pred = {(tuple(sorted(a.spans)), compare(a.class_id)) for a in predictions.get(doc, ())}
         for side, counter in ((pred - gold, fp), (gold - pred, fn)):
             for spans, cls in side:
                 counter[(" ... ".join(text[s.start : s.end] for s in spans), cls)] += 1
@@ -102,7 +107,7 @@ def train_and_test(
         ser, corpus, predictions = score_on(
             store, data, model, test_splits, registry=registry, cache_dir=cache_dir, session=session
         )
-        fp, fn = costly(corpus, predictions)
+        fp, fn = costly(corpus, predictions, data.key)
         out[data.key] = TestScore(data.key, ser, data.exact_only, report, fp, fn, time.perf_counter() - t)
         logger.info("trained %s: test SER %.3f in %.1f s", data.key, ser, time.perf_counter() - t)
     return out

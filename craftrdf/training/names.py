@@ -3,6 +3,7 @@
 A gold annotation with one span gives the name ``normalizer.phrase(covered text)`` for
 its class; the documents it was written in are kept (cross-validation must leave out a
 fold's own names) and so are the forms as written (for people reading the model).
+A text with no letter or digit ("+", "−") gives a symbol name (:mod:`.symbols`).
 Discontinuous annotations give no name: the contiguous search cannot find them
 (:mod:`craftrdf.training.coordination` does, for elided heads).
 """
@@ -18,6 +19,7 @@ from ..matcher.dictionary import Dictionary
 from ..matcher.normalize import Normalizer
 from ..model import Annotation
 from .engine import Key, Term
+from .symbols import is_symbol, symbol_key, symbol_of
 
 __all__ = ["GoldNames", "gold_names"]
 
@@ -38,6 +40,15 @@ class GoldNames:
             if docs - leave_out:
                 entries.setdefault(key, set()).add(cls)
         return Dictionary({k: frozenset(v) for k, v in entries.items()}, normalization, synonyms)
+
+    def symbols(self, *, leave_out: frozenset[str] = frozenset()) -> dict[str, frozenset[str]]:
+        """Symbol -> its classes (:mod:`.symbols`), from names written outside ``leave_out``."""
+        out: dict[str, set[str]] = {}
+        for (key, cls), docs in self.documents.items():
+            symbol = symbol_of(key)
+            if symbol is not None and docs - leave_out:
+                out.setdefault(symbol, set()).add(cls)
+        return {k: frozenset(v) for k, v in out.items()}
 
     def count(self, term: Term) -> int:
         """How many gold annotations wrote this term."""
@@ -62,7 +73,7 @@ def gold_names(gold: Mapping[str, Iterable[Annotation]], texts: Mapping[str, str
             if len(a.spans) != 1:
                 continue
             surface = text[a.spans[0].start : a.spans[0].end]
-            key = normalizer.phrase(surface)
+            key = symbol_key(surface) if is_symbol(surface) else normalizer.phrase(surface)
             if not key:
                 continue
             term = (key, a.class_id)

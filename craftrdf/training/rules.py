@@ -3,8 +3,9 @@
 **Abbreviations** (:mod:`.abbreviations`, Schwartz & Hearst 2003): when a kept
 annotation ends where a defined long form ends ("retinal pigment epithelium (RPE)"),
 every later whole-word occurrence of the short form in the document, the one in the
-parentheses included, takes its class, unless it overlaps a kept annotation or the
-short form's own term was mostly wrong in training.
+parentheses included, takes its class (unless it overlaps a longer kept annotation, or
+the short form's own term was mostly wrong in training); when no kept annotation ends
+there, the long form is not of this set and the short form's matches are dropped.
 
 **Coordination** (elided heads): "left and right ventricles", "T and B cells". When a
 kept annotation "Y H" (its first token Y, the rest H) follows "X and", "X or" or "X, Z
@@ -74,7 +75,7 @@ def apply_rules(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]], 
     if rules.coordination:
         out += _coordination(ctx, kept)
     if rules.abbreviations:
-        out += _abbreviations(ctx, out)
+        out = _abbreviations(ctx, out)
     return out
 
 
@@ -84,25 +85,33 @@ def _overlaps(taken: list[tuple[int, int]], s: int, e: int) -> bool:
 
 
 def _abbreviations(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
+    """``pairs`` with each defined short form given its long form's class, or dropped when the long
+    form is not an annotation of the set (an "OM" defined as otitis media is no oculomotor nucleus)."""
     text = ctx.normalized.tokenized.text
     ends = {spans[-1].end: (spans, cls) for spans, cls in pairs if len(spans) == 1}
-    taken = sorted((spans[0].start, spans[-1].end) for spans, _ in pairs)
-    out: list[Pair] = []
+    out = {(spans[0].start, spans[-1].end): (spans, cls) for spans, cls in pairs}
+    taken = sorted(out)
+    done: set[str] = set()
     for d in definitions(text):
+        if d.short in done:
+            continue
+        done.add(d.short)
         hit = ends.get(d.long_end)
-        if hit is None or hit[0][0].start < d.long_start:
-            continue
-        cls = hit[1]
-        key = ctx.normalizer.phrase(d.short)
-        tp, n = ctx.stats((key, cls))
-        if n >= 2 and ctx.decision.estimate(tp, n) < ctx.decision.threshold:
-            continue
+        cls = hit[1] if hit is not None and hit[0][0].start >= d.long_start else None
+        if cls is not None:
+            tp, n = ctx.stats((ctx.normalizer.phrase(d.short), cls))
+            if n >= 2 and ctx.decision.estimate(tp, n) < ctx.decision.threshold:
+                continue
         for m in re.finditer(r"(?<![\w-])" + re.escape(d.short) + r"(?![\w-])", text[d.short_start :]):
             s, e = d.short_start + m.start(), d.short_start + m.end()
-            if not _overlaps(taken, s, e):
+            if cls is None:
+                out.pop((s, e), None)  # left in ``taken``: nothing else is placed there
+            elif (s, e) in out:
+                out[(s, e)] = ((Span(s, e),), cls)
+            elif not _overlaps(taken, s, e):
                 bisect.insort(taken, (s, e))
-                out.append(((Span(s, e),), cls))
-    return out
+                out[(s, e)] = ((Span(s, e),), cls)
+    return list(out.values())
 
 
 def _coordination(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]]) -> list[Pair]:

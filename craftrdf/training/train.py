@@ -36,6 +36,7 @@ from .select import (
     select,
     to_predictions,
 )
+from .symbols import symbol_candidates
 
 __all__ = ["ApplyReport", "NoGoldError", "TrainReport", "annotate_with_model", "predict", "train_set"]
 
@@ -192,7 +193,11 @@ def predict(
     indexes = [SearchIndex(names.dictionary(normalization, config.synonyms), False)]
     if ontology is not None:
         indexes.append(SearchIndex(ontology, False))
-    candidates = {d: find_candidates(d, session.normalized(d, normalization), indexes) for d in texts}
+    symbols = names.symbols()
+    candidates = {
+        d: find_candidates(d, session.normalized(d, normalization), indexes) + symbol_candidates(d, texts[d], symbols)
+        for d in texts
+    }
     prepared = Prepared(config, session, names, ontology.entries if ontology is not None else {}, candidates, {})
     prepared.total = counts
     pairs = decide(prepared, sorted(texts), model.decision, model.rules)

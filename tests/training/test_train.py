@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import craftrdf
 from craftrdf.cli import main
@@ -157,3 +159,24 @@ def test_cli_train_then_annotate(sample_store_dir, tmp_path, capsys):
     args = ["annotate", "--store", store, "--set", "PR", "--model", str(model), str(sample_dir()), "--split", "test"]
     assert main([*args, "--out", str(run), "--no-cache"]) == 0
     assert [p.name for p in run.iterdir()] == [f"{split_ids('test')[0]}.bionlp"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.text(alphabet=st.sampled_from("ab \t\n:;-019x"), max_size=200))
+def test_any_table_text_is_read_or_refused_with_input_error(pr_model, tmp_path_factory, body):
+    # a table rewritten with its digest updated (so the content itself is what is checked)
+    import hashlib
+
+    m = tmp_path_factory.mktemp("fuzz") / "m"
+    _copy(pr_model, m)
+    text = "form\tclass\ttrue_positives\tfinds\n" + body
+    (m / "forms.tsv").write_text(text, encoding="utf-8")
+    meta = json.loads((m / "model.json").read_text())
+    meta["files"]["forms.tsv"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    (m / "model.json").write_text(json.dumps(meta))
+    try:
+        model = read_model(m)
+    except InputError as exc:
+        assert "forms.tsv" in str(exc)
+    else:
+        assert all(r.tp <= r.n for r in model.terms)
