@@ -262,6 +262,9 @@ class RemoteStore(SparqlReads):
             self._put(graph, nt, size, method="POST")
         return count
 
+    def optimize(self) -> None:
+        """Nothing to do from here: a server compacts its own store (for Oxigraph: ``oxigraph optimize``)."""
+
     def _put(self, graph: str, body: IO[bytes], size: int, *, method: str = "PUT") -> None:
         import httpx
 
