@@ -366,6 +366,9 @@ class RemoteStore(SparqlReads):
                 f"{_server_message(r.content)}"
             )
 
+    def optimize(self) -> None:
+        """Nothing to do from here: a server compacts its own store (for Oxigraph: ``oxigraph optimize``)."""
+
     def _put(self, graph: str, body: IO[bytes], size: int, *, method: str = "PUT") -> None:
         import httpx
 

@@ -214,6 +214,14 @@ class _Tally:
     succeeded: bool = False
     store_seconds: float = 0.0
     files_seconds: float = 0.0
+    appends: int = 0
+    compacted_at: int = 0
+
+
+#: Appends before the first compaction of the store; each later one waits for twice as many, so
+#: compacting costs at most about twice the final compaction over the whole run (it grows with the
+#: store), while the files of uncompacted appends, which every read must visit, stay few.
+FIRST_COMPACTION = 16
 
 
 def _batches(
@@ -280,6 +288,13 @@ class _Job:
             failures.extend(r.failures)
         return BatchResult(batch.number, tuple(outputs), tuple(failures))
 
+    def compact(self) -> None:
+        """Compact the store now (reads over many appended batches are slow until then)."""
+        if self.target is not None and self.tally.appends > self.tally.compacted_at:
+            logger.info("compacting the store after %d appended batches", self.tally.appends)
+            self.target.optimize()
+            self.tally.compacted_at = self.tally.appends
+
     def finish(self, result: BatchResult, read_failures: Sequence[DocumentFailure]) -> None:
         """Write a batch's outputs (store, then files), then commit it in the progress file."""
         failures = [*read_failures, *result.failures]
@@ -290,6 +305,9 @@ class _Job:
             if lines:
                 started = time.perf_counter()
                 self.target.append(lines)
+                self.tally.appends += 1
+                if self.tally.appends >= max(FIRST_COMPACTION, 2 * self.tally.compacted_at):
+                    self.compact()
                 self.tally.store_seconds += time.perf_counter() - started
                 self.tally.quads += sum(o.quads for o in result.outputs)
         started = time.perf_counter()
@@ -344,6 +362,9 @@ def annotate_stream(
                 _finish_first(job, pending)
         while pending:
             _finish_first(job, pending)
+        started = time.perf_counter()
+        job.compact()
+        job.tally.store_seconds += time.perf_counter() - started
     finally:
         progress.close()
     t = job.tally

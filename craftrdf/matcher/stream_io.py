@@ -244,3 +244,7 @@ class StoreTarget:
     def append(self, lines: Iterable[str]) -> int:
         """Add one batch's N-Quads lines to the graph atomically; returns the lines sent."""
         return self.store.append_batch(self.graph, lines)
+
+    def optimize(self) -> None:
+        """Compact the store (see :meth:`craftrdf.store.AnnotationStore.optimize`)."""
+        self.store.optimize()
