@@ -32,7 +32,8 @@ import pyoxigraph as ox
 from .bindings import bind_values, query_form
 from .errors import QueryError, StoreError
 from .replace import nquads_file, replacement_update
-from .store import QueryAnswer, SparqlReads, Substitutions
+from .sparql_reads import SparqlReads
+from .store import QueryAnswer, Substitutions
 from .vocab import CRAFT
 
 __all__ = ["RemoteStore", "default_graph_store", "default_update_endpoint"]

@@ -49,6 +49,7 @@ LAYERS = {
     "store": "store",
     "replace": "store",
     "rdflib_view": "store",
+    "sparql_reads": "store",
     # ... and what reads and writes through it
     "querying": "query",
     "sets": "query",
@@ -83,8 +84,6 @@ BRANCHES = ("analysis", "matching", "publishing")
 CROSS_BRANCH = {
     ("matching", "analysis"): "a sweep scores every configuration with the evaluation (metrics, CRAFT's rules, "
     "Wang similarity for SER), and reproduce sets the matcher's results beside the corpus statistics",
-    ("analysis", "publishing"): "classify --reasoner hermit hands owlready2 the ontology's OWL export (RDF/XML), "
-    "the file HermiT reads",
     ("publishing", "analysis"): "exports write a view's rows; the viewer shows nesting (views) and similar classes "
     "(similarity)",
 }

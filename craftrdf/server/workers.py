@@ -33,7 +33,8 @@ from typing import Any, Literal
 import pyoxigraph as ox
 
 from ..errors import CraftrdfError, QueryError, StoreError
-from ..store import AnnotationStore, SparqlReads
+from ..sparql_reads import SparqlReads
+from ..store import AnnotationStore
 from .guard import RequestRefused
 from .jobs import Answer, QueryJob, _query_for_proxy, run_sparql, run_update
 
