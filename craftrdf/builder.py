@@ -199,26 +199,7 @@ def plan_build(
     skipped: dict[str, str] = {}
     planned_ontologies: dict[str, str] = {}
     for spec in chosen:
-        onto_graph: str | None = None
-        onto_digest = ""
-        if spec.ontology is not None:
-            path = registry.locate_ontology(craft_dir, spec.ontology)
-            if path is None:
-                skipped[spec.key] = f"ontology file {spec.ontology} not in this CRAFT directory"
-            else:
-                onto_graph = ontology_graph(ontology_name(path))
-                onto_digest = _file_digest(path)
-                if onto_graph not in planned_ontologies:
-                    planned_ontologies[onto_graph] = onto_digest
-                    steps.append(
-                        Step(
-                            onto_graph,
-                            f"ontology {path.name}",
-                            onto_digest,
-                            _bind_ontology(path, onto_graph, curies),
-                            (relations_graph(onto_graph),),
-                        )
-                    )
+        onto_graph, onto_digest = _plan_ontology(spec, craft_dir, registry, curies, planned_ontologies, steps, skipped)
         folder = ca / spec.annotations
         if not folder.is_dir():
             skipped[spec.key + " annotations"] = f"annotation folder {folder} not found"
@@ -258,6 +239,31 @@ def plan_build(
             )
         )
     return steps, skipped
+
+
+def _plan_ontology(
+    spec: AnnotationSetSpec,
+    craft_dir: Path,
+    registry: Registry,
+    curies: CurieMap,
+    planned: dict[str, str],
+    steps: list[Step],
+    skipped: dict[str, str],
+) -> tuple[str | None, str]:
+    """The ontology graph and digest of a set (None, "" without a file), adding its step once to ``steps``."""
+    if spec.ontology is None:
+        return None, ""
+    path = registry.locate_ontology(craft_dir, spec.ontology)
+    if path is None:
+        skipped[spec.key] = f"ontology file {spec.ontology} not in this CRAFT directory"
+        return None, ""
+    graph = ontology_graph(ontology_name(path))
+    digest = _file_digest(path)
+    if graph not in planned:
+        planned[graph] = digest
+        load = _bind_ontology(path, graph, curies)
+        steps.append(Step(graph, f"ontology {path.name}", digest, load, (relations_graph(graph),)))
+    return graph, digest
 
 
 def _file_digest(path: Path) -> str:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..curie import CurieMap
 from ..errors import ConfigError
@@ -125,7 +126,44 @@ def train_set(
         folds=folds,
     )
     dg, dr, dp = _coordination_counts(prepared, corpus, selection)
-    meta = {
+    meta = _meta(data, splits, corpus, selection, folds=folds, quick=quick, coordination=(dg, dr, dp))
+    names = [
+        NameRow(t, prepared.names.count(t), len(docs), tuple(prepared.names.written[t].most_common()))
+        for t, docs in sorted(prepared.names.documents.items())
+    ]
+    terms = [TermRow(t, c[0], c[1]) for t, c in sorted(prepared.total.items()) if c[1] > 0]
+    model = Model(meta, tuple(names), tuple(terms))
+    if out is not None:
+        write_model(out, meta, names, terms, selection.decision)
+    report = TrainReport(
+        data.key,
+        out,
+        len(corpus.texts),
+        corpus.annotations,
+        len(names),
+        selection,
+        dg,
+        dr,
+        dp,
+        data.exact_only,
+        time.perf_counter() - t0,
+    )
+    return report, model
+
+
+def _meta(
+    data: SetData,
+    splits: Sequence[str],
+    corpus: Corpus,
+    selection: Selection,
+    *,
+    folds: int,
+    quick: bool,
+    coordination: tuple[int, int, int],
+) -> dict[str, Any]:
+    """The model's ``model.json``: what it was trained on, what selection chose, and why."""
+    dg, dr, dp = coordination
+    return {
         "format": FORMAT,
         "version": VERSION,
         "set": data.key,
@@ -153,28 +191,6 @@ def train_set(
         "coordination": {"gold_discontinuous": dg, "recovered": dr, "predicted": dp},
         "gold_annotations": corpus.annotations,
     }
-    names = [
-        NameRow(t, prepared.names.count(t), len(docs), tuple(prepared.names.written[t].most_common()))
-        for t, docs in sorted(prepared.names.documents.items())
-    ]
-    terms = [TermRow(t, c[0], c[1]) for t, c in sorted(prepared.total.items()) if c[1] > 0]
-    model = Model(meta, tuple(names), tuple(terms))
-    if out is not None:
-        write_model(out, meta, names, terms, selection.decision)
-    report = TrainReport(
-        data.key,
-        out,
-        len(corpus.texts),
-        corpus.annotations,
-        len(names),
-        selection,
-        dg,
-        dr,
-        dp,
-        data.exact_only,
-        time.perf_counter() - t0,
-    )
-    return report, model
 
 
 def predict(
