@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -40,7 +41,9 @@ from typing import IO
 
 import pyoxigraph as ox
 
-__all__ = ["GraphDiff", "dump_graphs", "nquads_file", "replacement_update"]
+__all__ = ["GraphDiff", "dump_graphs", "nquads_file", "replace_in_store", "replacement_update"]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,3 +180,33 @@ def replacement_update(graphs: Sequence[str], old: IO[bytes], new: IO[bytes]) ->
             out.write(f" ;\nDROP SILENT GRAPH {term}")
     out.write("\n")
     return GraphDiff(out.getvalue(), len(gone), len(fresh), sum(blank_old.values()), sum(blank_new.values()))
+
+
+def replace_in_store(store: ox.Store, node: ox.NamedNode, spool: IO[bytes], companions: Sequence[str]) -> GraphDiff:
+    """Turn graph ``node`` and its ``companions`` of ``store`` into the N-Quads in ``spool``, in one update.
+
+    ``spool`` is read from the start; a quad in any other graph is a ValueError before
+    anything is written. Returns the difference that was applied.
+    """
+    graphs = list(dict.fromkeys([node.value, *companions]))
+    owned = [ox.NamedNode(g) for g in graphs]
+
+    def new() -> Iterator[ox.Quad]:
+        spool.seek(0)
+        for q in ox.parse(spool, ox.RdfFormat.N_QUADS):
+            if q.graph_name not in owned:
+                raise ValueError(f"a quad of batch {node.value} names graph {q.graph_name}")
+            yield q
+
+    with dump_graphs(store, owned) as old, nquads_file(new()) as fresh:
+        diff = replacement_update(graphs, old, fresh)
+    logger.info(
+        "replacing batch %s in one transaction: %d quads out, %d in (%d, %d with blank nodes)",
+        node.value,
+        diff.removed,
+        diff.added,
+        diff.blank_old,
+        diff.blank_new,
+    )
+    store.update(diff.update)
+    return diff

@@ -44,7 +44,7 @@ from ._nquads_stream import NQuadsStream
 from ._storelock import Mode, StoreLock, remove_orphans
 from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, quad
-from .replace import dump_graphs, nquads_file, replacement_update
+from .replace import replace_in_store
 from .vocab import CRAFT
 
 if TYPE_CHECKING:
@@ -383,27 +383,10 @@ class AnnotationStore:
 
     def _replace(self, node: ox.NamedNode, spool: IO[bytes], companions: Sequence[str]) -> None:
         """Turn graph ``node`` and its companions into the N-Quads in ``spool`` with one update (one transaction)."""
-        graphs = list(dict.fromkeys([node.value, *companions]))
-        owned = [ox.NamedNode(g) for g in graphs]
-
-        def new() -> Iterator[ox.Quad]:
-            spool.seek(0)
-            for q in ox.parse(spool, ox.RdfFormat.N_QUADS):
-                if q.graph_name not in owned:
-                    raise StoreError(f"internal error: a quad of batch {node.value} names graph {q.graph_name}")
-                yield q
-
-        with dump_graphs(self.raw, owned) as old, nquads_file(new()) as fresh:
-            diff = replacement_update(graphs, old, fresh)
-        logger.info(
-            "replacing batch %s in one transaction: %d quads out, %d in (%d, %d with blank nodes)",
-            node.value,
-            diff.removed,
-            diff.added,
-            diff.blank_old,
-            diff.blank_new,
-        )
-        self.raw.update(diff.update)
+        try:
+            replace_in_store(self.raw, node, spool, companions)
+        except ValueError as exc:
+            raise StoreError(f"internal error: {exc}") from None
 
     def remove_batch(self, graph: str) -> bool:
         """Remove a batch's graph in one transaction; True if it was there."""

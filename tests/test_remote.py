@@ -418,7 +418,7 @@ def test_a_replacement_is_one_update_request_with_the_difference(
         remote.load_batch(g, new, digest="v2")
         # by hand: out go 10 old values and manifest v1 (the old blank node by pattern); in come
         # 10 new values, the new blank node's triple and manifest v2
-        assert len(sent) == 1 and sent[0].count(b'!" .') == 10 and sent[0].count(b'" .\n') == (10 + 1) + (10 + 1 + 1)
+        assert len(sent) == 1 and sent[0].count(b'!" .') == 10 and sent[0].count(b'" . }\n') == (10 + 1) + (10 + 1 + 1)
         objects = sorted(q.object.value for q in remote.quads_for_pattern(None, None, None, ox.NamedNode(g)))
         # by hand: 90 unchanged, 10 changed, the new blank node's "new", the manifest "v2"
         assert objects == sorted([str(i) for i in range(90)] + [f"{i}!" for i in range(90, 100)] + ["new", "v2"])

@@ -133,12 +133,14 @@ PREFIXES = (
 )
 TINY_SET = "https://w3id.org/craftrdf/set/TINY"
 TINY_ONTO = "https://w3id.org/craftrdf/ontology/TINY"
+TINY_RELATIONS = "https://w3id.org/craftrdf/relations/TINY"
 DOCS = "https://w3id.org/craftrdf/documents"
 
 
 def tiny_quads(value: str, cls: str) -> dict[str, list[ox.Quad]]:
     """A one-annotation set whose key, split, label and text are ``value`` and whose class is ``cls``."""
     g, o, d = ox.NamedNode(TINY_SET), ox.NamedNode(TINY_ONTO), ox.NamedNode(DOCS)
+    r = ox.NamedNode(TINY_RELATIONS)
     c, root = ox.NamedNode(cls), ox.NamedNode("http://example.org/root")
     a, t, doc = (
         ox.NamedNode("http://example.org/a1"),
@@ -170,6 +172,16 @@ def tiny_quads(value: str, cls: str) -> dict[str, list[ox.Quad]]:
         TINY_ONTO: [
             ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf"), root, o),
             ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), v, o),
+        ],
+        # the derived relations graph a build writes beside the ontology (the hierarchy queries walk it)
+        TINY_RELATIONS: [
+            ox.Quad(
+                r,
+                ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                ox.NamedNode(cr + "RelationsGraph"),
+                r,
+            ),
+            ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf"), root, r),
         ],
         DOCS: [ox.Quad(doc, ox.NamedNode(cr + "split"), v, d)],
     }
