@@ -89,3 +89,27 @@ class NQuadsStream(io.RawIOBase):
         view[:n] = self._buf[:n]
         self._buf = self._buf[n:]
         return n
+
+
+class LinesStream(io.RawIOBase):
+    """A binary stream over text lines (encoded as read, newline-terminated), counting them."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self._buf = memoryview(b"")
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._buf:
+            line = next(self._lines, None)
+            if line is None:
+                return 0
+            self.count += 1
+            self._buf = memoryview((line + "\n").encode("utf-8"))
+        n = min(len(buffer), len(self._buf))
+        buffer[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n

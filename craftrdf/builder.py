@@ -19,13 +19,14 @@ from pathlib import Path
 from .curie import CurieMap, parallel_base
 from .errors import ConfigError, DataWarning, InputError
 from .ingest.corpus import read_documents
+from .ingest.cycles import warn_is_a_cycles
 from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.mappings import MappingKind, mapping_nquads, read_mapping_file
 from .ingest.obo import iter_obo
 from .ingest.ontology import ontology_nquads
 from .ingest.rdfsource import rdf_file_nquads
 from .ingest.validate import validate_annotations
-from .iris import DOCUMENTS_GRAPH, mapping_graph, ontology_graph, set_iri
+from .iris import DOCUMENTS_GRAPH, mapping_graph, ontology_graph, relations_graph, set_iri
 from .model import Annotation, Document
 from .rdf import iri, literal, quad
 from .registry import AnnotationSetSpec, Registry, ontology_name
@@ -38,7 +39,7 @@ __all__ = ["BuildReport", "Step", "build_store", "check_craft_dir", "plan_build"
 logger = logging.getLogger(__name__)
 
 #: Bumped whenever the RDF model changes, so old batches are replaced on the next build.
-MODEL_VERSION = "craftrdf-rdf-model-2"
+MODEL_VERSION = "craftrdf-rdf-model-3"
 
 Progress = Callable[[int, int, str], None]
 
@@ -51,6 +52,7 @@ class Step:
     label: str
     digest: str
     lines: Callable[[], Iterable[str]]
+    companions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,11 +105,19 @@ def read_set_annotations(
 
 
 def ontology_lines(path: Path, *, graph: str, curies: CurieMap) -> Iterator[str]:
-    """N-Quads of an ontology file: OBO through our reader, OWL/RDF through pyoxigraph."""
+    """N-Quads of an ontology file: OBO through our reader, OWL/RDF through pyoxigraph.
+
+    The lines fill the ontology graph and its derived relations graph
+    (:func:`~craftrdf.iris.relations_graph`), to be loaded as one batch with that companion.
+    Each ``is_a`` cycle is a DataWarning naming its classes once the lines are all read.
+    """
     name = path.name.lower()
+    relations = relations_graph(graph)
     if ".obo" in name:
-        return ontology_nquads(iter_obo(path), graph=graph, curies=curies)
-    return rdf_file_nquads(path, graph=graph)
+        lines = ontology_nquads(iter_obo(path), graph=graph, curies=curies, relations=relations, source=str(path))
+    else:
+        lines = rdf_file_nquads(path, graph=graph, relations=relations)
+    return warn_is_a_cycles(lines, source=str(path), curies=curies)
 
 
 def parallel_class_lines(
@@ -201,7 +211,13 @@ def plan_build(
                 if onto_graph not in planned_ontologies:
                     planned_ontologies[onto_graph] = onto_digest
                     steps.append(
-                        Step(onto_graph, f"ontology {path.name}", onto_digest, _bind_ontology(path, onto_graph, curies))
+                        Step(
+                            onto_graph,
+                            f"ontology {path.name}",
+                            onto_digest,
+                            _bind_ontology(path, onto_graph, curies),
+                            (relations_graph(onto_graph),),
+                        )
                     )
         folder = ca / spec.annotations
         if not folder.is_dir():
@@ -311,7 +327,7 @@ def build_store(
         t = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DataWarning)
-            n = store.load_batch(step.graph, step.lines(), digest=step.digest)
+            n = store.load_batch(step.graph, step.lines(), digest=step.digest, companions=step.companions)
         for w in caught:
             logger.warning("%s", w.message)
         loaded[step.graph] = n

@@ -20,8 +20,10 @@ __all__ = [
     "annotation_iri",
     "check_set_key",
     "document_iri",
+    "inferred_graph",
     "mapping_graph",
     "ontology_graph",
+    "relations_graph",
     "set_iri",
 ]
 
@@ -79,3 +81,26 @@ def ontology_graph(name: str) -> str:
 def mapping_graph(key: str) -> str:
     """The graph of a set's mapping files and its parallel extension classes."""
     return mint(BASE, "mappings", key)
+
+
+def relations_graph(ontology: str) -> str:
+    """The derived graph of direct class-to-class edges beside an ontology graph (IRI or name).
+
+    >>> relations_graph("UBERON+extensions")
+    'https://w3id.org/craftrdf/relations/UBERON+extensions'
+    >>> relations_graph(ontology_graph("SO"))
+    'https://w3id.org/craftrdf/relations/SO'
+    """
+    return _derived("relations", ontology)
+
+
+def inferred_graph(ontology: str) -> str:
+    """The derived graph of a reasoner's inferred ``rdfs:subClassOf`` for an ontology (IRI or name)."""
+    return _derived("inferred", ontology)
+
+
+def _derived(kind: str, ontology: str) -> str:
+    prefix = BASE + "ontology/"
+    if ontology.startswith(prefix):
+        return BASE + kind + "/" + ontology[len(prefix) :]
+    return mint(BASE, kind, ontology)

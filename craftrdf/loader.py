@@ -19,7 +19,7 @@ from .ingest.bionlp import read_bionlp
 from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.rdfsource import rdf_format_of
 from .ingest.validate import validate_annotations
-from .iris import check_set_key, ontology_graph, set_iri
+from .iris import check_set_key, ontology_graph, relations_graph, set_iri
 from .model import Annotation
 from .registry import ontology_name
 from .store import WritableStore
@@ -119,7 +119,7 @@ def load_files(
     loaded: dict[str, int] = {}
     for path, lines in ontologies:
         graph = ontology_graph(ontology_name(path))
-        loaded[graph] = store.load_batch(graph, lines, digest=_digest(lines))
+        loaded[graph] = store.load_batch(graph, lines, digest=_digest(lines), companions=[relations_graph(graph)])
     if annotations and set_key is not None:  # set_key None with annotations raised above
         graph = set_iri(set_key)
         loaded[graph] = store.load_batch(graph, ann_lines, digest=_digest(ann_lines))

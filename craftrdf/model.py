@@ -93,7 +93,9 @@ class Term:
     """One ``[Term]`` stanza of an OBO file, as read (no inference).
 
     ``relationships`` are ``(relation id, target id)`` pairs from ``relationship:``
-    lines; ``line`` is the 1-based line of the stanza header in its file.
+    lines; ``intersection_of`` holds ``(None, genus)`` for a genus line and
+    ``(relation id, target id)`` for a differentia line, in file order;
+    ``line`` is the 1-based line of the stanza header in its file.
     """
 
     id: str
@@ -111,11 +113,19 @@ class Term:
     consider: tuple[str, ...] = ()
     obsolete: bool = False
     line: int = 0
+    intersection_of: tuple[tuple[str | None, str], ...] = ()
+    union_of: tuple[str, ...] = ()
+    disjoint_from: tuple[str, ...] = ()
+    equivalent_to: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Typedef:
-    """One ``[Typedef]`` stanza: a relation usable in ``relationship:`` lines."""
+    """One ``[Typedef]`` stanza: a relation usable in ``relationship:`` lines.
+
+    ``metadata`` is ``is_metadata_tag: true`` (an annotation property, not a relation);
+    ``extra`` holds every other tag as ``(tag, raw value)``.
+    """
 
     id: str
     name: str | None = None
@@ -125,3 +135,8 @@ class Typedef:
     obsolete: bool = False
     line: int = 0
     extra: tuple[tuple[str, str], ...] = field(default=())
+    symmetric: bool = False
+    metadata: bool = False
+    inverse_of: str | None = None
+    domain: str | None = None
+    range: str | None = None

@@ -18,6 +18,9 @@ BASE: Final = "https://w3id.org/craftrdf/"
 class RDF:
     NS: Final = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
     type: Final = NS + "type"
+    first: Final = NS + "first"
+    rest: Final = NS + "rest"
+    nil: Final = NS + "nil"
 
 
 class RDFS:
@@ -26,6 +29,8 @@ class RDFS:
     subClassOf: Final = NS + "subClassOf"
     subPropertyOf: Final = NS + "subPropertyOf"
     comment: Final = NS + "comment"
+    domain: Final = NS + "domain"
+    range: Final = NS + "range"
 
 
 class OWL:
@@ -36,6 +41,24 @@ class OWL:
     Ontology: Final = NS + "Ontology"
     deprecated: Final = NS + "deprecated"
     versionInfo: Final = NS + "versionInfo"
+    # class axioms and expressions (OBO 1.4 -> OWL mapping)
+    Restriction: Final = NS + "Restriction"
+    onProperty: Final = NS + "onProperty"
+    someValuesFrom: Final = NS + "someValuesFrom"
+    allValuesFrom: Final = NS + "allValuesFrom"
+    onClass: Final = NS + "onClass"
+    qualifiedCardinality: Final = NS + "qualifiedCardinality"
+    minQualifiedCardinality: Final = NS + "minQualifiedCardinality"
+    maxQualifiedCardinality: Final = NS + "maxQualifiedCardinality"
+    intersectionOf: Final = NS + "intersectionOf"
+    unionOf: Final = NS + "unionOf"
+    complementOf: Final = NS + "complementOf"
+    equivalentClass: Final = NS + "equivalentClass"
+    disjointWith: Final = NS + "disjointWith"
+    # property axioms
+    AnnotationProperty: Final = NS + "AnnotationProperty"
+    SymmetricProperty: Final = NS + "SymmetricProperty"
+    inverseOf: Final = NS + "inverseOf"
 
 
 class XSD:
@@ -148,6 +171,15 @@ class CRAFT:
     viewNesting: Final = NS + "viewNesting"
     viewSplit: Final = NS + "viewSplit"
     appliedRule: Final = NS + "appliedRule"
+    # ontology graphs and the graphs derived from them (docs/rdf-model.md)
+    relationsGraph: Final = NS + "relationsGraph"
+    companion: Final = NS + "companion"
+    RelationsGraph: Final = NS + "RelationsGraph"
+    #: a class outside the ontology file that an extension class's definition names by label
+    ExternalReference: Final = NS + "ExternalReference"
+    InferredGraph: Final = NS + "InferredGraph"
+    inferredFrom: Final = NS + "inferredFrom"
+    reasoner: Final = NS + "reasoner"
 
 
 class CM:

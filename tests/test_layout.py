@@ -42,10 +42,13 @@ LAYERS = {
     "ontologies": "base",
     "queries": "base",
     "sample": "base",
+    "shapes": "base",
     # ... readers of the corpus formats ...
     "ingest": "ingest",
     # ... the store and its contract ...
     "store": "store",
+    "replace": "store",
+    "rdflib_view": "store",
     # ... and what reads and writes through it
     "querying": "query",
     "sets": "query",
@@ -53,15 +56,18 @@ LAYERS = {
     "builder": "query",
     "loader": "query",
     "remote": "query",
+    "owlread": "query",
     # the branches
     "views": "analysis",
     "rules": "analysis",
     "stats": "analysis",
     "similarity": "analysis",
     "evaluation": "analysis",
+    "reasoning": "analysis",
     "matcher": "matching",
     "sweeps": "matching",
     "reproduce": "matching",
+    "training": "matching",
     "exports": "publishing",
     "server": "publishing",
     # over everything
@@ -77,6 +83,8 @@ BRANCHES = ("analysis", "matching", "publishing")
 CROSS_BRANCH = {
     ("matching", "analysis"): "a sweep scores every configuration with the evaluation (metrics, CRAFT's rules, "
     "Wang similarity for SER), and reproduce sets the matcher's results beside the corpus statistics",
+    ("analysis", "publishing"): "classify --reasoner hermit hands owlready2 the ontology's OWL export (RDF/XML), "
+    "the file HermiT reads",
     ("publishing", "analysis"): "exports write a view's rows; the viewer shows nesting (views) and similar classes "
     "(similarity)",
 }

@@ -7,11 +7,36 @@ import argparse
 from ._common import add_store_options, open_store
 
 _FORMATS = ("turtle", "trig", "nquads", "jsonld", "bionlp", "pubannotation")
+_ONTOLOGY_FORMATS = ("owl", "obo", "ttl")
+
+
+def _cmd_export_ontology(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
+    from ..exports.ontology import export_ontology
+
+    if args.format not in _ONTOLOGY_FORMATS:
+        raise ConfigError(f"--ontology exports as {', '.join(_ONTOLOGY_FORMATS)}, not {args.format}")
+    with open_store(args, mode="read") as store:
+        r = export_ontology(store, args.ontology, args.out, format=args.format)
+    size = f"{r.terms:,} terms" if r.format == "obo" else f"{r.triples:,} triples"
+    print(f"exported ontology {r.ontology} as {r.format}: {size} -> {r.out}, {r.seconds:.1f} s")
+    if r.unwritten:
+        print(f"{len(r.unwritten)} logical definition(s) OBO 1.4 cannot express (in the OWL export only):")
+        for cls, reason in r.unwritten:
+            print(f"  {cls}: {reason}")
+    return 0
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
     from ..exports import export_set
 
+    if args.ontology:
+        return _cmd_export_ontology(args)
+    if not args.set:
+        raise ConfigError("give --set KEY (an annotation set) or --ontology NAME (an ontology)")
+    if args.format not in _FORMATS:
+        raise ConfigError(f"an annotation set exports as {', '.join(_FORMATS)}, not {args.format}")
     with open_store(args, mode="read") as store:
         r = export_set(
             store,
@@ -34,17 +59,23 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     """Add ``export`` to the ``craftrdf`` parser."""
     e = sub.add_parser(
         "export",
-        help="write an annotation set as Turtle, TriG, N-Quads, JSON-LD, PubAnnotation or BioNLP",
+        help="write an annotation set (Turtle, TriG, N-Quads, JSON-LD, PubAnnotation, BioNLP) "
+        "or an ontology (OWL, OBO, Turtle)",
         description="Write one annotation set (a CRAFT set, a loaded set or a materialised view) of a store. "
         "turtle: the set graph; trig, nquads: the set graph with its documents and the classes "
         "it uses; jsonld: a W3C Web Annotation collection; bionlp, pubannotation: one file per "
-        "document in the --out folder.",
+        "document in the --out folder. With --ontology NAME (as in /ontology/<name>, e.g. "
+        "UBERON+extensions): owl (RDF/XML for OWL tools), ttl, or obo (OBO 1.4 for pronto, fastobo, ROBOT).",
     )
     add_store_options(e)
-    e.add_argument("--set", required=True, help="set key, matched case-insensitively, e.g. UBERON_EXT")
-    e.add_argument("--format", required=True, choices=_FORMATS)
+    what = e.add_mutually_exclusive_group(required=True)
+    what.add_argument("--set", help="set key, matched case-insensitively, e.g. UBERON_EXT")
+    what.add_argument("--ontology", metavar="NAME", help="an ontology graph, e.g. UBERON+extensions")
+    e.add_argument("--format", required=True, choices=_FORMATS + _ONTOLOGY_FORMATS)
     e.add_argument(
-        "--out", required=True, help="output file (turtle, trig, nquads, jsonld) or folder (bionlp, pubannotation)"
+        "--out",
+        required=True,
+        help="output file (turtle, trig, nquads, jsonld, owl, obo, ttl) or folder (bionlp, pubannotation)",
     )
     e.add_argument("--document", metavar="PMID", help="only this document's annotations")
     e.set_defaults(func=_cmd_export)

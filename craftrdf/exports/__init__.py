@@ -15,6 +15,7 @@ See ``docs/exports.md`` for each format and how discontinuous annotations are wr
 
 from __future__ import annotations
 
+from .ontology import OntologyExportReport, export_ontology
 from .sets import (
     CRAFT_JSONLD_CONTEXT,
     WA_CONTEXT,
@@ -28,5 +29,7 @@ __all__ = [
     "WA_CONTEXT",
     "ExportFormat",
     "ExportReport",
+    "OntologyExportReport",
+    "export_ontology",
     "export_set",
 ]

@@ -44,7 +44,7 @@ from typing import IO, cast
 from ..errors import DataWarning, InputError, OboSyntaxError
 from ..model import Synonym, SynonymScope, Term, Typedef
 
-__all__ = ["OboHeader", "iter_obo", "open_text"]
+__all__ = ["OboHeader", "iter_obo", "open_binary", "open_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +56,8 @@ _OBO10_SYNONYMS: dict[str, SynonymScope] = {
     "narrow_synonym": "NARROW",
     "related_synonym": "RELATED",
 }
+_TYPEDEF_FLAGS = ("is_transitive", "is_obsolete", "is_symmetric", "is_metadata_tag")
+_TYPEDEF_SINGLE = ("inverse_of", "domain", "range")
 _HEADER_FIELDS = ("format-version", "data-version", "ontology", "default-namespace")
 
 # A quoted string at the start of a value; group 1 is its escaped content. Possessive
@@ -107,18 +109,23 @@ def open_text(path: str | os.PathLike[str], *, errors: str = "strict") -> Iterat
     ``UnicodeDecodeError`` on bytes that are not UTF-8; :func:`iter_obo` uses
     ``"surrogateescape"`` and repairs such lines itself.
     """
+    with open_binary(path) as binary:
+        yield io.TextIOWrapper(binary, encoding="utf-8-sig", errors=errors, newline="\n")
+
+
+@contextmanager
+def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """Open a plain, ``.gz`` or ``.zip`` file as bytes (the zip member chosen as by :func:`open_text`)."""
     path = Path(path)
     with ExitStack() as stack:
-        binary: IO[bytes]
         name = path.name.lower()
         if name.endswith(".gz"):
-            binary = cast(IO[bytes], stack.enter_context(gzip.open(path, "rb")))
+            yield cast(IO[bytes], stack.enter_context(gzip.open(path, "rb")))
         elif name.endswith(".zip"):
             archive = stack.enter_context(zipfile.ZipFile(path))
-            binary = stack.enter_context(archive.open(_zip_member(archive, path)))
+            yield stack.enter_context(archive.open(_zip_member(archive, path)))
         else:
-            binary = stack.enter_context(open(path, "rb"))
-        yield stack.enter_context(io.TextIOWrapper(binary, encoding="utf-8-sig", errors=errors, newline="\n"))
+            yield stack.enter_context(open(path, "rb"))
 
 
 def _zip_member(archive: zipfile.ZipFile, path: Path) -> str:
@@ -153,32 +160,22 @@ def iter_obo(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[
     second pair of quotes, ``def: ""text" [refs]"``, and unescaped quotes inside the
     text, ``def: "CHEBI:'ribosomal RNA" or SO_EXT:rRNA"``. Unknown stanza types such as
     ``[Instance]`` are skipped with one warning per type, in both modes.
+
+    A file that is not an ontology is an :class:`OboSyntaxError`, never an empty ontology:
+    binary data (a NUL byte in the header), a first line that is neither ``tag: value`` nor a stanza
+    header, or no ``[Term]`` or ``[Typedef]`` stanza read at all (an empty file, a header
+    alone, every stanza malformed). The last is known only at the end, so the error comes
+    after the items already yielded: consume the whole iterator before writing anything.
     """
     source = str(path)
     seen: dict[str, set[str]] = {"Term": set(), "Typedef": set()}
     skipped_kinds: set[str] = set()
-    recoded = False
     kind: str | None = None  # None while in the header
     start = 0
     lines: list[tuple[int, str]] = []
     with open_text(path, errors="surrogateescape") as stream:
         lineno = 0
-        for lineno, line in enumerate(stream, 1):
-            if not line.isascii() and _SURROGATE.search(line):
-                line = _SURROGATE.sub(_latin1, line)
-                if strict:
-                    raise OboSyntaxError("bytes that are not UTF-8", source=source, line=lineno)
-                if not recoded:
-                    recoded = True
-                    warnings.warn(
-                        f"{source}, line {lineno}: bytes that are not UTF-8, read as Latin-1 "
-                        "(later lines not reported)",
-                        DataWarning,
-                        stacklevel=2,
-                    )
-            line = line.strip()
-            if not line or line[0] == "!":
-                continue
+        for lineno, line in _content_lines(stream, source, strict):
             if line[0] != "[":
                 if kind is None or kind in seen:
                     lines.append((lineno, line))
@@ -207,7 +204,46 @@ def iter_obo(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[
             item = _finish(kind, start, lines, source, seen[kind], strict)
             if item is not None:
                 yield item
+    if not seen["Term"] and not seen["Typedef"]:
+        what = "no content (empty, or only comments)" if lineno == 0 else "no [Term] or [Typedef] stanza could be read"
+        raise OboSyntaxError(f"not an OBO ontology: {what}", source=source)
     logger.debug("read %s: %d lines", source, lineno)
+
+
+def _content_lines(stream: IO[str], source: str, strict: bool) -> Iterator[tuple[int, str]]:
+    """``(line number, stripped line)`` of every line that is not blank or a comment.
+
+    Refuses what is not OBO text before anything is warned about: a NUL byte before the
+    first stanza, a first line that is neither ``tag: value`` nor ``[Stanza]``. Bytes that are not UTF-8
+    are read as Latin-1 with one warning (an error if ``strict``).
+    """
+    started = recoded = in_stanzas = False
+    for lineno, raw in enumerate(stream, 1):
+        # NUL is binary data in a header; inside stanzas it is a (strange) character of a value
+        if not in_stanzas and "\0" in raw:
+            raise OboSyntaxError("not an OBO file: binary data (a NUL byte)", source=source, line=lineno)
+        line = raw.strip()
+        if not line or line[0] == "!":
+            continue
+        if not started:
+            started = True
+            if line[0] != "[" and ":" not in line:
+                shown = _SURROGATE.sub("\ufffd", line[:60])
+                message = f"not an OBO file: the first line is neither 'tag: value' nor '[Stanza]': {shown!r}"
+                raise OboSyntaxError(message, source=source, line=lineno)
+        in_stanzas = in_stanzas or line[0] == "["
+        if not line.isascii() and _SURROGATE.search(line):
+            if strict:
+                raise OboSyntaxError("bytes that are not UTF-8", source=source, line=lineno)
+            line = _SURROGATE.sub(_latin1, line)
+            if not recoded:
+                recoded = True
+                warnings.warn(
+                    f"{source}, line {lineno}: bytes that are not UTF-8, read as Latin-1 (later lines not reported)",
+                    DataWarning,
+                    stacklevel=3,
+                )
+        yield lineno, line
 
 
 def _finish(
@@ -284,6 +320,8 @@ def _term(start: int, lines: list[tuple[int, str]], source: str) -> Term:
     subsets: list[str] = []
     replaced_by: list[str] = []
     consider: list[str] = []
+    intersection: list[tuple[str | None, str]] = []
+    axioms: dict[str, list[str]] = {"union_of": [], "disjoint_from": [], "equivalent_to": []}
     obsolete = False
     for lineno, line in lines:
         tag, raw = _split(lineno, line, source)
@@ -315,6 +353,10 @@ def _term(start: int, lines: list[tuple[int, str]], source: str) -> Term:
             replaced_by.append(_unquoted(raw, lineno, source))
         elif tag == "consider":
             consider.append(_unquoted(raw, lineno, source))
+        elif tag == "intersection_of":
+            intersection.append(_intersection(raw, lineno, source))
+        elif tag in axioms:
+            axioms[tag].append(_unquoted(raw, lineno, source))
         elif tag in _OBO10_SYNONYMS:
             synonyms.append(_synonym(raw, _OBO10_SYNONYMS[tag], lineno, source))
     if id_ is None:
@@ -324,6 +366,8 @@ def _term(start: int, lines: list[tuple[int, str]], source: str) -> Term:
         synonyms=tuple(synonyms), is_a=tuple(is_a), relationships=tuple(relationships),
         alt_ids=tuple(alt_ids), xrefs=tuple(xrefs), subsets=tuple(subsets),
         replaced_by=tuple(replaced_by), consider=tuple(consider), obsolete=obsolete, line=start,
+        intersection_of=tuple(intersection), union_of=tuple(axioms["union_of"]),
+        disjoint_from=tuple(axioms["disjoint_from"]), equivalent_to=tuple(axioms["equivalent_to"]),
     )  # fmt: skip
 
 
@@ -334,7 +378,8 @@ def _typedef(start: int, lines: list[tuple[int, str]], source: str) -> Typedef:
     xrefs: list[str] = []
     is_a: list[str] = []
     extra: list[tuple[str, str]] = []
-    transitive = obsolete = False
+    flags = dict.fromkeys(_TYPEDEF_FLAGS, False)
+    single: dict[str, str | None] = dict.fromkeys(_TYPEDEF_SINGLE)
     for lineno, line in lines:
         tag, raw = _split(lineno, line, source)
         if tag == "id":
@@ -345,17 +390,19 @@ def _typedef(start: int, lines: list[tuple[int, str]], source: str) -> Typedef:
             xrefs.append(_xref(raw, lineno, source))
         elif tag == "is_a":
             is_a.append(_unquoted(raw, lineno, source))
-        elif tag == "is_transitive":
-            transitive = _unquoted(raw, lineno, source).lower() == "true"
-        elif tag == "is_obsolete":
-            obsolete = _unquoted(raw, lineno, source).lower() == "true"
+        elif tag in flags:
+            flags[tag] = _unquoted(raw, lineno, source).lower() == "true"
+        elif tag in single and single[tag] is None:
+            single[tag] = _unquoted(raw, lineno, source)
         else:
             extra.append((tag, raw))
     if id_ is None:
         raise OboSyntaxError("[Typedef] stanza without an id: tag", source=source, line=start)
     return Typedef(
-        id=id_, name=name, xrefs=tuple(xrefs), is_a=tuple(is_a), transitive=transitive,
-        obsolete=obsolete, line=start, extra=tuple(extra),
+        id=id_, name=name, xrefs=tuple(xrefs), is_a=tuple(is_a), transitive=flags["is_transitive"],
+        obsolete=flags["is_obsolete"], line=start, extra=tuple(extra), symmetric=flags["is_symmetric"],
+        metadata=flags["is_metadata_tag"], inverse_of=single["inverse_of"], domain=single["domain"],
+        range=single["range"],
     )  # fmt: skip
 
 
@@ -454,6 +501,16 @@ def _synonym(raw: str, scope: SynonymScope | None, lineno: int, source: str) -> 
             message = f"synonym scope must be EXACT, BROAD, NARROW or RELATED, not {word!r}"
             raise OboSyntaxError(message, source=source, line=lineno)
     return Synonym(text=text, scope=scope or "RELATED", type=words[0] if words else None)
+
+
+def _intersection(raw: str, lineno: int, source: str) -> tuple[str | None, str]:
+    """``(None, genus)`` or ``(relation, target)`` from ``intersection_of: [REL] TARGET``."""
+    words = _unquoted(raw, lineno, source).split()
+    if len(words) not in (1, 2):
+        raise OboSyntaxError(
+            f"intersection_of needs a class or a relation and a class: {raw!r}", source=source, line=lineno
+        )
+    return (None, words[0]) if len(words) == 1 else (words[0], words[1])
 
 
 def _relationship(raw: str, lineno: int, source: str) -> tuple[str, str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from urllib.parse import quote
 
@@ -33,14 +33,13 @@ from ..errors import ConfigError, DataWarning, InputError
 from ..model import Term, Typedef
 from ..rdf import bool_literal, check_iri, iri, literal, quad
 from ..vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
+from .axioms import AxiomContext, class_axioms, class_iri, closing_axioms, targets
 from .obo import OboHeader
+from .owl import BlankNodes
 
 __all__ = ["RELATION_IRIS", "ontology_nquads", "relation_iri"]
 
 logger = logging.getLogger(__name__)
-
-#: Resolves a relation name (or id) to its IRI; built per call of ontology_nquads.
-_RelFn = Callable[[str], str]
 
 _RO = OBO.NS + "RO_"
 _BFO = OBO.NS + "BFO_"
@@ -133,71 +132,61 @@ def ontology_nquads(
     curies: CurieMap,
     ontology: str | None = None,
     source: str | None = None,
+    relations: str | None = None,
 ) -> Iterator[str]:
     """N-Quads lines (no trailing newline) for an OBO header, terms and typedefs, in ``graph``.
 
+    ``relations`` names the derived graph of direct edges written in the same pass
+    (``is_a``, ``relationship`` and ``intersection_of`` targets as class-to-class triples,
+    see the module docstring); None writes the OWL graph only.
     ``ontology`` names the ontology for relation IRIs when the header has no
     ``ontology:`` tag; if neither is available when a plain relation name needs it,
     :class:`ConfigError` is raised. ``source`` (the file) only serves in messages.
     A term whose id is not a CURIE or IRI is skipped with a :class:`DataWarning` naming
     ``source`` and the stanza's line; so is a single bad target of ``is_a``,
-    ``relationship``, ``replaced_by`` or ``consider`` (only that triple is dropped).
+    ``relationship``, ``replaced_by`` or ``consider`` (only that triple is dropped); an
+    axiom with a bad target (``intersection_of``, ``union_of``) is dropped whole.
     Raises ValueError if ``graph`` is not an absolute IRI.
     """
     g = iri(check_iri(graph))
     where = source or "<input>"
     names: dict[str, str] = {}  # relation name -> IRI, per call
-    header_ontology: str | None = None
-    default_namespace: str | None = None
+    header: list[str | None] = [None, None]  # ontology, default-namespace
 
     def rel(name: str) -> str:
         hit = names.get(name)
         if hit is None:
-            onto = header_ontology or ontology
+            onto = header[0] or ontology
             if onto is None and not (curies.is_curie(name) or name in RELATION_IRIS or "://" in name):
                 raise ConfigError(f"{where}: no ontology name to build an IRI for relation {name!r}; pass ontology=")
             hit = names[name] = check_iri(relation_iri(name, ontology=onto or "", curies=curies))
         return hit
 
+    ctx = AxiomContext(g, iri(check_iri(relations)) if relations else None, curies, rel, where, BlankNodes(graph))
     for item in items:
         if isinstance(item, OboHeader):
-            header_ontology, default_namespace = item.ontology, item.default_namespace
+            header[:] = [item.ontology, item.default_namespace]
             yield quad(g, _TYPE, iri(OWL.Ontology), g)
             if item.data_version:
                 yield quad(g, iri(OWL.versionInfo), literal(item.data_version), g)
+            if ctx.r is not None:
+                yield quad(g, iri(CRAFT.relationsGraph), ctx.r, g)
+                yield quad(ctx.r, _TYPE, iri(CRAFT.RelationsGraph), ctx.r)
+                yield quad(ctx.r, iri(CRAFT.derivedFrom), g, ctx.r)
         elif isinstance(item, Term):
-            yield from _term(item, g, curies, rel, default_namespace, where)
+            yield from _term(item, ctx, header[1])
         elif isinstance(item, Typedef):
-            yield from _typedef(item, g, curies, rel, where)
+            yield from _typedef(item, ctx)
         else:
             raise TypeError(f"expected OboHeader, Term or Typedef, got {type(item).__name__}")
+    yield from closing_axioms(ctx)
 
 
-def _class_iri(value: str, curies: CurieMap, where: str, line: int) -> str:
-    """``<IRI>`` of a class id; InputError (naming file and line) if it is neither CURIE nor IRI."""
-    try:
-        return iri(check_iri(curies.expand(value, source=where)))
-    except InputError as exc:
-        raise InputError(exc.message, source=where, line=line) from None
-    except ValueError as exc:
-        raise InputError(str(exc), source=where, line=line) from None
-
-
-def _targets(values: Iterable[str], curies: CurieMap, where: str, line: int) -> Iterator[str]:
-    """``<IRI>`` for each target id; a bad one is warned about and left out."""
-    for value in values:
-        try:
-            yield _class_iri(value, curies, where, line)
-        except InputError as exc:
-            warnings.warn(f"{exc}; that triple skipped", DataWarning, stacklevel=4)
-
-
-def _term(
-    term: Term, g: str, curies: CurieMap, rel: _RelFn, default_namespace: str | None, where: str
-) -> Iterator[str]:
+def _term(term: Term, ctx: AxiomContext, default_namespace: str | None) -> Iterator[str]:
     """The quads of one class (nothing, and a DataWarning, if its id is unusable)."""
+    g, curies, where = ctx.g, ctx.curies, ctx.where
     try:
-        s = _class_iri(term.id, curies, where, term.line)
+        s = class_iri(term.id, curies, where, term.line)
     except InputError as exc:
         warnings.warn(f"{exc}; [Term] stanza skipped", DataWarning, stacklevel=3)
         return
@@ -205,6 +194,7 @@ def _term(
     yield quad(s, _ID, literal(term.id), g)
     if term.name:
         yield quad(s, _LABEL, literal(term.name), g)
+        ctx.note_label(term.id, term.name)
     if term.definition:
         yield quad(s, _DEFINITION, literal(term.definition), g)
     if term.comment:
@@ -214,42 +204,52 @@ def _term(
         yield quad(s, _NAMESPACE, literal(namespace), g)
     for syn in term.synonyms:
         yield quad(s, _SYNONYM_PREDICATES[syn.scope], literal(syn.text), g)
-    for parent in _targets(term.is_a, curies, where, term.line):
-        yield quad(s, _SUBCLASS, parent, g)
-    for name, target in term.relationships:
-        for o in _targets((target,), curies, where, term.line):
-            yield quad(s, iri(rel(name)), o, g)
+    yield from class_axioms(term, s, ctx)
     for predicate, values in ((_ALT_ID, term.alt_ids), (_XREF, term.xrefs), (_SUBSET, term.subsets)):
         for value in values:
             yield quad(s, predicate, literal(value), g)
     if term.obsolete:
         yield quad(s, _DEPRECATED, _TRUE, g)
-    for o in _targets(term.replaced_by, curies, where, term.line):
+    for o in targets(term.replaced_by, curies, where, term.line):
         yield quad(s, _REPLACED_BY, o, g)
-    for o in _targets(term.consider, curies, where, term.line):
+    for o in targets(term.consider, curies, where, term.line):
         yield quad(s, _CONSIDER, o, g)
     if is_extension_curie(term.id):
         yield quad(s, _TYPE, _EXTENSION, g)
         if term.definition:
             yield quad(s, _LOGICAL_DEFINITION, literal(term.definition), g)
+            ctx.definitions.append((term.id, s, term.definition, term.line))
 
 
-def _typedef(typedef: Typedef, g: str, curies: CurieMap, rel: _RelFn, where: str) -> Iterator[str]:
-    """The quads of one relation: an ``owl:ObjectProperty`` at :func:`relation_iri` of its id."""
-    p = iri(rel(typedef.id))
-    yield quad(p, _TYPE, _OBJECT_PROPERTY, g)
+def _typedef(typedef: Typedef, ctx: AxiomContext) -> Iterator[str]:
+    """The quads of one relation at :func:`relation_iri` of its id.
+
+    An ``owl:ObjectProperty`` (``owl:AnnotationProperty`` for ``is_metadata_tag``), with
+    its characteristics, ``owl:inverseOf``, ``rdfs:domain`` and ``rdfs:range``.
+    """
+    g = ctx.g
+    p = iri(ctx.rel(typedef.id))
+    ctx.declared_properties.add(p)
+    yield quad(p, _TYPE, iri(OWL.AnnotationProperty) if typedef.metadata else _OBJECT_PROPERTY, g)
     yield quad(p, _ID, literal(typedef.id), g)
     if typedef.name:
         yield quad(p, _LABEL, literal(typedef.name), g)
     if typedef.transitive:
         yield quad(p, _TYPE, _TRANSITIVE, g)
+    if typedef.symmetric:
+        yield quad(p, _TYPE, iri(OWL.SymmetricProperty), g)
     if typedef.obsolete:
         yield quad(p, _DEPRECATED, _TRUE, g)
     for parent in typedef.is_a:
-        yield quad(p, _SUBPROPERTY, iri(rel(parent)), g)
+        yield quad(p, _SUBPROPERTY, iri(ctx.rel(parent)), g)
+    if typedef.inverse_of:
+        yield quad(p, iri(OWL.inverseOf), iri(ctx.rel(typedef.inverse_of)), g)
+    for predicate, value in ((RDFS.domain, typedef.domain), (RDFS.range, typedef.range)):
+        for o in targets((value,) if value else (), ctx.curies, ctx.where, typedef.line):
+            yield quad(p, iri(predicate), o, g)
     for xref in typedef.xrefs:
         yield quad(p, _XREF, literal(xref), g)
-    _check_table(typedef, curies, where)
+    _check_table(typedef, ctx.curies, ctx.where)
 
 
 def _check_table(typedef: Typedef, curies: CurieMap, where: str) -> None:

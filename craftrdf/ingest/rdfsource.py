@@ -1,6 +1,8 @@
 """RDF ontology files (OWL/RDF-XML, Turtle, N-Triples...) as N-Quads lines in one graph.
 
-Parsing is pyoxigraph's; files may be zipped or gzipped like the corpus's OBO files.
+Parsing is pyoxigraph's; files may be zipped or gzipped like the corpus's OBO files. RDF/XML
+with a DTD is refused before pyoxigraph sees it (:mod:`craftrdf.ingest.xmlguard`): its parser
+would expand the DTD's entities without bound.
 """
 
 from __future__ import annotations
@@ -11,7 +13,11 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from ..errors import InputError
+from ..rdf import iri, quad
+from ..vocab import CRAFT, RDF
 from .obo import open_text
+from .relations import RelationCollector
+from .xmlguard import check_no_dtd
 
 __all__ = ["rdf_file_nquads", "rdf_format_of"]
 
@@ -38,15 +44,31 @@ def rdf_format_of(path: Path) -> ox.RdfFormat | None:
     return None
 
 
-def rdf_file_nquads(path: Path, *, graph: str) -> Iterator[str]:
-    """Every triple of an RDF file, put into ``graph``; InputError with the parser's position on bad syntax."""
+def rdf_file_nquads(path: Path, *, graph: str, relations: str | None = None) -> Iterator[str]:
+    """Every triple of an RDF file, put into ``graph``; InputError with the parser's position on bad syntax.
+
+    With ``relations``, the direct edges of the OWL axioms (:mod:`craftrdf.ingest.relations`)
+    follow, in that graph, with ``<graph> craft:relationsGraph <relations>``.
+
+    RDF/XML that declares a DTD is an InputError before anything is parsed.
+    """
     fmt = rdf_format_of(path)
     if fmt is None:
         raise InputError("unknown RDF format (expected .owl, .rdf, .ttl, .nt, .nq, .trig, .jsonld)", source=str(path))
+    if fmt == ox.RdfFormat.RDF_XML:
+        check_no_dtd(path)
     g = f"<{graph}>"
+    collector = RelationCollector()
     try:
         with open_text(path) as stream:
             for q in ox.parse(stream, fmt, base_iri=path.resolve().as_uri()):
                 yield f"{q.subject} {q.predicate} {q.object} {g} ."
+                collector.add(q.subject, q.predicate.value, q.object)
     except SyntaxError as exc:
         raise InputError(f"RDF syntax error: {exc}", source=str(path)) from None
+    if relations is not None:
+        r = iri(relations)
+        yield quad(g, iri(CRAFT.relationsGraph), r, g)
+        yield quad(r, iri(RDF.type), iri(CRAFT.RelationsGraph), r)
+        for s, p, o in collector.edges():
+            yield quad(iri(s), iri(p), iri(o), r)

@@ -139,7 +139,7 @@ def run_nquads(
     yield from annotation_nquads(annotations, set_key=name, curies=curies)
 
 
-def _check_run_name(store: ReadableStore, name: str, registry: Registry) -> None:
+def check_run_name(store: ReadableStore, name: str, registry: Registry) -> None:
     check_set_key(name)
     if any(k.lower() == name.lower() for k in registry.sets):
         raise ConfigError(f"--into-store {name}: that is a gold annotation set of the registry; choose another name")
@@ -194,7 +194,7 @@ def run_annotation(
     ref = resolve_set(store, set_key)
     target = None
     if into_store is not None:
-        _check_run_name(store, into_store, registry)
+        check_run_name(store, into_store, registry)
         target = require_writable(store, f"--into-store {into_store}")
     t = time.perf_counter()
 

@@ -14,6 +14,7 @@ from ..matcher import MatcherConfig
 from ..registry import Registry, load_registry
 from ..store import AnnotationStore
 from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
+from ..training.evaluate import TestScore
 from .figures import ser_figure, similarity_figure
 from .published import Published, load_published
 from .report import render_report
@@ -26,6 +27,7 @@ from .sections import (
     count_causes,
     count_rows,
     documents_of,
+    gold_only_sets,
     run_sweeps,
     sets_with_ontology,
     similarity_distribution,
@@ -51,7 +53,7 @@ class ReproduceResult:
     seconds: float
     quick: bool
     skipped: tuple[str, ...]
-    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, similarity, figures.
+    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, training, similarity, figures.
     stages: tuple[tuple[str, float], ...] = ()
 
 
@@ -129,6 +131,7 @@ def reproduce(
         header=header,
         causes=m.causes,
         nesting=m.nesting,
+        trained=m.trained,
     )
     report = out_dir / "report.md"
     report.write_text(text, encoding="utf-8")
@@ -149,6 +152,7 @@ class _Measured:
     sweeps: dict[str, SweepReport]
     skipped: list[str]
     similarity: SimilarityDistribution | None
+    trained: dict[str, TestScore]
 
 
 def _measure(
@@ -199,12 +203,28 @@ def _measure(
             progress=progress,
         )
     lap("sweeps")
+    trained = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir)
+    lap("training")
     similarity = (
         similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
         if test
         else None
     )
-    return _Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity)
+    return _Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity, trained)
+
+
+def _train(
+    store: AnnotationStore, with_ontology: set[str], *, registry: Registry, quick: bool, out_dir: Path
+) -> dict[str, TestScore]:
+    """The trained matcher of section 4: every set with an ontology, and in a full run the sets without one."""
+    from ..training.evaluate import train_and_test
+
+    keys = [k for k in SWEEP_SETS if k in with_ontology]
+    if not quick:  # from gold names alone
+        keys += sorted(k for k in gold_only_sets(store) if k not in keys)
+    return train_and_test(
+        store, keys, registry=registry, quick=quick, cache_dir=out_dir / "cache", out_dir=out_dir / "models"
+    )
 
 
 def _figures(

@@ -38,6 +38,7 @@ __all__ = [
     "count_causes",
     "count_rows",
     "documents_of",
+    "gold_only_sets",
     "run_sweeps",
     "sets_with_ontology",
     "similarity_distribution",
@@ -147,6 +148,12 @@ def sets_with_ontology(store: ReadableStore) -> set[str]:
     """The set keys whose ontology is loaded in the store (``queries/sets.rq``)."""
     result = run_query(store, "sets")
     return {key for key, ontology in result.optional_strings("set", "ontology") if key and ontology}
+
+
+def gold_only_sets(store: ReadableStore) -> set[str]:
+    """The set keys whose ontology the store does not hold (trained from gold names alone)."""
+    result = run_query(store, "sets")
+    return {key for key, ontology in result.optional_strings("set", "ontology") if key and not ontology}
 
 
 def count_rows(store: ReadableStore, published: Mapping[str, tuple[int, int, int, int]]) -> list[CountRow]:

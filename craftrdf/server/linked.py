@@ -83,10 +83,8 @@ def describe(store: ReadableStore, iri: str) -> bytes:
         for q in store.quads_for_pattern(subject, None, None, None):
             out[ox.Triple(q.subject, q.predicate, q.object)] = None
             o = q.object
-            if not isinstance(o, (ox.BlankNode, ox.NamedNode)):
-                continue
-            follow = isinstance(o, ox.BlankNode) or o.value.startswith(iri + "#")
-            if follow and o not in seen:
+            follow = isinstance(o, ox.BlankNode) or (isinstance(o, ox.NamedNode) and o.value.startswith(iri + "#"))
+            if follow and isinstance(o, ox.BlankNode | ox.NamedNode) and o not in seen:
                 seen.add(o)
                 todo.append(o)
     data = ox.serialize(list(out), format=ox.RdfFormat.N_TRIPLES)

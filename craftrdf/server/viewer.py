@@ -162,6 +162,11 @@ def render_class_page(view: ClassView) -> str:
             f'{_e(view.similarity_ontology)})</span></h2><table id="similar"><thead><tr><th>class</th>'
             f"<th>similarity</th></tr></thead><tbody>{rows}</tbody></table></section>"
         )
+    elif view.similar_unavailable:
+        parts.append(
+            '<section><h2>Most similar classes</h2><p id="similar-unavailable">Cannot be computed: '
+            f"{_e(view.similar_unavailable)}.</p></section>"
+        )
     elif view.similar_pending:
         parts.append(
             f'<section><h2>Most similar classes</h2><p id="similar-pending">Being computed (the first '

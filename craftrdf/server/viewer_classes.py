@@ -18,7 +18,7 @@ from typing import Any
 
 from ..curie import CurieMap, is_extension_curie
 from ..querying import QueryResult, resolve_query, run_query
-from ..similarity import UnknownTermError, WangIndex, similarity_index
+from ..similarity import CycleError, UnknownTermError, WangIndex, similarity_index
 from ..store import ReadableStore
 from ..vocab import CRAFT, OBO, OBOINOWL, OWL, RDF, RDFS
 from .viewer_data import (
@@ -68,7 +68,8 @@ class ClassView:
     ``described`` is False for a class that only annotations mention (its ontology is
     not loaded). ``similar`` holds the most similar classes by Wang with their scores,
     computed in ``similarity_ontology`` (None when no loaded ontology declares the class);
-    ``similar_pending`` says that graph's index was still being built (try again later).
+    ``similar_pending`` says that graph's index was still being built (try again later);
+    ``similar_unavailable`` says why they cannot be computed at all (an ``is_a`` cycle).
     """
 
     curie: str
@@ -89,6 +90,7 @@ class ClassView:
     similar: tuple[tuple[ClassRef, float], ...]
     similarity_ontology: str | None
     similar_pending: bool = False
+    similar_unavailable: str | None = None
     graphs: tuple[str, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
@@ -125,6 +127,7 @@ class ClassView:
             "similar": [{"curie": r.curie, "label": r.label, "similarity": round(v, 6)} for r, v in self.similar],
             "similarity_ontology": self.similarity_ontology,
             "similar_pending": self.similar_pending,
+            "similar_unavailable": self.similar_unavailable,
         }
 
 
@@ -199,6 +202,8 @@ class ViewerState:
             return future.result(timeout=timeout)
         except FutureTimeout:
             return None
+        except CycleError:
+            raise  # the store does not change: building again would find the same cycle
         except Exception:
             with self._lock:
                 if self._builds.get(ontology) is future:
@@ -213,22 +218,27 @@ class ViewerState:
 
 def _similar(
     state: ViewerState, curie: str, graphs: list[str]
-) -> tuple[str | None, bool, tuple[tuple[ClassRef, float], ...]]:
-    """(ontology used, still being computed, similar classes)."""
+) -> tuple[str | None, bool, tuple[tuple[ClassRef, float], ...], str | None]:
+    """(ontology used, still being computed, similar classes, why they cannot be computed)."""
     sizes = state.ontology_sizes()
     candidates = [g for g in graphs if g in sizes]
     if not candidates:
-        return None, False, ()
+        return None, False, (), None
     ontology = max(candidates, key=lambda g: (sizes[g], g))
-    index = state.index(ontology, timeout=state.similar_wait)
+    try:
+        index = state.index(ontology, timeout=state.similar_wait)
+    except CycleError as exc:  # the page still answers, saying what it cannot compute
+        return ontology, False, (), f"the is_a relations of {ontology} form a cycle ({exc.message})"
     if index is None:
-        return ontology, True, ()
+        return ontology, True, (), None
     try:
         top = index.top_k(curie, state.similar_k)
     except UnknownTermError:  # declared, but left out of the weighted graph
-        return ontology, False, ()
+        return ontology, False, (), None
+    except CycleError as exc:
+        return ontology, False, (), f"the is_a relations above {curie} form a cycle ({exc.message})"
     # a score of 0 means no common ancestor: not similar at all, so not listed
-    return ontology, False, tuple((ClassRef(t, index.labels.get(t)), v) for t, v in top if v > 0)
+    return ontology, False, tuple((ClassRef(t, index.labels.get(t)), v) for t, v in top if v > 0), None
 
 
 def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None) -> ClassView | None:
@@ -277,7 +287,7 @@ def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None
     )
     synonyms = sorted({(scope, v) for pred, scope in _SYNONYM_SCOPES.items() for v in by_pred.get(pred, ())})
     parallel, sim_graphs = _parallel(store, first(CRAFT.parallelOf), sorted(graphs), curies)
-    ontology, pending, similar = _similar(state, curie, sim_graphs)
+    ontology, pending, similar, unavailable = _similar(state, curie, sim_graphs)
     documents = _documents(uses)
     return ClassView(
         curie=curie,
@@ -299,6 +309,7 @@ def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None
         similarity_ontology=ontology,
         similar_pending=pending,
         graphs=tuple(sorted(graphs)),
+        similar_unavailable=unavailable,
     )
 
 

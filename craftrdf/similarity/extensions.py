@@ -41,24 +41,25 @@ own S-values (and their similarities to other terms) can change slightly.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ..curie import is_extension_curie
-from ..vocab import RDFS
-from .manchester import (
+from ..ingest.logicaldef import (
     And,
     DefinitionSyntaxError,
     Expr,
+    LabelIndex,
     Named,
     Not,
     Or,
     Restriction,
     parse_definition,
+    resolve_reference,
     union_members,
 )
+from ..vocab import RDFS
 
 if TYPE_CHECKING:
     from .graph import TermGraph
@@ -79,9 +80,6 @@ __all__ = [
     "place_union_classes",
     "union_members",
 ]
-
-
-_PARALLEL_PREFIX = re.compile(r"^(CHEBI|GO|PR|SO)_EXT$", re.IGNORECASE)
 
 
 # -- placement ----------------------------------------------------------------------------
@@ -136,55 +134,6 @@ class ExtensionReport:
         return tuple(p for p in self.problems if p.kind == "syntax")
 
 
-class _Labels:
-    """Label lookup per CURIE prefix: exact, then case-insensitive, then ``_`` read as space."""
-
-    def __init__(self, labels: Mapping[str, str]) -> None:
-        self.exact: dict[tuple[str, str], list[str]] = {}
-        self.folded: dict[tuple[str, str], list[str]] = {}
-        for curie, label in labels.items():
-            prefix = curie.partition(":")[0].upper()
-            self.exact.setdefault((prefix, label), []).append(curie)
-            self.folded.setdefault((prefix, label.casefold()), []).append(curie)
-
-    def find(self, prefix: str, label: str) -> list[str]:
-        p = prefix.upper()
-        for table, key in (
-            (self.exact, label),
-            (self.folded, label.casefold()),
-            (self.folded, label.replace("_", " ").casefold()),
-        ):
-            hit = table.get((p, key))
-            if hit:
-                return sorted(hit)
-        return []
-
-
-def _resolve(
-    ref: Named, classes: frozenset[str] | set[str], labels: _Labels, by_upper: Mapping[str, str]
-) -> tuple[str | None, str]:
-    """A class CURIE for a reference, or None and why not."""
-    if ref.prefix is None:
-        return None, f"{ref} has no ontology prefix"
-    if not ref.quoted:
-        curie = f"{ref.prefix}:{ref.name}"
-        if curie in classes:
-            return curie, ""
-        upper = by_upper.get(curie.upper())
-        if upper is not None:
-            return upper, ""
-    hits = labels.find(ref.prefix, ref.name)
-    base = _PARALLEL_PREFIX.match(ref.prefix)
-    if not hits and base is not None:
-        # SO_EXT:deletion names the parallel class of SO's 'deletion', which is its base class.
-        return _resolve(Named(base.group(1), ref.name, ref.quoted), classes, labels, by_upper)
-    if len(hits) == 1:
-        return hits[0], ""
-    if hits:
-        return None, f"{ref} is ambiguous: {', '.join(hits[:4])}"
-    return None, f"{ref} names no class of the graph (neither an id nor a label)"
-
-
 def _ancestors(term: str, parents: Mapping[str, Iterable[str]]) -> set[str]:
     """Strict is_a ancestors of ``term``."""
     seen: set[str] = set()
@@ -198,7 +147,7 @@ def _ancestors(term: str, parents: Mapping[str, Iterable[str]]) -> set[str]:
 
 
 def _members(
-    cls: str, text: str, class_set: frozenset[str], label_index: _Labels, by_upper: Mapping[str, str]
+    cls: str, text: str, class_set: frozenset[str], label_index: LabelIndex, by_upper: Mapping[str, str]
 ) -> tuple[str, ...] | Problem:
     """The members of a union-defined class, resolved to CURIEs; a Problem saying why not."""
     try:
@@ -211,7 +160,7 @@ def _members(
     members: list[str] = []
     why: list[str] = []
     for ref in refs:
-        curie, reason = _resolve(ref, class_set, label_index, by_upper)
+        curie, reason = resolve_reference(ref, class_set, label_index, by_upper)
         if curie is None:
             why.append(reason)
         elif curie != cls:
@@ -243,7 +192,7 @@ def place_union_classes(
     parents: dict[str, set[str]] = {}
     for child, parent in is_a:
         parents.setdefault(child, set()).add(parent)
-    label_index = _Labels(labels)
+    label_index = LabelIndex(labels)
     by_upper = {c.upper(): c for c in class_set}
     problems: list[Problem] = []
     already = tuple(sorted(c for c in definitions if parents.get(c)))
@@ -251,11 +200,28 @@ def place_union_classes(
     for cls in sorted(definitions):
         if parents.get(cls):
             continue
-        found = _members(cls, definitions[cls], class_set, label_index, by_upper)
-        if isinstance(found, Problem):
-            problems.append(found)
-        else:
-            todo[cls] = found
+        text = definitions[cls]
+        try:
+            expr = parse_definition(text)
+        except DefinitionSyntaxError as exc:
+            problems.append(Problem(cls, text, "syntax", exc.message))
+            continue
+        refs = union_members(expr)
+        if refs is None:
+            problems.append(Problem(cls, text, "not-union", "not a union of named classes"))
+            continue
+        members: list[str] = []
+        why: list[str] = []
+        for ref in refs:
+            curie, reason = resolve_reference(ref, class_set, label_index, by_upper)
+            if curie is None:
+                why.append(reason)
+            elif curie != cls:
+                members.append(curie)
+        if why or not members:
+            problems.append(Problem(cls, text, "unresolved", "; ".join(why) or "no member other than itself"))
+            continue
+        todo[cls] = tuple(dict.fromkeys(members))
     # Place in dependency order: a member that is itself waiting is placed first.
     placed: list[Placement] = []
     state: dict[str, str] = {}

@@ -297,9 +297,12 @@ def similarity_index(
 
     ``weights`` maps relation names to weights (``{"is_a": 0.8, "part_of": 0.6}``, the
     default of method ``wang``); only those relations are followed. Method ``bossy``
-    is is_a only at 0.65. With ``classify_extensions``, union-defined extension classes
-    are placed by their logical definitions first
-    (:func:`craftrdf.similarity.extensions.place_extensions`). Terms are CURIEs;
+    is is_a only at 0.65. With ``classify_extensions``, extension classes are placed by
+    their logical definitions first: union classes as
+    :func:`craftrdf.similarity.extensions.place_extensions` does, and every parent the
+    structural reasoner (:mod:`craftrdf.reasoning.structural`, from the OWL axioms:
+    intersections too) finds for an extension class. Placements stored by
+    ``craftrdf classify`` are read with the graph in any case. Terms are CURIEs;
     parallel extension classes are aliases of their base. Deprecated classes are in the
     index but not offered by ``top_k``. ``engine`` is :class:`WangIndex`'s (compiled
     kernels when numba works, by default). Cached per store and
@@ -323,8 +326,33 @@ def similarity_index(
     if classify_extensions:
         report = place_extensions(graph)
         edges.extend((child, RDFS.subClassOf, parent) for child, parent in report.edges())
+        edges.extend((c, RDFS.subClassOf, p) for c, p in _reasoned_placements(store, ontology, cm, entries))
     dag = weighted_dag(edges, by_iri, nodes=graph.classes)
     aliases = {p: b for p, b in graph.parallel.items() if b in dag}
     index = WangIndex(dag, aliases=aliases, labels=graph.labels, excluded=graph.deprecated, engine=engine)
     entries[key] = index
     return index
+
+
+def _reasoned_placements(
+    store: ReadableStore, ontology: str | None, curies: CurieMap, entries: dict[object, object]
+) -> list[tuple[str, str]]:
+    """The structural reasoner's edges from an extension class to its new parents, as CURIEs (cached)."""
+    from ..owlread import read_ontology
+    from ..reasoning.structural import classify_structural
+
+    key = ("placements", ontology)
+    hit = entries.get(key)
+    if isinstance(hit, list):
+        return hit
+    prefix = _ONTOLOGY_PREFIX
+    names = [ontology] if ontology else [g[len(prefix) :] for g in store.batches() if g.startswith(prefix)]
+    out: list[tuple[str, str]] = []
+    for name in names:
+        for child, parent in classify_structural(read_ontology(store, name)):
+            c, p = curies.compress(child), curies.compress(parent)
+            # extension classes placed (union members under their union are place_extensions' part)
+            if "_EXT:" in c and "/craftrdf/ref/" not in parent:
+                out.append((c, p))
+    entries[key] = out
+    return out

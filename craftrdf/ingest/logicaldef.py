@@ -1,15 +1,26 @@
-"""The Manchester-like syntax of CRAFT's logical definitions, parsed into a small syntax tree.
+"""The Manchester-like logical definitions of CRAFT's extension classes: syntax tree and parser.
 
-What :mod:`.extensions` reads to place extension classes; the syntax is described there.
+CRAFT's extension classes (``UBERON_EXT:bone_element_or_tissue``, ...) hold in their OBO
+``def:`` a logical definition such as::
 
->>> union_members(parse_definition("UBERON:'bone element' or UBERON:'bone tissue'"))
-(Named(prefix='UBERON', name='bone element', quoted=True), Named(prefix='UBERON', name='bone tissue', quoted=True))
+    UBERON:'bone element' or UBERON:'bone tissue'
+    CL:cell and ((proper_part_of some UBERON:liver) or (derives_from o proper_part_of some UBERON:liver))
+
+:func:`parse_definition` reads that syntax (class references as ``PREFIX:'quoted label'``,
+``PREFIX:unquoted_label``, ``PREFIX:id`` or a bare ``'label'``; ``or``, ``and``, ``not``,
+parentheses; restrictions ``prop some|only|value X``, ``prop exactly|min|max N X`` with
+property chains ``p o q``). :class:`LabelIndex` and :func:`resolve_reference` turn a
+reference into a class id: an id first, then an ``rdfs:label`` among the classes of the
+reference's prefix (case-insensitively), exactly, then ignoring case, then reading ``_``
+as a space; a parallel prefix (``SO_EXT:deletion``) that finds nothing is tried under its
+base prefix (``SO:``). The ontology reader (:mod:`craftrdf.ingest.ontology`) writes the
+definitions as OWL axioms; :mod:`craftrdf.similarity.extensions` places union classes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,12 +30,13 @@ __all__ = [
     "And",
     "DefinitionSyntaxError",
     "Expr",
+    "LabelIndex",
     "Named",
     "Not",
     "Or",
     "Restriction",
-    "Token",
     "parse_definition",
+    "resolve_reference",
     "union_members",
 ]
 
@@ -83,6 +95,7 @@ _PREFIX = re.compile(r"([A-Za-z][A-Za-z0-9_]*):")
 _LOCAL = re.compile(r"[^\s()']+(?:\([^\s()]*\))?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _INT = re.compile(r"[0-9]+")
+_PARALLEL_PREFIX = re.compile(r"^(CHEBI|GO|PR|SO)_EXT$", re.IGNORECASE)
 _KEYWORDS = {"or", "and", "not", "some", "only", "value", "exactly", "min", "max", "o"}
 
 Token = tuple[Literal["(", ")", "named", "word", "int"], object, int]
@@ -108,7 +121,7 @@ def _tokens(text: str) -> Iterator[Token]:
         if c.isspace():
             i += 1
         elif c in "()":
-            yield ("(" if c == "(" else ")", c, i)
+            yield (c, c, i)  # type: ignore[misc]
             i += 1
         elif c == "'":
             label, i2 = _quoted(text, i)
@@ -168,9 +181,8 @@ class _Parser:
         if not self.toks:
             raise DefinitionSyntaxError("empty definition", source=self.text)
         e = self.expr()
-        extra = self.peek()
-        if extra is not None:
-            raise self.error(f"unexpected {extra[1]!s}")
+        if self.peek() is not None:
+            raise self.error(f"unexpected {self.peek()[1]!s}")  # type: ignore[index]
         return e
 
     def expr(self) -> Expr:
@@ -221,7 +233,7 @@ class _Parser:
                 if n[0] != "int":
                     self.pos -= 1
                     raise self.error(f"expected a number after {q[1]!r}")
-                count = int(str(n[1]))
+                count = int(n[1])  # type: ignore[call-overload]
             return Restriction(tuple(chain), str(q[1]), self.prim(), count)
         self.pos -= 1
         raise self.error(f"unexpected {value!s}")
@@ -260,3 +272,56 @@ def union_members(expr: Expr) -> tuple[Named, ...] | None:
             out.extend(sub)
         return tuple(dict.fromkeys(out))
     return None
+
+
+class LabelIndex:
+    """Label lookup per CURIE prefix: exact, then case-insensitive, then ``_`` read as space."""
+
+    def __init__(self, labels: Mapping[str, str]) -> None:
+        self.exact: dict[tuple[str, str], list[str]] = {}
+        self.folded: dict[tuple[str, str], list[str]] = {}
+        for curie, label in labels.items():
+            prefix = curie.partition(":")[0].upper()
+            self.exact.setdefault((prefix, label), []).append(curie)
+            self.folded.setdefault((prefix, label.casefold()), []).append(curie)
+
+    def find(self, prefix: str, label: str) -> list[str]:
+        p = prefix.upper()
+        for table, key in (
+            (self.exact, label),
+            (self.folded, label.casefold()),
+            (self.folded, label.replace("_", " ").casefold()),
+        ):
+            hit = table.get((p, key))
+            if hit:
+                return sorted(hit)
+        return []
+
+
+def resolve_reference(
+    ref: Named, classes: frozenset[str] | set[str], labels: LabelIndex, by_upper: Mapping[str, str]
+) -> tuple[str | None, str]:
+    """A class CURIE for a reference, or None and why not.
+
+    ``classes`` are the known class CURIEs, ``by_upper`` maps each upper-cased CURIE to
+    the CURIE (``NCBITAXON:9606`` finds ``NCBITaxon:9606``).
+    """
+    if ref.prefix is None:
+        return None, f"{ref} has no ontology prefix"
+    if not ref.quoted:
+        curie = f"{ref.prefix}:{ref.name}"
+        if curie in classes:
+            return curie, ""
+        upper = by_upper.get(curie.upper())
+        if upper is not None:
+            return upper, ""
+    hits = labels.find(ref.prefix, ref.name)
+    base = _PARALLEL_PREFIX.match(ref.prefix)
+    if not hits and base is not None:
+        # SO_EXT:deletion names the parallel class of SO's 'deletion', which is its base class.
+        return resolve_reference(Named(base.group(1), ref.name, ref.quoted), classes, labels, by_upper)
+    if len(hits) == 1:
+        return hits[0], ""
+    if hits:
+        return None, f"{ref} is ambiguous: {', '.join(hits[:4])}"
+    return None, f"{ref} names no class of the graph (neither an id nor a label)"
