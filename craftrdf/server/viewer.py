@@ -155,24 +155,7 @@ def render_class_page(view: ClassView) -> str:
             f'<section><h2>Ancestors <span class="count">({len(view.ancestors)}, over is_a and part_of)'
             f'</span></h2><ul id="ancestors" class="columns">{items}</ul></section>'
         )
-    if view.similar:
-        rows = "".join(f'<tr><td>{_ref(r)}</td><td class="num">{v:.3f}</td></tr>' for r, v in view.similar)
-        parts.append(
-            f'<section><h2>Most similar classes <span class="count">(Wang, in '
-            f'{_e(view.similarity_ontology)})</span></h2><table id="similar"><thead><tr><th>class</th>'
-            f"<th>similarity</th></tr></thead><tbody>{rows}</tbody></table></section>"
-        )
-    elif view.similar_unavailable:
-        parts.append(
-            '<section><h2>Most similar classes</h2><p id="similar-unavailable">Cannot be computed: '
-            f"{_e(view.similar_unavailable)}.</p></section>"
-        )
-    elif view.similar_pending:
-        parts.append(
-            f'<section><h2>Most similar classes</h2><p id="similar-pending">Being computed (the first '
-            f"page of a class of {_e(view.similarity_ontology)} builds its similarity index); reload in a "
-            "few seconds.</p></section>"
-        )
+    parts.extend(_similar_section(view))
     rows = "".join(
         f'<tr><td><a class="doc-link" href="{_e(_doc_href(d.pmid, d.sets, view.curie))}">{_e(d.pmid)}</a></td>'
         f'<td class="num">{d.count}</td><td class="sets">{_e(", ".join(d.sets))}</td><td>'
@@ -260,3 +243,26 @@ def viewer_routes(store: ReadableStore, *, base_iri: str, state: ViewerState | N
         Route("/api/class/{curie}", class_api, methods=["GET", "HEAD"], name="viewer-class-api"),
         Mount("/static", app=StaticFiles(packages=[("craftrdf.server", "static")]), name="viewer-static"),
     ]
+
+
+def _similar_section(view: ClassView) -> list[str]:
+    """The class page's most similar classes: the table, or why there is none yet."""
+    if view.similar:
+        rows = "".join(f'<tr><td>{_ref(r)}</td><td class="num">{v:.3f}</td></tr>' for r, v in view.similar)
+        return [
+            f'<section><h2>Most similar classes <span class="count">(Wang, in '
+            f'{_e(view.similarity_ontology)})</span></h2><table id="similar"><thead><tr><th>class</th>'
+            f"<th>similarity</th></tr></thead><tbody>{rows}</tbody></table></section>"
+        ]
+    if view.similar_unavailable:
+        return [
+            '<section><h2>Most similar classes</h2><p id="similar-unavailable">Cannot be computed: '
+            f"{_e(view.similar_unavailable)}.</p></section>"
+        ]
+    if view.similar_pending:
+        return [
+            f'<section><h2>Most similar classes</h2><p id="similar-pending">Being computed (the first '
+            f"page of a class of {_e(view.similarity_ontology)} builds its similarity index); reload in a "
+            "few seconds.</p></section>"
+        ]
+    return []
