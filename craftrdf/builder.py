@@ -175,6 +175,42 @@ def check_craft_dir(craft_dir: Path) -> Path:
     return craft_dir
 
 
+def _plan_ontology(
+    craft_dir: Path,
+    spec: AnnotationSetSpec,
+    registry: Registry,
+    curies: CurieMap,
+    planned: dict[str, str],
+    steps: list[Step],
+    skipped: dict[str, str],
+) -> tuple[str | None, str]:
+    """The ontology graph of a set and its input digest (None, "" without one), planned once per graph.
+
+    Adds the ontology's step to ``steps`` the first time its graph is seen (``planned``), and to
+    ``skipped`` a set whose ontology file is not in the directory.
+    """
+    if spec.ontology is None:
+        return None, ""
+    path = registry.locate_ontology(craft_dir, spec.ontology)
+    if path is None:
+        skipped[spec.key] = f"ontology file {spec.ontology} not in this CRAFT directory"
+        return None, ""
+    onto_graph = ontology_graph(ontology_name(path))
+    onto_digest = _file_digest(path)
+    if onto_graph not in planned:
+        planned[onto_graph] = onto_digest
+        steps.append(
+            Step(
+                onto_graph,
+                f"ontology {path.name}",
+                onto_digest,
+                _bind_ontology(path, onto_graph, curies),
+                (relations_graph(onto_graph),),
+            )
+        )
+    return onto_graph, onto_digest
+
+
 def plan_build(
     craft_dir: Path,
     store: ReadableStore,
@@ -199,26 +235,7 @@ def plan_build(
     skipped: dict[str, str] = {}
     planned_ontologies: dict[str, str] = {}
     for spec in chosen:
-        onto_graph: str | None = None
-        onto_digest = ""
-        if spec.ontology is not None:
-            path = registry.locate_ontology(craft_dir, spec.ontology)
-            if path is None:
-                skipped[spec.key] = f"ontology file {spec.ontology} not in this CRAFT directory"
-            else:
-                onto_graph = ontology_graph(ontology_name(path))
-                onto_digest = _file_digest(path)
-                if onto_graph not in planned_ontologies:
-                    planned_ontologies[onto_graph] = onto_digest
-                    steps.append(
-                        Step(
-                            onto_graph,
-                            f"ontology {path.name}",
-                            onto_digest,
-                            _bind_ontology(path, onto_graph, curies),
-                            (relations_graph(onto_graph),),
-                        )
-                    )
+        onto_graph, onto_digest = _plan_ontology(craft_dir, spec, registry, curies, planned_ontologies, steps, skipped)
         folder = ca / spec.annotations
         if not folder.is_dir():
             skipped[spec.key + " annotations"] = f"annotation folder {folder} not found"
