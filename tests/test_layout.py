@@ -39,6 +39,7 @@ LAYERS = {
     "bindings": "base",
     "_storelock": "base",
     "_nquads_stream": "base",
+    "_sparql_reads": "base",
     "ontologies": "base",
     "queries": "base",
     "sample": "base",
