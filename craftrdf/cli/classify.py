@@ -22,7 +22,7 @@ def _cmd_classify(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``classify`` to the ``craftrdf`` parser."""
     c = sub.add_parser(
         "classify",

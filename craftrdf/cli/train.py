@@ -43,7 +43,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``train`` to the ``craftrdf`` parser."""
     t = sub.add_parser(
         "train",

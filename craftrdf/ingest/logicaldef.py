@@ -121,7 +121,7 @@ def _tokens(text: str) -> Iterator[Token]:
         if c.isspace():
             i += 1
         elif c in "()":
-            yield (c, c, i)  # type: ignore[misc]
+            yield ("(" if c == "(" else ")", c, i)
             i += 1
         elif c == "'":
             label, i2 = _quoted(text, i)
@@ -181,8 +181,9 @@ class _Parser:
         if not self.toks:
             raise DefinitionSyntaxError("empty definition", source=self.text)
         e = self.expr()
-        if self.peek() is not None:
-            raise self.error(f"unexpected {self.peek()[1]!s}")  # type: ignore[index]
+        extra = self.peek()
+        if extra is not None:
+            raise self.error(f"unexpected {extra[1]!s}")
         return e
 
     def expr(self) -> Expr:
@@ -233,7 +234,7 @@ class _Parser:
                 if n[0] != "int":
                     self.pos -= 1
                     raise self.error(f"expected a number after {q[1]!r}")
-                count = int(n[1])  # type: ignore[call-overload]
+                count = int(str(n[1]))
             return Restriction(tuple(chain), str(q[1]), self.prim(), count)
         self.pos -= 1
         raise self.error(f"unexpected {value!s}")
