@@ -533,12 +533,11 @@ class AnnotationStore:
     def append_batch(self, graph: str, lines: Iterable[str]) -> int:
         """Add N-Quads ``lines`` to batch ``graph`` in one bulk load (all or nothing); returns lines given.
 
-        For the many batches of a streamed run (``craftrdf annotate --stream``), so the
-        lines are held in memory as one buffer: the loader then reads without taking the
-        GIL, which a Dask client's communication thread holds often (read through a Python
-        stream, the same load took 3.6x longer beside it; docs/scale.md). The bulk loader,
-        not a transaction (``Store.load``), which on 300,000 quads in batches of 75,000 took
-        2.6x the time and left 4x the bytes on disk. The manifest is untouched.
+        For the many batches of a streamed run (``craftrdf annotate --stream``): a batch is
+        small, so its lines are joined into one buffer and loaded in one call. The bulk
+        loader, not a transaction (``Store.load``), which on 300,000 quads in batches of
+        75,000 took 2.6x the time and left 4x the bytes on disk (docs/scale.md). The
+        manifest is untouched.
         """
         if not self.writable:
             raise StoreError("store is open read-only")
