@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AnnotationStore",
-    "AppendableStore",
     "BatchInfo",
     "QueryAnswer",
     "ReadableStore",
@@ -154,19 +153,6 @@ class WritableStore(ReadableStore, Protocol):
 
     def remove_batch(self, graph: str) -> bool:
         """Remove a batch's graph; True if it was there."""
-        ...
-
-
-@runtime_checkable
-class AppendableStore(WritableStore, Protocol):
-    """A writable store that also adds quads to an existing batch, each call atomic (streamed runs)."""
-
-    def append_batch(self, graph: str, lines: Iterable[str]) -> int:
-        """Add N-Quads ``lines`` (all in ``graph``) to the graph in one transaction; returns lines sent."""
-        ...
-
-    def optimize(self) -> None:
-        """Compact the store after many appended batches (a no-op where the server does it)."""
         ...
 
 
@@ -357,12 +343,7 @@ class AnnotationStore:
     def append_batch(self, graph: str, lines: Iterable[str]) -> int:
         """Add N-Quads ``lines`` to batch ``graph`` in one bulk load (all or nothing); returns lines given.
 
-        For the many batches of a streamed run (``craftrdf annotate --stream``), so the
-        lines are held in memory as one buffer: the loader then reads without taking the
-        GIL, which a Dask client's communication thread holds often (read through a Python
-        stream, the same load took 3.6x longer beside it; docs/scale.md). The bulk loader,
-        not a transaction (``Store.load``), which on 300,000 quads in batches of 75,000 took
-        2.6x the time and left 4x the bytes on disk. The manifest is untouched.
+        For a streamed run's small batches (docs/scale.md: a transaction per batch was slower, larger).
         """
         if not self.writable:
             raise StoreError("store is open read-only")
@@ -374,10 +355,7 @@ class AnnotationStore:
         return len(buf)
 
     def optimize(self) -> None:
-        """Compact the store (``Store.optimize``): after many batches, reads slow down until it is done.
-
-        Costs time in proportion to the store's size (44 s at 3.5M quads on a shared machine).
-        """
+        """Compact the store (``Store.optimize``); reads after many batches are slow until then."""
         if self.writable:
             self.raw.optimize()
 

@@ -42,14 +42,23 @@ from ..iris import mapping_graph, set_iri
 from ..model import Annotation
 from ..registry import Registry
 from ..sets import resolve_set
-from ..store import AppendableStore, ReadableStore
+from ..store import ReadableStore
 from ..sweeps.executors import InlineExecutor, SweepExecutor, installed
 from ..webanno import annotation_nquads
 from .annotate import MATCHER_VERSION, Matcher
 from .config import MatcherConfig
 from .dictionary import Dictionary, load_dictionary
 from .run import check_run_name, run_nquads
-from .stream_io import DocumentFailure, ProgressFile, Source, StoreTarget, iter_sources, read_source, write_batch_files
+from .stream_io import (
+    AppendableStore,
+    DocumentFailure,
+    ProgressFile,
+    Source,
+    StoreTarget,
+    iter_sources,
+    read_source,
+    write_batch_files,
+)
 
 __all__ = [
     "Batch",
@@ -416,7 +425,7 @@ def run_annotation_stream(
     as for :func:`~craftrdf.matcher.annotate.run_annotation`) unless ``annotator`` is
     given (a trained model, say). ``into_store`` names the set graph the annotations are
     appended to, batch by batch (the store must be an
-    :class:`~craftrdf.store.AppendableStore`: a local store open for writing or a remote
+    :class:`~craftrdf.matcher.stream_io.AppendableStore`: a local store open for writing or a remote
     one with a Graph Store URL). Raises ConfigError as ``run_annotation`` does.
     """
     curies = curies or CurieMap()

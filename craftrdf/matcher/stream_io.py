@@ -10,7 +10,7 @@ store, so each piece can be tested alone:
   (the documents done and failed), the commit point of a batch; a rerun skips what it lists;
 - :func:`write_batch_files`: a batch's ``<document>.bionlp`` files, each replaced atomically;
 - :class:`StoreTarget`: the set graph the annotations are appended to, batch by batch, in a
-  local store or a remote one (:class:`~craftrdf.store.AppendableStore`).
+  local store or a remote one (:class:`AppendableStore`).
 """
 
 from __future__ import annotations
@@ -21,16 +21,17 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol, runtime_checkable
 
 from ..errors import ConfigError, InputError
 from ..ingest.corpus import read_splits
-from ..store import AppendableStore
+from ..store import WritableStore
 from .run import parse_splits
 
 __all__ = [
     "FAILURES_FILE",
     "PROGRESS_FILE",
+    "AppendableStore",
     "DocumentFailure",
     "ProgressFile",
     "Source",
@@ -47,6 +48,23 @@ PROGRESS_FILE = "progress.jsonl"
 #: Documents that could not be annotated: document, source, stage, message (tab-separated).
 FAILURES_FILE = "failures.tsv"
 _FORMAT = "craftrdf-annotate-progress-1"
+
+
+@runtime_checkable
+class AppendableStore(WritableStore, Protocol):
+    """A writable store that also adds quads to an existing batch, each call atomic.
+
+    :class:`~craftrdf.store.AnnotationStore` (one bulk load) and
+    :class:`~craftrdf.remote.RemoteStore` (one Graph Store Protocol ``POST``) are.
+    """
+
+    def append_batch(self, graph: str, lines: Iterable[str]) -> int:
+        """Add N-Quads ``lines`` (all in ``graph``) to the graph in one transaction; returns lines sent."""
+        ...
+
+    def optimize(self) -> None:
+        """Compact the store after many appended batches (a no-op where the server does it)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

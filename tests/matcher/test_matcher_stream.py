@@ -243,3 +243,11 @@ def test_streamed_run_into_a_remote_store_equals_the_local_one(store_path, tmp_p
         }
     assert remote_quads == _graph(store_path, "REMOTE_RUN")
     assert _files(tmp_path / "remote") == _files(tmp_path / "local")
+
+
+def test_cli_stream_on_a_local_process_pool_equals_the_plain_cli(store_path, tmp_path, capsys):
+    common = ["-q", "annotate", "--store", str(store_path), "--set", "UBERON_EXT", str(sample_dir()), "--no-cache"]
+    assert main([*common, "--out", str(tmp_path / "plain")]) == 0
+    assert main([*common, "--out", str(tmp_path / "pool"), "--stream", "--jobs", "2", "--batch-size", "1"]) == 0
+    assert "annotated 3 documents in 3 batches" in capsys.readouterr().out
+    assert _files(tmp_path / "pool") == _files(tmp_path / "plain")
