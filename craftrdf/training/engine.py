@@ -121,10 +121,14 @@ def count_terms(
 
     Each find counts twice: for its normalized key, and for its written form
     (:func:`surface_term`). A find strictly inside a gold annotation that some candidate
-    hits exactly is not counted.
+    hits exactly is not counted. ``compare`` maps a class to the id the scorer compares it
+    under (:func:`~craftrdf.evaluation.bossy.comparison_class`: in an _EXT set,
+    ``SO_EXT:0000704`` is ``SO:0000704``).
     """
-    exact = {(tuple(sorted(spans)), cls) for spans, cls in gold}
-    hit_extents = [(c.start, c.end) for c in candidates if any((tuple(sorted(c.spans)), k) in exact for k in c.classes)]
+    exact = {(tuple(sorted(spans)), compare(cls)) for spans, cls in gold}
+    hit_extents = [
+        (c.start, c.end) for c in candidates if any((tuple(sorted(c.spans)), compare(k)) in exact for k in c.classes)
+    ]
     starts, extents = _covering(hit_extents)
     out: Counter[tuple[Term, bool]] = Counter()
     for c in candidates:

@@ -87,6 +87,47 @@ def _coordination_counts(prepared: Prepared, corpus: Corpus, selection: Selectio
     return len(gold), len(gold & predicted), len(predicted)
 
 
+def _meta(
+    data: SetData,
+    splits: Sequence[str],
+    corpus: Corpus,
+    selection: Selection,
+    folds: int,
+    quick: bool,
+    coordination: tuple[int, int, int],
+) -> dict[str, Any]:
+    """model.json's content (without the tables' digests, which :func:`write_model` adds)."""
+    dg, dr, dp = coordination
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "set": data.key,
+        "module": data.ref.module,
+        "variant": data.ref.variant,
+        "ontology": data.ref.ontology if data.terms else None,
+        "ontology_terms_digest": data.terms_digest or None,
+        "scoring": "exact classes only (no ontology in the store)" if data.exact_only else "Wang (bossy)",
+        "trained_on": {"splits": list(splits), "documents": sorted(corpus.texts)},
+        "configuration": selection.config.params(),
+        "decision": {
+            "threshold": selection.decision.threshold,
+            "prior": selection.decision.prior,
+            "weight": selection.decision.weight,
+            "backoff": selection.decision.backoff,
+        },
+        "rules": {"abbreviations": selection.rules.abbreviations, "coordination": selection.rules.coordination},
+        "selection": {
+            "folds": folds,
+            "quick": quick,
+            "points": len(selection.tried),
+            "cv_ser": round(selection.cv_ser, 4),
+            "cv_exact": {"tp": selection.cv_exact[1], "fp": selection.cv_exact[2], "fn": selection.cv_exact[3]},
+        },
+        "coordination": {"gold_discontinuous": dg, "recovered": dr, "predicted": dp},
+        "gold_annotations": corpus.annotations,
+    }
+
+
 def train_set(
     store: ReadableStore,
     set_key: str,
@@ -126,7 +167,7 @@ def train_set(
         folds=folds,
     )
     dg, dr, dp = _coordination_counts(prepared, corpus, selection)
-    meta = _meta(data, splits, corpus, selection, folds=folds, quick=quick, coordination=(dg, dr, dp))
+    meta = _meta(data, splits, corpus, selection, folds, quick, (dg, dr, dp))
     names = [
         NameRow(t, prepared.names.count(t), len(docs), tuple(prepared.names.written[t].most_common()))
         for t, docs in sorted(prepared.names.documents.items())
@@ -149,48 +190,6 @@ def train_set(
         time.perf_counter() - t0,
     )
     return report, model
-
-
-def _meta(
-    data: SetData,
-    splits: Sequence[str],
-    corpus: Corpus,
-    selection: Selection,
-    *,
-    folds: int,
-    quick: bool,
-    coordination: tuple[int, int, int],
-) -> dict[str, Any]:
-    """The model's ``model.json``: what it was trained on, what selection chose, and why."""
-    dg, dr, dp = coordination
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "set": data.key,
-        "module": data.ref.module,
-        "variant": data.ref.variant,
-        "ontology": data.ref.ontology if data.terms else None,
-        "ontology_terms_digest": data.terms_digest or None,
-        "scoring": "exact classes only (no ontology in the store)" if data.exact_only else "Wang (bossy)",
-        "trained_on": {"splits": list(splits), "documents": sorted(corpus.texts)},
-        "configuration": selection.config.params(),
-        "decision": {
-            "threshold": selection.decision.threshold,
-            "prior": selection.decision.prior,
-            "weight": selection.decision.weight,
-            "backoff": selection.decision.backoff,
-        },
-        "rules": {"abbreviations": selection.rules.abbreviations, "coordination": selection.rules.coordination},
-        "selection": {
-            "folds": folds,
-            "quick": quick,
-            "points": len(selection.tried),
-            "cv_ser": round(selection.cv_ser, 4),
-            "cv_exact": {"tp": selection.cv_exact[1], "fp": selection.cv_exact[2], "fn": selection.cv_exact[3]},
-        },
-        "coordination": {"gold_discontinuous": dg, "recovered": dr, "predicted": dp},
-        "gold_annotations": corpus.annotations,
-    }
 
 
 def predict(

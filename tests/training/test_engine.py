@@ -74,3 +74,16 @@ def test_resolved_choices_never_overlap(items):
             assert any(
                 k[0].start < c.end and c.start < k[0].end and k[0].end - k[0].start >= c.end - c.start for k in out
             )
+
+
+def test_true_positives_use_the_scorers_class_comparison():
+    # in SO_EXT the scorer compares SO_EXT:0000704 as SO:0000704: a find of either class is right
+    from craftrdf.training.select import comparer
+
+    cands = [cand(0, 4, ("gene",), "SO:0000704", "SO_EXT:0000704")]
+    gold = [((Span(0, 4),), "SO_EXT:0000704")]
+    counts = count_terms(cands, gold, comparer("SO_EXT"))
+    assert counts[((("gene",), "SO:0000704"), True)] == 1
+    assert counts[((("gene",), "SO_EXT:0000704"), True)] == 1
+    raw = count_terms(cands, gold)  # compared as written: only the gold's own id
+    assert raw[((("gene",), "SO:0000704"), False)] == 1
