@@ -10,7 +10,7 @@ from craftrdf.curie import CurieMap
 from craftrdf.errors import ConfigError
 from craftrdf.ingest.obo import iter_obo
 from craftrdf.ingest.ontology import ontology_nquads
-from craftrdf.iris import ontology_graph, set_iri
+from craftrdf.iris import ontology_graph, relations_graph, set_iri
 from craftrdf.matcher.config import MatcherConfig
 from craftrdf.matcher.dictionary import (
     DictionaryTerm,
@@ -29,7 +29,9 @@ REGISTRY = load_registry()
 
 def add_set(store: AnnotationStore, key: str, module: str, obo: str, *, digest: str = "1") -> None:
     graph = ontology_graph(Path(obo).stem)
-    store.load_batch(graph, ontology_nquads(iter_obo(DATA / obo), graph=graph, curies=CurieMap()), digest=digest)
+    relations = relations_graph(graph)  # as the build writes it: the OWL graph and its relations graph
+    lines = ontology_nquads(iter_obo(DATA / obo), graph=graph, curies=CurieMap(), relations=relations)
+    store.load_batch(graph, lines, digest=digest, companions=[relations])
     store.load_batch(
         set_iri(key), set_nquads(key, module=module, variant="extensions", ontology=graph, mappings=None), digest="set"
     )
