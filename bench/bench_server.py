@@ -14,7 +14,13 @@ It prints, per phase and per query kind, the count, throughput, p50/p99 latency 
 (any status other than 200), then the floor: each query's median time run directly on the
 embedded store in this process (result serialized as SPARQL JSON, as the server does), and the
 ratio of the HTTP p50 to it. Goal: zero errors, at least 200 queries/s in the simple phase.
-Loopback only; bounded in time.
+
+Then the *heavy-load* phase (issue 17), against ``craftrdf serve`` and ``oxigraph
+serve-read-only`` (the ``oxigraph`` PyPI package) on the same store in the same run: two
+clients keep sending a three-way cross join of every graph (it would run for hours), each with
+the server's time limit --heavy-timeout, while --probe-clients clients send ``ASK {}`` and
+small SELECTs for --heavy-seconds. Reported: the probes' p50/p99 and errors (goal: p99 under
+250 ms, no errors), and how the cross joins ended (status, seconds). Loopback only; bounded in time.
 """
 
 from __future__ import annotations
@@ -71,11 +77,28 @@ def start_server(store: Path, port: int, workers: int, timeout: float) -> subpro
         "--max-results",
         "1000000",
     ]
-    proc = subprocess.Popen(cmd)
+    return wait_ready(subprocess.Popen(cmd), f"http://127.0.0.1:{port}/sparql")
+
+
+CROSS = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?a ?b ?c } GRAPH ?h { ?d ?e ?f } GRAPH ?i { ?x ?y ?z } }"
+PROBES = {"ASK {}": "ASK {}", "small-select": SIMPLE["small-select"]}
+
+
+def start_oxigraph(store: Path, port: int, timeout: float) -> subprocess.Popen[bytes]:
+    """``oxigraph serve-read-only`` on the same store directory (read-only, beside craftrdf's readers)."""
+    import shutil
+
+    exe = shutil.which("oxigraph") or str(Path(sys.executable).with_name("oxigraph"))
+    cmd = [exe, "serve-read-only", "--location", str(store), "--bind", f"127.0.0.1:{port}"]
+    proc = subprocess.Popen([*cmd, "--timeout-s", str(int(timeout))], stderr=subprocess.DEVNULL)
+    return wait_ready(proc, f"http://127.0.0.1:{port}/query")
+
+
+def wait_ready(proc: subprocess.Popen[bytes], endpoint: str) -> subprocess.Popen[bytes]:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/sparql", params={"query": "ASK {}"}, timeout=2).status_code == 200:
+            if httpx.get(endpoint, params={"query": "ASK {}"}, timeout=2).status_code == 200:
                 return proc
         except httpx.HTTPError:
             pass
@@ -84,6 +107,74 @@ def start_server(store: Path, port: int, workers: int, timeout: float) -> subpro
         time.sleep(0.2)
     proc.terminate()
     raise SystemExit("the server did not answer within 120 s")
+
+
+def heavy_phase(
+    endpoint: str, probes: int, seconds: float, limit: float
+) -> tuple[list[tuple[float, int]], list[tuple[float, int]]]:
+    """Two clients loop on the cross join while ``probes`` clients send simple queries; (probe, heavy) results.
+
+    A client gives up on an answer after ``limit`` + 30 s (status 0: the server did not stop the query).
+    """
+    stop = threading.Event()
+    heavy: list[tuple[float, int]] = []
+    probe: list[tuple[float, int]] = []
+    lock = threading.Lock()
+
+    def run(results: list[tuple[float, int]], queries: list[str], pause: float) -> None:
+        with httpx.Client(timeout=limit + 30) as http:
+            i = 0
+            while not stop.is_set():
+                t = time.perf_counter()
+                retry = 0.0
+                try:
+                    r = http.post(
+                        endpoint,
+                        data={"query": queries[i % len(queries)]},
+                        headers={"Accept": "application/sparql-results+json"},
+                    )
+                    status = r.status_code
+                    retry = min(float(r.headers.get("Retry-After", 0)), 1.0)  # a polite client waits (at most 1 s)
+                    if retry and status == 200:
+                        retry = 0.0
+                except httpx.HTTPError:
+                    status = 0
+                with lock:  # a refusal with Retry-After is recorded as status -503
+                    results.append((time.perf_counter() - t, -status if retry else status))
+                i += 1
+                time.sleep(pause + retry)
+
+    hammers = [threading.Thread(target=run, args=(heavy, [CROSS], 0.0)) for _ in range(2)]
+    for t in hammers:
+        t.start()
+    time.sleep(2.0)  # both joins are running before the probes start
+    probers = [threading.Thread(target=run, args=(probe, list(PROBES.values()), 0.02)) for _ in range(probes)]
+    for t in probers:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in probers:
+        t.join()
+    for t in hammers:
+        t.join()
+    return probe, heavy
+
+
+def report_heavy(name: str, probe: list[tuple[float, int]], heavy: list[tuple[float, int]], limit: float) -> None:
+    lat = [dt for dt, _ in probe]
+    errors = sum(1 for _, s in probe if s != 200)
+    kinds = {
+        "answered": [dt for dt, s in heavy if s == 200],
+        "cut at the limit": [dt for dt, s in heavy if s in (503, 500) and dt >= 0.9 * limit],
+        "refused (Retry-After)": [dt for dt, s in heavy if s == -503],
+        "other": [dt for dt, s in heavy if s not in (200, -503, 0) and not (s in (503, 500) and dt >= 0.9 * limit)],
+        "no answer by limit+30 s": [dt for dt, s in heavy if s == 0],
+    }
+    joins = "; ".join(f"{len(v)} {k} (median {statistics.median(v):.1f} s)" for k, v in kinds.items() if v)
+    print(
+        f"  {name:<10}{len(probe):>7}{pct(lat, 0.5) * 1e3:>9.1f}{pct(lat, 0.99) * 1e3:>9.1f}{max(lat) * 1e3:>9.1f}"
+        f"{errors:>8}\n    cross joins: {joins}"
+    )
 
 
 def drive(url: str, clients: int, seconds: float, heavy_share: float, seed: int) -> dict[str, list[tuple[float, int]]]:
@@ -188,28 +279,70 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=60.0, help="server time limit per query")
     ap.add_argument("--heavy-share", type=float, default=0.05, help="share of heavy queries in the mixed phase")
     ap.add_argument("--repeat", type=int, default=50, help="in-process runs per simple query for the floor")
+    ap.add_argument("--heavy-seconds", type=float, default=60.0, help="length of the heavy-load phase per server")
+    ap.add_argument("--heavy-timeout", type=float, default=20.0, help="both servers' time limit in that phase")
+    ap.add_argument("--probe-clients", type=int, default=2, help="clients sending simple queries in that phase")
+    ap.add_argument("--skip-simple", action="store_true", help="run the heavy-load phase only")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
         store = build_sample(Path(tmp)) if args.sample else args.store
-        port = free_port()
+        if not args.skip_simple:
+            simple_phases(store, args)
+        load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
         print(
-            f"store {store}; {args.clients} clients, {args.workers} workers, {args.seconds:.0f} s, "
-            f"heavy share {args.heavy_share:.0%} in the mixed phase"
+            f"\nheavy-load phase: 2 clients looping on a cross join (limit {args.heavy_timeout:g} s), "
+            f"{args.probe_clients} clients probing for {args.heavy_seconds:g} s; load average {' '.join(load)}"
         )
-        server = start_server(store, port, args.workers, args.timeout)
+        print(f"  {'server':<10}{'probes':>7}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
+        port = free_port()
+        server = start_server(store, port, args.workers, args.heavy_timeout)
         try:
-            url = f"http://127.0.0.1:{port}/"
-            drive(url, args.clients, 1.0, 0.0, 99)  # warm-up, not counted
-            half = args.seconds / 2
-            simple = drive(url, args.clients, half, 0.0, 1)
-            p50 = report("simple phase", simple, half)
-            mixed = drive(url, args.clients, half, args.heavy_share, 2)
-            p50_mixed = report("mixed phase", mixed, half)
+            report_heavy(
+                "craftrdf",
+                *heavy_phase(
+                    f"http://127.0.0.1:{port}/sparql", args.probe_clients, args.heavy_seconds, args.heavy_timeout
+                ),
+                args.heavy_timeout,
+            )
         finally:
             server.terminate()
-            server.wait(30)
-        fl = floor(store, args.repeat)
+            server.wait(60)
+        port = free_port()
+        server = start_oxigraph(store, port, args.heavy_timeout)
+        try:
+            report_heavy(
+                "oxigraph",
+                *heavy_phase(
+                    f"http://127.0.0.1:{port}/query", args.probe_clients, args.heavy_seconds, args.heavy_timeout
+                ),
+                args.heavy_timeout,
+            )
+        finally:
+            server.terminate()
+            server.wait(60)
+
+
+def simple_phases(store: Path, args: argparse.Namespace) -> None:
+    """The simple and mixed phases against craftrdf, and the in-process floor."""
+    port = free_port()
+    print(
+        f"store {store}; {args.clients} clients, {args.workers} workers, {args.seconds:.0f} s, "
+        f"heavy share {args.heavy_share:.0%} in the mixed phase"
+    )
+    server = start_server(store, port, args.workers, args.timeout)
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        drive(url, args.clients, 1.0, 0.0, 99)  # warm-up, not counted
+        half = args.seconds / 2
+        simple = drive(url, args.clients, half, 0.0, 1)
+        p50 = report("simple phase", simple, half)
+        mixed = drive(url, args.clients, half, args.heavy_share, 2)
+        p50_mixed = report("mixed phase", mixed, half)
+    finally:
+        server.terminate()
+        server.wait(30)
+    fl = floor(store, args.repeat)
     print("\nfloor (same query in-process, median) and HTTP p50 / floor:")
     for kind, t in fl.items():
         http = p50.get(kind) or p50_mixed.get(kind)

@@ -19,7 +19,7 @@ Each function's docstring says what it does and which module has every option; t
 from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
-from ._api import annotate, build, evaluate, export, load, open, query, serve, sweep, view
+from ._api import annotate, build, evaluate, export, load, open, query, serve, sweep, train, view
 from .errors import CraftrdfError
 from .matcher.config import MatcherConfig
 from .model import Annotation, Document, Span
@@ -58,5 +58,6 @@ __all__ = [
     "serve",
     "similarity_index",
     "sweep",
+    "train",
     "view",
 ]

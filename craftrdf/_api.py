@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from .remote import RemoteStore
     from .sweeps.entry import SweepReport
     from .sweeps.executors import SweepExecutor
+    from .training import TrainReport
 
-__all__ = ["annotate", "build", "evaluate", "export", "load", "open", "query", "serve", "sweep", "view"]
+__all__ = ["annotate", "build", "evaluate", "export", "load", "open", "query", "serve", "sweep", "train", "view"]
 
 
 def open(
@@ -131,7 +132,7 @@ def view(
     and docs/views.md for the filters.
     """
     keys = (sets,) if isinstance(sets, str) else tuple(sets)
-    return run_view(store, ViewSpec(keys, classes, nesting, split))  # type: ignore[arg-type]
+    return run_view(store, ViewSpec(keys, classes, nesting, split))
 
 
 def evaluate(
@@ -150,7 +151,9 @@ def evaluate(
     """
     from .evaluation.run import evaluate_store
 
-    return evaluate_store(store, gold, pred, craft=craft, apply_craft_rules=apply_craft_rules)
+    return evaluate_store(
+        store, gold, pred, craft=Path(craft) if craft is not None else None, apply_craft_rules=apply_craft_rules
+    )
 
 
 def annotate(
@@ -229,3 +232,34 @@ def serve(
         raise ConfigError(f"serving needs the server extra: pip install 'craftrdf[server]' ({exc})") from None
     config = ServerConfig(base_iri=base_iri or f"http://{host}:{port}/")
     run(store, config, host=host, port=port, workers=workers)
+
+
+def train(
+    store: ReadableStore,
+    set_key: str,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    on: str = "train,dev",
+    quick: bool = False,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> TrainReport:
+    """Learn a matcher for ``set_key`` from the gold of the documents of ``on``; write the model folder ``out``.
+
+    The names annotators wrote, each term's precision where it occurs, and the rules are
+    learned from those documents only; configuration and threshold are chosen by
+    document-level cross-validation (``quick``: a reduced selection). Apply the model with
+    ``craftrdf annotate --model`` or :func:`craftrdf.training.annotate_with_model`. See
+    :func:`craftrdf.training.train_set` and docs/training.md.
+    """
+    from .training import train_set
+
+    report, _ = train_set(
+        store,
+        set_key,
+        on=on,
+        registry=load_registry(),
+        out=Path(out) if out is not None else None,
+        quick=quick,
+        cache_dir=Path(cache_dir) if cache_dir is not None else None,
+    )
+    return report

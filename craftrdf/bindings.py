@@ -132,6 +132,33 @@ def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
     names = list(substitutions)
     values = {n: _term_text(n, substitutions[n]) for n in names}
     toks = list(tokenize(sparql))
+    levels = _levels(toks, names)
+
+    def bound(level: _Level) -> list[str]:
+        """The bound variables visible inside ``level``'s group."""
+        if level.parent is None:
+            return names
+        return [n for n in bound(level.parent) if n in level.plain or (level.star and _mentions(toks, level, n))]
+
+    edits = _Edits({}, {})
+    for level in levels:
+        here = bound(level)
+        clash = [n for n in here if n in level.assigned]
+        if clash:
+            raise QueryError(
+                f"?{clash[0]} is computed in a SELECT list of the query and cannot be bound on a remote store"
+            )
+        if here:
+            iris = {n for n in here if isinstance(substitutions[n], ox.NamedNode)}
+            _edit_level(sparql, toks, levels, level, here, iris, values, edits)
+    return _splice(sparql, toks, edits)
+
+
+def _levels(toks: list[Token], names: list[str]) -> list[_Level]:
+    """The query's levels: the outer query, then each subquery (with its parent), in text order.
+
+    RuntimeError, as pyoxigraph raises it, when a SELECT does not project a bound variable.
+    """
     outer_open = _outer_group(toks)
     form = next(t for t in toks if t.kw("SELECT", "ASK", "DESCRIBE", "CONSTRUCT"))
     if form.kw("SELECT"):
@@ -149,89 +176,93 @@ def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
                 raise QueryError("a subquery must be alone in its group")
             parent = max((lv for lv in levels if lv.open < i < lv.close), key=lambda lv: lv.open)
             levels.append(_select_level(toks, i, parent))
+    return levels
 
-    def bound(level: _Level) -> list[str]:
-        """The bound variables visible inside ``level``'s group."""
-        if level.parent is None:
-            return names
-        return [n for n in bound(level.parent) if n in level.plain or (level.star and _mentions(toks, level, n))]
 
-    inserts: dict[int, str] = {}  # token index -> text inserted after it
-    replaced: dict[int, tuple[int, str]] = {}  # first token index -> (last token index, new text)
-    for level in levels:
-        here = bound(level)
-        clash = [n for n in here if n in level.assigned]
-        if clash:
-            raise QueryError(
-                f"?{clash[0]} is computed in a SELECT list of the query and cannot be bound on a remote store"
-            )
-        if not here:
+@dataclass(slots=True)
+class _Edits:
+    """What the rewrite changes, filled in level by level: text inserted after a token; token runs replaced."""
+
+    inserts: dict[int, str]  # token index -> text inserted after it
+    replaced: dict[int, tuple[int, str]]  # first token index -> (last token index, new text)
+
+
+def _edit_level(
+    sparql: str,
+    toks: list[Token],
+    levels: list[_Level],
+    level: _Level,
+    here: list[str],
+    iris: set[str],
+    values: Mapping[str, str],
+    edits: _Edits,
+) -> None:
+    """Record the edits of one level: VALUES blocks, IRIs for variables, BINDs made filters."""
+    replaced = edits.replaced
+    # a subquery, from its SELECT to the end of its modifiers, is its own level
+    skip = {lv.select: match_bracket(toks, lv.select - 1) for lv in levels if lv.parent is level}
+    mentions: dict[int, set[str]] = {level.open: set(here)}  # group -> variables to bind in it
+    stack: list[int] = []
+    i = level.open
+    while i <= level.close:
+        t = toks[i]
+        if i in skip:
+            i = skip[i]
             continue
-        iris = {n for n in here if isinstance(substitutions[n], ox.NamedNode)}
-        # a subquery, from its SELECT to the end of its modifiers, is its own level
-        skip = {lv.select: match_bracket(toks, lv.select - 1) for lv in levels if lv.parent is level}
-        mentions: dict[int, set[str]] = {level.open: set(here)}  # group -> variables to bind in it
-        stack: list[int] = []
-        i = level.open
-        while i <= level.close:
-            t = toks[i]
-            if i in skip:
-                i = skip[i]
-                continue
-            if t.kw("VALUES"):  # its variable list stays, its data block is not a group
-                j = i
-                while toks[j].text != "{":
-                    j += 1
-                i = match_bracket(toks, j) + 1
-                continue
-            bind = _bind_at(toks, i)
-            if bind is not None and bind[2] in here:
-                expr_from, expr_to, var, last = bind
-                expr = sparql[toks[expr_from].start : toks[expr_to].end]
-                replaced[i] = (last, f"FILTER(COALESCE(sameTerm(({expr}), {values[var]}), true))")
-                mentions.setdefault(stack[-1], set()).update(
-                    u.text[1:] for u in toks[expr_from : expr_to + 1] if u.kind == "var" and u.text[1:] in here
-                )
-                i = last + 1
-                continue
-            if t.text == "{":
-                stack.append(i)
-                if toks[i + 1].kw("SELECT"):
-                    mentions[i] = set()  # a subquery's wrapper: nothing may precede the SELECT
-            elif t.text == "}":
-                stack.pop()
-            elif t.kind == "var" and t.text[1:] in here:
-                n = t.text[1:]
-                if n in iris and not toks[i - 1].kw("AS") and not (toks[i - 1].text == "(" and toks[i - 2].kw("BOUND")):
-                    replaced[i] = (i, values[n])
-                elif not toks[stack[-1] + 1].kw("SELECT"):
-                    mentions.setdefault(stack[-1], set()).add(n)
-            i += 1
-        for g, ns in mentions.items():
-            if ns:
-                chosen = [n for n in here if n in ns]
-                inserts[g] = (
-                    " VALUES ("
-                    + " ".join("?" + n for n in chosen)
-                    + ") { ("
-                    + " ".join(values[n] for n in chosen)
-                    + ") }"
-                )
+        if t.kw("VALUES"):  # its variable list stays, its data block is not a group
+            j = i
+            while toks[j].text != "{":
+                j += 1
+            i = match_bracket(toks, j) + 1
+            continue
+        bind = _bind_at(toks, i)
+        if bind is not None and bind[2] in here:
+            expr_from, expr_to, var, last = bind
+            expr = sparql[toks[expr_from].start : toks[expr_to].end]
+            replaced[i] = (last, f"FILTER(COALESCE(sameTerm(({expr}), {values[var]}), true))")
+            mentions.setdefault(stack[-1], set()).update(
+                u.text[1:] for u in toks[expr_from : expr_to + 1] if u.kind == "var" and u.text[1:] in here
+            )
+            i = last + 1
+            continue
+        if t.text == "{":
+            stack.append(i)
+            if toks[i + 1].kw("SELECT"):
+                mentions[i] = set()  # a subquery's wrapper: nothing may precede the SELECT
+        elif t.text == "}":
+            stack.pop()
+        elif t.kind == "var" and t.text[1:] in here:
+            n = t.text[1:]
+            if n in iris and not toks[i - 1].kw("AS") and not (toks[i - 1].text == "(" and toks[i - 2].kw("BOUND")):
+                replaced[i] = (i, values[n])
+            elif not toks[stack[-1] + 1].kw("SELECT"):
+                mentions.setdefault(stack[-1], set()).add(n)
+        i += 1
+    for g, ns in mentions.items():
+        if ns:
+            chosen = [n for n in here if n in ns]
+            edits.inserts[g] = (
+                " VALUES (" + " ".join("?" + n for n in chosen) + ") { (" + " ".join(values[n] for n in chosen) + ") }"
+            )
+
+
+def _splice(sparql: str, toks: list[Token], edits: _Edits) -> str:
+    """The query text with the edits applied, everything else as it was."""
     out: list[str] = []
     pos = 0
     i = 0
     while i < len(toks):
         t = toks[i]
-        if i in replaced:
-            last, text = replaced[i]
+        if i in edits.replaced:
+            last, text = edits.replaced[i]
             out.append(sparql[pos : t.start])
             out.append(text)
             pos = toks[last].end
             i = last + 1
             continue
-        if i in inserts:
+        if i in edits.inserts:
             out.append(sparql[pos : t.end])
-            out.append(inserts[i])
+            out.append(edits.inserts[i])
             pos = t.end
         i += 1
     out.append(sparql[pos:])

@@ -19,8 +19,9 @@ from pathlib import Path
 from .curie import CurieMap, parallel_base
 from .errors import ConfigError, DataWarning, InputError
 from .ingest.corpus import read_documents
+from .ingest.cycles import warn_is_a_cycles
 from .ingest.knowtator import read_knowtator, read_knowtator2
-from .ingest.mappings import mapping_nquads, read_mapping_file
+from .ingest.mappings import MappingKind, mapping_nquads, read_mapping_file
 from .ingest.obo import iter_obo
 from .ingest.ontology import ontology_nquads
 from .ingest.rdfsource import rdf_file_nquads
@@ -29,7 +30,7 @@ from .iris import DOCUMENTS_GRAPH, mapping_graph, ontology_graph, relations_grap
 from .model import Annotation, Document
 from .rdf import iri, literal, quad
 from .registry import AnnotationSetSpec, Registry, ontology_name
-from .store import ReadableStore, WritableStore
+from .store import ReadableStore, WritableStore, solutions
 from .vocab import CRAFT, OBOINOWL, OWL, RDF, RDFS
 from .webanno import annotation_nquads, document_nquads, set_nquads
 
@@ -108,12 +109,15 @@ def ontology_lines(path: Path, *, graph: str, curies: CurieMap) -> Iterator[str]
 
     The lines fill the ontology graph and its derived relations graph
     (:func:`~craftrdf.iris.relations_graph`), to be loaded as one batch with that companion.
+    Each ``is_a`` cycle is a DataWarning naming its classes once the lines are all read.
     """
     name = path.name.lower()
     relations = relations_graph(graph)
     if ".obo" in name:
-        return ontology_nquads(iter_obo(path), graph=graph, curies=curies, relations=relations)
-    return rdf_file_nquads(path, graph=graph, relations=relations)
+        lines = ontology_nquads(iter_obo(path), graph=graph, curies=curies, relations=relations, source=str(path))
+    else:
+        lines = rdf_file_nquads(path, graph=graph, relations=relations)
+    return warn_is_a_cycles(lines, source=str(path), curies=curies)
 
 
 def parallel_class_lines(
@@ -155,11 +159,12 @@ def _ontology_classes(store: ReadableStore, graph: str | None) -> tuple[set[str]
         return set(), {}
     defined: set[str] = set()
     labels: dict[str, str] = {}
-    for row in store.query(_CLASSES, substitutions={"g": ox.NamedNode(graph)}):
-        c = row["c"].value
-        defined.add(c)
-        if row["label"] is not None:
-            labels.setdefault(c, row["label"].value)
+    for row in solutions(store.query(_CLASSES, substitutions={"g": ox.NamedNode(graph)})):
+        c, label = row["c"], row["label"]
+        if isinstance(c, ox.NamedNode):
+            defined.add(c.value)
+            if isinstance(label, ox.Literal):
+                labels.setdefault(c.value, label.value)
     return defined, labels
 
 
@@ -194,26 +199,7 @@ def plan_build(
     skipped: dict[str, str] = {}
     planned_ontologies: dict[str, str] = {}
     for spec in chosen:
-        onto_graph: str | None = None
-        onto_digest = ""
-        if spec.ontology is not None:
-            path = registry.locate_ontology(craft_dir, spec.ontology)
-            if path is None:
-                skipped[spec.key] = f"ontology file {spec.ontology} not in this CRAFT directory"
-            else:
-                onto_graph = ontology_graph(ontology_name(path))
-                onto_digest = _file_digest(path)
-                if onto_graph not in planned_ontologies:
-                    planned_ontologies[onto_graph] = onto_digest
-                    steps.append(
-                        Step(
-                            onto_graph,
-                            f"ontology {path.name}",
-                            onto_digest,
-                            _bind_ontology(path, onto_graph, curies),
-                            (relations_graph(onto_graph),),
-                        )
-                    )
+        onto_graph, onto_digest = _plan_ontology(spec, craft_dir, registry, curies, planned_ontologies, steps, skipped)
         folder = ca / spec.annotations
         if not folder.is_dir():
             skipped[spec.key + " annotations"] = f"annotation folder {folder} not found"
@@ -255,6 +241,31 @@ def plan_build(
     return steps, skipped
 
 
+def _plan_ontology(
+    spec: AnnotationSetSpec,
+    craft_dir: Path,
+    registry: Registry,
+    curies: CurieMap,
+    planned: dict[str, str],
+    steps: list[Step],
+    skipped: dict[str, str],
+) -> tuple[str | None, str]:
+    """The ontology graph and digest of a set (None, "" without a file), adding its step once to ``steps``."""
+    if spec.ontology is None:
+        return None, ""
+    path = registry.locate_ontology(craft_dir, spec.ontology)
+    if path is None:
+        skipped[spec.key] = f"ontology file {spec.ontology} not in this CRAFT directory"
+        return None, ""
+    graph = ontology_graph(ontology_name(path))
+    digest = _file_digest(path)
+    if graph not in planned:
+        planned[graph] = digest
+        load = _bind_ontology(path, graph, curies)
+        steps.append(Step(graph, f"ontology {path.name}", digest, load, (relations_graph(graph),)))
+    return graph, digest
+
+
 def _file_digest(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -269,7 +280,7 @@ def _bind_ontology(path: Path, graph: str, curies: CurieMap) -> Callable[[], Ite
 
 def _bind_mappings(
     spec: AnnotationSetSpec,
-    files: dict[str, Path],
+    files: dict[MappingKind, Path],
     graph: str,
     onto_graph: str | None,
     annotations: Callable[[], list[Annotation]],
@@ -281,10 +292,10 @@ def _bind_mappings(
         yield quad(g, iri(RDF.type), iri(CRAFT.MappingGraph), g)
         used: set[str] = {a.class_id for a in annotations()}
         for kind, path in files.items():
-            rows = read_mapping_file(path, kind, curies=curies)  # type: ignore[arg-type]
+            rows = read_mapping_file(path, kind, curies=curies)
             used.update(r.cls for r in rows)
             used.update(t for r in rows for t in r.targets)
-            yield from mapping_nquads(rows, kind, set_iri=set_iri(spec.key), graph=graph, curies=curies)  # type: ignore[arg-type]
+            yield from mapping_nquads(rows, kind, set_iri=set_iri(spec.key), graph=graph, curies=curies)
         defined, labels = _ontology_classes(store, onto_graph)
         yield from parallel_class_lines(used, labels=labels, defined=defined, graph=graph, curies=curies)
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from .errors import QueryError
 
-__all__ = ["Token", "TokenKind", "match_bracket", "tokenize"]
+__all__ = ["Token", "TokenKind", "expand_codepoint_escapes", "match_bracket", "tokenize"]
 
 TokenKind = Literal["iri", "pname", "bnode", "var", "string", "number", "langtag", "keyword", "punct", "comment"]
 
@@ -88,11 +88,14 @@ def _open_string(text: str, i: int) -> bool:
     return text[i] in "\"'"
 
 
-def tokenize(text: str, *, comments: bool = False) -> Iterator[Token]:
+def tokenize(text: str, *, comments: bool = False, lenient: bool = False) -> Iterator[Token]:
     """The terminals of SPARQL ``text`` in order, without white space (and comments unless asked for).
 
     QueryError for a character no terminal can start (a stray ``\\``, ``~``, a control
     character), or a string or an IRI that is not closed where the grammar closes it.
+    With ``lenient`` such a character is skipped instead and lexing goes on after it (an
+    unclosed quote then opens nothing): a checker that must find every keyword a more
+    forgiving reader could see uses that.
 
     >>> [t.text for t in tokenize('PREFIX ex: <http://e/#> SELECT * { ?s ex:p\\\\#q "a { #" } # {')]
     ['PREFIX', 'ex:', '<http://e/#>', 'SELECT', '*', '{', '?s', 'ex:p\\\\#q', '"a { #"', '}']
@@ -102,14 +105,45 @@ def tokenize(text: str, *, comments: bool = False) -> Iterator[Token]:
     pos, n = 0, len(text)
     while pos < n:
         m = _TERMINALS.match(text, pos)
+        if (m is None or m.end() == pos) and lenient:
+            pos += 1
+            continue
         if m is None or m.end() == pos:
             what = "an unterminated string" if _open_string(text, pos) else f"the character {text[pos]!r}"
             line = text.count("\n", 0, pos) + 1
             raise QueryError(f"SPARQL syntax error at line {line}, offset {pos}: {what} cannot start a token")
         kind = m.lastgroup
         if kind != "ws" and (kind != "comment" or comments):
-            yield Token(kind, m.group(), pos, m.end())  # type: ignore[arg-type]  # group names are TokenKind
+            yield Token(cast(TokenKind, kind), m.group(), pos, m.end())  # the group names are the TokenKinds
         pos = m.end()
+
+
+_CODEPOINT = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+_CODEPOINT_GREEDY = re.compile(r"\\[uU]([0-9A-Fa-f]{8}|[0-9A-Fa-f]{4})")
+
+
+def expand_codepoint_escapes(text: str, *, greedy: bool = False) -> str:
+    r"""``text`` with its ``\uXXXX`` / ``\UXXXXXXXX`` escapes replaced by the characters they name.
+
+    SPARQL 1.1 (Query Language, section 19.2) defines these escapes as processed before
+    lexing, anywhere in the text; some engines do so (rdflib), others only inside strings
+    and IRIs (oxigraph). ``greedy`` reads ``\u`` or ``\U`` followed by eight hex digits as
+    one escape, as rdflib 7 does. An escape naming no character (a surrogate, past U+10FFFF)
+    is left as it is.
+
+    >>> expand_codepoint_escapes(r"\u0053ERVICE <x>")
+    'SERVICE <x>'
+    >>> expand_codepoint_escapes(r"\u0000004C", greedy=True)
+    'L'
+    """
+
+    def char(m: re.Match[str]) -> str:
+        code = int(m.group(1) or m.group(2) or "", 16) if not greedy else int(m.group(1), 16)
+        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            return m.group()
+        return chr(code)
+
+    return (_CODEPOINT_GREEDY if greedy else _CODEPOINT).sub(char, text)
 
 
 def match_bracket(tokens: list[Token], i: int) -> int:

@@ -120,8 +120,8 @@ def load_files(
     for path, lines in ontologies:
         graph = ontology_graph(ontology_name(path))
         loaded[graph] = store.load_batch(graph, lines, digest=_digest(lines), companions=[relations_graph(graph)])
-    if annotations:
-        graph = set_iri(set_key)  # type: ignore[arg-type]
+    if annotations and set_key is not None:  # set_key None with annotations raised above
+        graph = set_iri(set_key)
         loaded[graph] = store.load_batch(graph, ann_lines, digest=_digest(ann_lines))
     return LoadReport(loaded)
 

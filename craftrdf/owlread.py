@@ -29,6 +29,7 @@ __all__ = [
     "ObjectRestriction",
     "OntologyAxioms",
     "PropertyAxioms",
+    "ontology_triples",
     "read_ontology",
 ]
 
@@ -249,3 +250,17 @@ _ANNOTATIONS = frozenset(
         CRAFT.logicalDefinition,
     }
 )
+
+
+#: The store's own bookkeeping about a batch, not part of the ontology.
+_MANIFEST = frozenset({CRAFT.digest, CRAFT.companion, CRAFT.relationsGraph})
+
+
+def ontology_triples(store: ReadableStore, name: str) -> Iterator[ox.Triple]:
+    """The triples of ontology graph ``name``, without the batch manifest; ConfigError if absent."""
+    graph = ontology_graph(name)
+    if not store.contains_named_graph(graph):
+        raise ConfigError(f"no ontology graph {name!r} in the store ({graph}); build or load it first")
+    for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph)):
+        if q.predicate.value not in _MANIFEST:
+            yield q.triple

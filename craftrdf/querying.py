@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import pyoxigraph as ox
 
@@ -137,15 +137,12 @@ class QueryResult:
 
     def strings(self, *columns: str) -> list[tuple[str, ...]]:
         """Each row's ``columns`` as lexical values (IRIs as IRIs); QueryError if one is unbound in a row."""
-        idx = [self.index(c) for c in columns]
-        try:
-            return [tuple(row[i].value for i in idx) for row in self.rows]  # type: ignore[union-attr]
-        except AttributeError:  # a None cell: say which column
-            for row in self.rows:
-                for c, i in zip(columns, idx):
-                    if row[i] is None:
-                        raise QueryError(f"column {c!r} is unbound in a row of the result") from None
-            raise
+        out = self.optional_strings(*columns)
+        for row in out:
+            if None in row:
+                c = columns[row.index(None)]
+                raise QueryError(f"column {c!r} is unbound in a row of the result")
+        return cast(list[tuple[str, ...]], out)  # no None left: checked above
 
     def optional_strings(self, *columns: str) -> list[tuple[str | None, ...]]:
         """Each row's ``columns`` as lexical values, None where unbound."""
@@ -207,7 +204,10 @@ def bind_value(value: str, curies: CurieMap) -> ox.NamedNode | ox.Literal:
     if value.startswith(("http://", "https://", "urn:")) and not any(c in value for c in ' <>"{}|^`\\'):
         return ox.NamedNode(value)
     if curies.is_curie(value):
-        return ox.NamedNode(curies.expand(value))
+        try:
+            return ox.NamedNode(curies.expand(value))
+        except ValueError:  # a CURIE-like text whose expansion is no IRI (a control character): a string
+            pass
     return ox.Literal(value)
 
 

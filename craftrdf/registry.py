@@ -53,7 +53,7 @@ class AnnotationSetSpec:
             return None
         return ontology_name(Path(self.ontology))
 
-    def mapping_files(self) -> dict[str, str]:
+    def mapping_files(self) -> dict[Literal["related", "unused", "substitute"], str]:
         """Relative paths of the corpus mapping files this set has (by kind), per the README."""
         folder = str(Path(self.annotations).parent)
         m = self.module

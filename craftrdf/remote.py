@@ -5,9 +5,12 @@ URL, :class:`~craftrdf.store.WritableStore`) over the SPARQL 1.1 Protocol, throu
 results come back as SPARQL JSON and are
 parsed by pyoxigraph, so rows are the same ``QuerySolutions`` of real terms the
 embedded store gives and every library function works unchanged. With a Graph Store
-Protocol URL it also writes batches (``load_batch``, ``remove_batch``): each batch is
-one HTTP ``PUT`` of N-Triples to ``?graph=<batch graph>``, which replaces the graph
-whole, with the batch manifest (``<g> craft:digest "..."``) as its last triple.
+Protocol URL it also writes batches (``load_batch``, ``remove_batch``): a new batch is
+one HTTP ``PUT`` of N-Triples to ``?graph=<batch graph>``, with the batch manifest
+(``<g> craft:digest "..."``) as its last triple. A batch that is already there is replaced
+through the SPARQL update endpoint in one request, one update carrying only the difference
+(:mod:`craftrdf.replace`), which the server applies as one transaction: readers see the old
+version or the new one, never neither.
 
 Values are bound by :func:`craftrdf.bindings.bind_values`, which rewrites the query text
 with the SPARQL lexer, since the protocol has no way to send bindings.
@@ -22,16 +25,18 @@ import tempfile
 import urllib.error
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 import pyoxigraph as ox
 
 from .bindings import bind_values, query_form
 from .errors import QueryError, StoreError
-from .store import QueryAnswer, SparqlReads, Substitutions
+from .replace import nquads_file, replacement_update
+from .sparql_reads import SparqlReads
+from .store import QueryAnswer, Substitutions
 from .vocab import CRAFT
 
-__all__ = ["RemoteStore", "default_graph_store"]
+__all__ = ["RemoteStore", "default_graph_store", "default_update_endpoint"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,24 +63,49 @@ def default_graph_store(endpoint: str) -> str | None:
     return None
 
 
+def default_update_endpoint(endpoint: str, graph_store: str | None = None) -> str | None:
+    """The SPARQL update URL beside a query endpoint or graph store, when the server's layout is known.
+
+    Oxigraph serves updates at ``/update``, beside ``/query`` and ``/store``.
+
+    >>> default_update_endpoint("http://127.0.0.1:7878/query")
+    'http://127.0.0.1:7878/update'
+    >>> default_update_endpoint("http://example.org/sparql", "http://example.org/rdf-graph-store") is None
+    True
+    """
+    for url, tail in ((endpoint, "query"), (graph_store or "", "store")):
+        if url.rstrip("/").endswith("/" + tail):
+            return url.rstrip("/")[: -len(tail)] + "update"
+    return None
+
+
 class RemoteStore(SparqlReads):
     """A store behind a SPARQL 1.1 endpoint, read (and, with a Graph Store URL, written) over HTTP.
 
     ``endpoint`` is the query URL (Oxigraph: ``http://host:port/query``); ``graph_store``
     the SPARQL 1.1 Graph Store Protocol URL batches are written to (Oxigraph:
-    ``http://host:port/store``; None: read-only); ``timeout`` bounds every request, in
-    seconds. Errors: StoreError naming the URL (and HTTP status) when the endpoint is
+    ``http://host:port/store``; None: read-only); ``update_endpoint`` the SPARQL update URL
+    replacements go through (default: :func:`default_update_endpoint`; without one, a
+    replacement is a PUT, as atomic as the server makes it); ``timeout`` bounds every
+    request, in seconds. Errors: StoreError naming the URL (and HTTP status) when the endpoint is
     unreachable, refuses or fails; QueryError when it rejects a query (HTTP 400).
     Use as a context manager like :class:`~craftrdf.store.AnnotationStore`.
     """
 
     def __init__(
-        self, endpoint: str, *, graph_store: str | None = None, timeout: float = 60.0, user_agent: str = "craftrdf"
+        self,
+        endpoint: str,
+        *,
+        graph_store: str | None = None,
+        update_endpoint: str | None = None,
+        timeout: float = 60.0,
+        user_agent: str = "craftrdf",
     ) -> None:
         if not endpoint.startswith(("http://", "https://")):
             raise StoreError(f"endpoint {endpoint!r} is not an http(s) URL")
         self.endpoint = endpoint
         self.graph_store = graph_store
+        self.update_endpoint = update_endpoint or default_update_endpoint(endpoint, graph_store)
         self.timeout = timeout
         self.user_agent = user_agent
         self.path = None
@@ -142,11 +172,11 @@ class RemoteStore(SparqlReads):
         except SyntaxError as exc:
             raise StoreError(f"endpoint {self.endpoint} sent results that cannot be read: {exc}") from None
 
-    def _send(self, wrapper: object) -> bytes:
+    def _send(self, wrapper: Any) -> bytes:  # a SPARQLWrapper: it ships no type hints
         from SPARQLWrapper import SPARQLExceptions
 
         try:
-            result = wrapper.query()  # type: ignore[attr-defined]
+            result = wrapper.query()
             return bytes(result.response.read())
         except SPARQLExceptions.QueryBadFormed as exc:
             raise QueryError(
@@ -191,26 +221,10 @@ class RemoteStore(SparqlReads):
         return super().quads_for_pattern(subject, predicate, object, graph_name)
 
     def _graph_quads(self, graph: ox.NamedNode) -> Iterator[ox.Quad]:
-        import httpx
-
-        assert self.graph_store is not None
-        try:
-            r = httpx.get(
-                self.graph_store,
-                params={"graph": graph.value},
-                headers={"Accept": "application/n-triples", "User-Agent": self.user_agent},
-                timeout=self.timeout,
-            )
-        except httpx.HTTPError as exc:
-            raise StoreError(f"cannot reach graph store {self.graph_store}: {exc}") from None
-        if r.status_code == 404:
+        body = self._graph_bytes(graph)
+        if body is None:
             return iter(())
-        if r.status_code != 200:
-            raise StoreError(
-                f"graph store {self.graph_store} failed reading {graph.value} "
-                f"(HTTP {r.status_code}): {_server_message(r.content)}"
-            )
-        return (ox.Quad(q.subject, q.predicate, q.object, graph) for q in ox.parse(r.content, ox.RdfFormat.N_TRIPLES))
+        return (ox.Quad(q.subject, q.predicate, q.object, graph) for q in ox.parse(body, ox.RdfFormat.N_TRIPLES))
 
     def load_batch(self, graph: str, lines: Iterable[str], *, digest: str, companions: Sequence[str] = ()) -> int:
         """Write one batch into ``graph`` with a Graph Store Protocol PUT, replacing an older version.
@@ -219,9 +233,10 @@ class RemoteStore(SparqlReads):
         completely (spooled to a temporary file) before anything is sent, so bad input
         writes nothing; the manifest triple comes last, so a load the server leaves
         half-done is not taken for a loaded batch and is replaced on the next build.
-        Quads of the ``companions`` graphs are PUT first, each replacing its graph, and the
-        batch graph last (``<graph> craft:companion <c>`` listing them; removing the batch
-        here does not remove them).
+        A batch that is already there is replaced, with its ``companions`` graphs, by one
+        update request carrying the difference (old or new, never neither). A new one is
+        written with PUTs: the ``companions`` first, each replacing its graph, and the batch
+        graph last (``<graph> craft:companion <c>`` listing them).
         Returns the lines written, 0 without writing when the same digest is there.
         """
         if self.graph_store is None:
@@ -236,6 +251,10 @@ class RemoteStore(SparqlReads):
         manifest.append(ox.Triple(node, ox.NamedNode(CRAFT.digest), ox.Literal(digest)))
         with tempfile.TemporaryFile() as nq:
             count = _spool(lines, nq)
+            old = self._graph_bytes(node) if self.update_endpoint is not None else None
+            if old:
+                self._replace(node, old, nq, manifest, companions)
+                return count + len(manifest)
             for target in [*companions, graph]:
                 nq.seek(0)
                 with tempfile.TemporaryFile() as nt:
@@ -252,13 +271,113 @@ class RemoteStore(SparqlReads):
                     self._put(target, nt, size)
         return count + len(manifest)
 
-    def _put(self, graph: str, body: IO[bytes], size: int) -> None:
+    def append_batch(self, graph: str, lines: Iterable[str]) -> int:
+        """Add N-Quads ``lines`` (all in ``graph``) to the graph with one Graph Store Protocol ``POST``.
+
+        An Oxigraph server applies a POST in one transaction (all or nothing); returns lines sent.
+        """
+        if self.graph_store is None:
+            raise StoreError(f"{self.endpoint} is open read-only: give a Graph Store Protocol URL to write to it")
+        node = ox.NamedNode(graph)
+        with tempfile.TemporaryFile() as nq, tempfile.TemporaryFile() as nt:
+            count = _spool(lines, nq)
+            nq.seek(0)
+            try:
+                ox.serialize(_triples_of(ox.parse(nq, ox.RdfFormat.N_QUADS), node, ()), nt, ox.RdfFormat.N_TRIPLES)
+            except SyntaxError as exc:
+                raise StoreError(f"internal error serializing lines for {graph}: {exc}") from exc
+            size = nt.tell()
+            nt.seek(0)
+            self._put(graph, nt, size, method="POST")
+        return count
+
+    def _graph_bytes(self, graph: ox.NamedNode) -> bytes | None:
+        """The graph as N-Triples through the Graph Store Protocol; None when there is no such graph."""
         import httpx
 
         assert self.graph_store is not None
-        logger.info("PUT %s bytes into %s at %s", size, graph, self.graph_store)
         try:
-            r = httpx.put(
+            r = httpx.get(
+                self.graph_store,
+                params={"graph": graph.value},
+                headers={"Accept": "application/n-triples", "User-Agent": self.user_agent},
+                timeout=self.timeout,
+            )
+        except httpx.HTTPError as exc:
+            raise StoreError(f"cannot reach graph store {self.graph_store}: {exc}") from None
+        if r.status_code == 404:
+            return None
+        if r.status_code != 200:
+            raise StoreError(
+                f"graph store {self.graph_store} failed reading {graph.value} "
+                f"(HTTP {r.status_code}): {_server_message(r.content)}"
+            )
+        return r.content
+
+    def _replace(
+        self, node: ox.NamedNode, old: bytes, new: IO[bytes], manifest: Sequence[ox.Triple], companions: Sequence[str]
+    ) -> None:
+        """Turn batch ``node`` and its companion graphs from ``old`` into ``new`` with one update request.
+
+        ``old`` is the batch graph as N-Triples (its manifest names its old companions, read
+        here too); ``new`` the batch's N-Quads, followed by ``manifest``.
+        """
+        import httpx
+
+        old_triples = list(ox.parse(old, ox.RdfFormat.N_TRIPLES))
+        before = [t.object.value for t in old_triples if t.predicate.value == CRAFT.companion]
+        graphs = list(dict.fromkeys([node.value, *companions, *before]))
+        parts = {g: self._graph_bytes(ox.NamedNode(g)) for g in graphs[1:]}
+
+        def old_quads() -> Iterator[ox.Quad]:
+            yield from (ox.Quad(t.subject, t.predicate, t.object, node) for t in old_triples)
+            for g, body in parts.items():
+                if body is not None:
+                    n = ox.NamedNode(g)
+                    yield from (
+                        ox.Quad(t.subject, t.predicate, t.object, n) for t in ox.parse(body, ox.RdfFormat.N_TRIPLES)
+                    )
+
+        def new_quads() -> Iterator[ox.Quad]:
+            new.seek(0)
+            yield from ox.parse(new, ox.RdfFormat.N_QUADS)
+            yield from (ox.Quad(t.subject, t.predicate, t.object, node) for t in manifest)
+
+        with nquads_file(old_quads()) as old_nq, nquads_file(new_quads()) as new_nq:
+            diff = replacement_update(graphs, old_nq, new_nq)
+        logger.info(
+            "replacing %s at %s in one update: %d quads out, %d in",
+            node.value,
+            self.update_endpoint,
+            diff.removed,
+            diff.added,
+        )
+        try:
+            r = httpx.post(
+                str(self.update_endpoint),
+                content=diff.update.encode("utf-8"),
+                headers={"Content-Type": "application/sparql-update", "User-Agent": self.user_agent},
+                timeout=httpx.Timeout(self.timeout, write=max(self.timeout, 600.0), read=max(self.timeout, 600.0)),
+            )
+        except httpx.HTTPError as exc:
+            raise StoreError(f"cannot replace batch {node.value} at {self.update_endpoint}: {exc}") from None
+        if r.status_code not in (200, 204):
+            raise StoreError(
+                f"update endpoint {self.update_endpoint} refused to replace {node.value} (HTTP {r.status_code}): "
+                f"{_server_message(r.content)}"
+            )
+
+    def optimize(self) -> None:
+        """Nothing to do from here: a server compacts its own store (for Oxigraph: ``oxigraph optimize``)."""
+
+    def _put(self, graph: str, body: IO[bytes], size: int, *, method: str = "PUT") -> None:
+        import httpx
+
+        assert self.graph_store is not None
+        logger.info("%s %s bytes into %s at %s", method, size, graph, self.graph_store)
+        try:
+            r = httpx.request(
+                method,
                 self.graph_store,
                 params={"graph": graph},
                 content=body.read(),

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from .curie import CurieMap
-from .errors import ConfigError
+from .errors import ConfigError, QueryError
 from .model import Annotation
 from .querying import resolve_query, run_query
 from .store import ReadableStore, WritableStore
@@ -68,22 +68,28 @@ class RuleReport:
     added: int = 0
 
 
+def _bound(value: str | None) -> str:
+    if value is None:  # the query binds cls and target in every branch that reads them
+        raise QueryError("set-mappings answered a row without its class")
+    return value
+
+
 def set_mappings(store: ReadableStore, key: str, *, curies: CurieMap | None = None) -> Mappings:
     """The mapping data the store holds for set ``key`` (empty when it has none), classes as CURIEs."""
     curies = curies or CurieMap()
-    rows = run_query(store, resolve_query("set-mappings"), {"set": key}, curies=curies).rows
+    result = run_query(store, resolve_query("set-mappings"), {"set": key}, curies=curies)
     unused: set[str] = set()
     subs: dict[str, list[str]] = {}
     related: dict[str, list[tuple[bool, str]]] = {}
-    for _set, kind, cls, target, first in rows:
-        c = curies.compress(cls.value)
-        if kind.value == "unused":
+    for kind, cls, target, first in result.optional_strings("kind", "cls", "target", "first"):
+        c = curies.compress(_bound(cls))
+        if kind == "unused":
             unused.add(c)
             subs.setdefault(c, [])
-        elif kind.value == "substitute":
-            subs.setdefault(c, []).append(curies.compress(target.value))
+        elif kind == "substitute":
+            subs.setdefault(c, []).append(curies.compress(_bound(target)))
         else:
-            related.setdefault(c, []).append((first is None or first.value != "true", curies.compress(target.value)))
+            related.setdefault(c, []).append((first != "true", curies.compress(_bound(target))))
     return Mappings(
         frozenset(unused),
         {c: tuple(sorted(t)) for c, t in subs.items()},

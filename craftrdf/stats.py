@@ -58,11 +58,13 @@ def summarize(
 def set_stats(store: ReadableStore, key: str, documents: Iterable[str] | None = None) -> ArticleStats:
     """Stats of one annotation set from the query library (per-document-stats, unique-concepts)."""
     per_doc = {
-        r[1].value: (int(r[2].value), int(r[3].value))
-        for r in run_query(store, resolve_query("per-document-stats"), {"set": key}).rows
+        d: (int(a), int(c))
+        for d, a, c in run_query(store, resolve_query("per-document-stats"), {"set": key}).strings(
+            "document", "annotations", "concepts"
+        )
     }
-    rows = run_query(store, resolve_query("unique-concepts"), {"set": key}).rows
-    concepts = int(rows[0][2].value) if rows else 0
+    rows = run_query(store, resolve_query("unique-concepts"), {"set": key}).strings("concepts")
+    concepts = int(rows[0][0]) if rows else 0
     return summarize(per_doc, concepts, documents)
 
 

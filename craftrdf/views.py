@@ -35,12 +35,12 @@ import numpy as np
 
 from .curie import CurieMap
 from .errors import ConfigError
-from .iris import BASE, CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, annotation_document, check_set_key, set_iri
+from .iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, annotation_document, check_set_key, set_iri
 from .model import Annotation
 from .querying import QueryResult, resolve_query, run_query
 from .rdf import iri, literal, quad
 from .store import ReadableStore, WritableStore, require_writable
-from .vocab import CRAFT
+from .vocab import BASE, CRAFT
 from .webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads
 
 __all__ = [
@@ -96,7 +96,7 @@ class ViewRow:
 
 def _store_sets(store: ReadableStore) -> dict[str, str]:
     """Every set key in the store -> its graph IRI."""
-    return {row[0].value: set_iri(row[0].value) for row in run_query(store, resolve_query("sets")).rows}
+    return {key: set_iri(key) for (key,) in run_query(store, resolve_query("sets")).strings("set")}
 
 
 def resolve_sets(store: ReadableStore, patterns: Iterable[str]) -> tuple[str, ...]:
@@ -164,8 +164,8 @@ def containment_pairs(spans: Iterable[tuple[str, str, int, int]]) -> Iterator[tu
             continue
         names = [a for a, _ in items]
         ivs = [iv for _, iv in items]
-        begin = np.array([iv[0][0] for iv in ivs])
-        end = np.array([iv[-1][1] for iv in ivs])
+        first = np.array([iv[0][0] for iv in ivs])
+        last = np.array([iv[-1][1] for iv in ivs])
         size = np.array([_size(iv) for iv in ivs])
         single = np.array([len(iv) == 1 for iv in ivs])
         # blocks of inner annotations keep the n x n comparison within ~16 M cells
@@ -174,7 +174,9 @@ def containment_pairs(spans: Iterable[tuple[str, str, int, int]]) -> Iterator[tu
             sl = slice(lo, lo + step)
             # outer's box contains inner's box and outer has more characters
             inner, outer = np.nonzero(
-                (begin[None, :] <= begin[sl, None]) & (end[None, :] >= end[sl, None]) & (size[None, :] > size[sl, None])
+                (first[None, :] <= first[sl, None])
+                & (last[None, :] >= last[sl, None])
+                & (size[None, :] > size[sl, None])
             )
             for i, j in zip((inner + lo).tolist(), outer.tolist()):
                 if single[j] or _within(ivs[i], ivs[j]):
@@ -247,7 +249,7 @@ def _graphs(store: ReadableStore, sets: Sequence[str]) -> list[str]:
 def _view_result(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> QueryResult:
     if spec.nesting != "all":
         ensure_containment(store)
-    params = {"classes": spec.classes, "nesting": spec.nesting}
+    params: dict[str, str] = {"classes": spec.classes, "nesting": spec.nesting}
     if spec.split:
         params["split"] = spec.split
     return run_query(store, resolve_query("view"), params, curies=curies, named_graphs=_graphs(store, spec.sets))
@@ -342,7 +344,7 @@ def _fast_view(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> list[V
     splits: dict[str, str] = {}
     if spec.split:
         split_rows = run_query(store, "document-splits")
-        splits = dict(split_rows.strings("document", "split"))
+        splits = {row[0]: row[1] for row in split_rows.strings("document", "split")}
     out = []
     for key, ann, document, cls, spans, text in rows:
         # the same tests as queries/view.rq

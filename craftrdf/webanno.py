@@ -29,12 +29,12 @@ from urllib.parse import unquote
 import pyoxigraph as ox
 
 from .curie import CurieMap
-from .errors import InputError
+from .errors import InputError, StoreError
 from .iris import DOCUMENTS_GRAPH, annotation_iri, document_iri, set_iri
 from .model import Annotation, Document, Span
 from .querying import resolve_query, run_query
 from .rdf import int_literal, iri, literal, quad
-from .store import ReadableStore
+from .store import ReadableStore, solutions
 from .vocab import CRAFT, DCTERMS, FABIO, OA, RDF
 
 __all__ = [
@@ -99,8 +99,8 @@ def annotation_nquads(
         if not a.spans:
             continue
         yield f"{s} {_SPANS} {literal(spans_text(a.spans))} {g} ."
-        yield f"{s} {_BEGIN} {int_literal(a.begin)} {g} ."  # type: ignore[arg-type]
-        yield f"{s} {_CEND} {int_literal(a.end)} {g} ."  # type: ignore[arg-type]
+        yield f"{s} {_BEGIN} {int_literal(min(x.start for x in a.spans))} {g} ."
+        yield f"{s} {_CEND} {int_literal(max(x.end for x in a.spans))} {g} ."
         several = len(a.spans) > 1
         for i, span in enumerate(a.spans):
             sel = f"<{base}#span{i}>"
@@ -207,9 +207,9 @@ def rows_to_annotations(
         spans, text = row[s], row[t]
         out.append(
             Annotation(
-                id=unquote(row[a].value.rsplit("/", 1)[1]),  # type: ignore[attr-defined]
-                document=row[d].value,  # type: ignore[attr-defined]
-                class_id=curies.compress(row[c].value),  # type: ignore[attr-defined]
+                id=unquote(_value(row[a]).rsplit("/", 1)[1]),
+                document=_value(row[d]),
+                class_id=curies.compress(_value(row[c])),
                 spans=parse_spans_text(spans.value) if isinstance(spans, ox.Literal) else (),
                 text=text.value if isinstance(text, ox.Literal) else None,
             )
@@ -219,9 +219,19 @@ def rows_to_annotations(
 
 def document_texts(store: ReadableStore, pmids: Iterable[str] | None = None) -> dict[str, str]:
     """PMID -> article text for the documents the store holds (all, or those among ``pmids``)."""
-    rows = store.query(
-        f"SELECT ?g ?id ?text WHERE {{ GRAPH ?g {{ ?d <{FABIO.hasPubMedId}> ?id ; <{CRAFT.text}> ?text }} }}",
-        substitutions={"g": ox.NamedNode(DOCUMENTS_GRAPH)},
+    rows = solutions(
+        store.query(
+            f"SELECT ?g ?id ?text WHERE {{ GRAPH ?g {{ ?d <{FABIO.hasPubMedId}> ?id ; <{CRAFT.text}> ?text }} }}",
+            substitutions={"g": ox.NamedNode(DOCUMENTS_GRAPH)},
+        )
     )
     wanted = set(pmids) if pmids is not None else None
-    return {r["id"].value: r["text"].value for r in rows if wanted is None or r["id"].value in wanted}
+    out = {_value(r["id"]): _value(r["text"]) for r in rows}
+    return {d: t for d, t in out.items() if wanted is None or d in wanted}
+
+
+def _value(term: object) -> str:
+    """The lexical value of an IRI or literal cell; StoreError for an unbound or other cell."""
+    if isinstance(term, (ox.NamedNode, ox.Literal)):
+        return term.value
+    raise StoreError(f"expected an IRI or literal in the store's answer, found {term!r}")

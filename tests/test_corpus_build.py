@@ -122,6 +122,7 @@ def test_kill_9_during_a_build_leaves_whole_batches(craft_dir: Path, tmp_path: P
     time.sleep(1.0)  # into the next batch's bulk load
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
+    p.stderr.close()
     expected = {k.lower(): v[0] + v[2] for k, v in _expected().items()}
     with AnnotationStore.open(store) as st:
         assert not list(store.glob("bulk-*.sst"))

@@ -31,6 +31,7 @@ PUBLIC = [
     "serve",
     "similarity_index",
     "sweep",
+    "train",
     "view",
 ]
 

@@ -124,3 +124,12 @@ def test_table_is_aligned_and_shows_curies():
     assert lines[0].split() == ["set", "cls", "n"]
     assert "UBERON:0000955" in lines[2]
     assert lines[2].index("UBERON:0000955") == lines[0].index("cls")
+
+
+def test_a_curie_like_value_that_expands_to_no_iri_binds_as_a_string():
+    # found by Hypothesis: "A:" + ESC looks like a CURIE, but no IRI may hold a control character
+    from craftrdf.curie import CurieMap
+    from craftrdf.querying import bind_value
+
+    bound = bind_value("A:\x1b", CurieMap())
+    assert isinstance(bound, ox.Literal) and bound.value == "A:\x1b"

@@ -387,3 +387,41 @@ def test_adversarial_values_same_results_remote(scratch: RemoteStore, value: str
         assert len(got) == 1
     # nothing but the three batches and their manifests is there: no value changed the store
     assert len(scratch) == sum(len(q) + 1 for q in data.values())
+
+
+def test_a_replacement_is_one_update_request_with_the_difference(
+    built: tuple[Path, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17: replacing goes through /update in one request (one server transaction), not a PUT."""
+    _, endpoint, gsp = built
+    remote = RemoteStore(endpoint, graph_store=gsp)
+    assert remote.update_endpoint == endpoint[: -len("query")] + "update"
+    g = "https://example.org/replaced"
+    s = "<https://example.org/s{}> <https://example.org/p> "
+    old = [f'{s.format(i)}"{i}" <{g}> .' for i in range(100)] + [f'_:b <https://example.org/p> "old" <{g}> .']
+    new = (
+        old[:90]
+        + [f'{s.format(i)}"{i}!" <{g}> .' for i in range(90, 100)]
+        + [f'_:c <https://example.org/p> "new" <{g}> .']
+    )
+    sent: list[bytes] = []
+    real_post = httpx.post
+
+    def spy(url: str, **kw: object) -> httpx.Response:
+        sent.append(kw["content"])  # type: ignore[arg-type]
+        return real_post(url, **kw)  # type: ignore[arg-type]
+
+    try:
+        remote.load_batch(g, old, digest="v1")
+        monkeypatch.setattr(RemoteStore, "_put", lambda *a: pytest.fail("a replacement must not PUT"))
+        monkeypatch.setattr(httpx, "post", spy)
+        remote.load_batch(g, new, digest="v2")
+        # by hand: out go 10 old values and manifest v1 (the old blank node by pattern); in come
+        # 10 new values, the new blank node's triple and manifest v2
+        assert len(sent) == 1 and sent[0].count(b'!" .') == 10 and sent[0].count(b'" .\n') == (10 + 1) + (10 + 1 + 1)
+        objects = sorted(q.object.value for q in remote.quads_for_pattern(None, None, None, ox.NamedNode(g)))
+        # by hand: 90 unchanged, 10 changed, the new blank node's "new", the manifest "v2"
+        assert objects == sorted([str(i) for i in range(90)] + [f"{i}!" for i in range(90, 100)] + ["new", "v2"])
+    finally:
+        monkeypatch.undo()
+        remote.remove_batch(g)

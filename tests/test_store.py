@@ -86,6 +86,7 @@ def test_second_writer_fails_fast_naming_the_holder(tmp_path):
     finally:
         p.kill()
         p.wait()
+        p.stdout.close()
     # the lock dies with its holder
     AnnotationStore.open(tmp_path / "s").close()
 
@@ -123,6 +124,7 @@ def test_kill_9_leaves_each_batch_whole_or_absent(tmp_path):
     time.sleep(0.7)  # well inside a later batch's bulk load
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
+    p.stdout.close()
     with AnnotationStore.open(store_dir) as st:
         assert not list(store_dir.glob("bulk-*.sst")), "orphan bulk files must be removed on open"
         present = 0

@@ -1,22 +1,30 @@
-"""Write docs/guide.md and docs/queries.md by running every command they show.
+"""Write docs/guide.md and docs/queries.md by running every command and Python cell they show.
 
     python tools/make_guide.py            # rewrite both pages (about two minutes)
     python tools/make_guide.py --check    # run the commands, fail if the pages would change
 
 The guide's commands run on the bundled sample in a scratch directory, so their output
 is real and the same on every machine (timings aside: lines with seconds are
-normalised). docs/queries.md is generated from the header comments of queries/*.rq.
+normalised). The guide ends with a notebook-style Python session (:data:`NOTEBOOK`): its
+cells run in one namespace, in this process, after the commands, and a cell's output is
+what it prints plus, as in a notebook, the value of its last expression. docs/queries.md is
+generated from the header comments of queries/*.rq.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
+import io
 import os
+import pprint
 import re
 import shlex
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -108,6 +116,43 @@ STEPS: list[tuple[str, str, str, int | tuple[int, int]]] = [
     ),
 ]
 
+#: The notebook session at the end of the guide: (prose, cell). Only names of ``import craftrdf``.
+NOTEBOOK: list[tuple[str, str]] = [
+    (
+        "Open the store the commands above built (read-only: other readers may share it) and run a library "
+        "query with a bound parameter; `records()` gives each row as `{column: Python value}`, counts as `int`.",
+        """import craftrdf
+
+store = craftrdf.open("craft.store")
+counts = craftrdf.query(store, "annotation-counts", set="UBERON_EXT")
+counts.records()[:3]""",
+    ),
+    (
+        "`strings` gives chosen columns as text (an unbound cell is an error there, not a `None` to test for):",
+        """craftrdf.query(store, "sets").strings("set", "annotations")[:4]""",
+    ),
+    (
+        "A similarity matrix: Wang similarity (is_a 0.8, part_of 0.6) of every pair of some classes, as numpy.",
+        """index = craftrdf.similarity_index(store)
+terms = ["UBERON:0000955", "UBERON:0001017", "UBERON:0000454", "UBERON:0002616"]
+print([index.labels.get(t) for t in terms])
+index.matrix(terms).round(3)""",
+    ),
+    (
+        "An evaluation table: the matcher's output of the `annotate` step above scored against the gold set, "
+        "the Shared Task's slot error rate and the NER criteria (exact classes).",
+        """(report,) = craftrdf.evaluate(store, "UBERON_EXT", "run/")
+total = report.total
+print(f"{report.key}: SER {total.ser:.3f}, P {total.precision:.3f}, R {total.recall:.3f}, F1 {total.f1:.3f}")
+print(f"{'criterion':<14}{'TP':>5}{'ref':>6}{'pred':>6}{'P':>8}{'R':>8}{'F1':>8}")
+for c in report.criteria:
+    if c.classes == "exact":
+        row = f"{c.criterion:<14}{c.tp:>5}{c.ref_count:>6}{c.pred_count:>6}"
+        print(f"{row}{c.precision:>8.3f}{c.recall:>8.3f}{c.f1:>8.3f}")
+store.close()""",
+    ),
+]
+
 _SECONDS = re.compile(r"\b\d+(\.\d+)? ?(s|ms|seconds)\b")
 
 
@@ -120,6 +165,30 @@ def run(command: str, cwd: Path) -> str:
         sys.exit(f"guide command failed ({proc.returncode}): {command}\n{proc.stderr}")
     out = (proc.stdout + proc.stderr).replace(str(cwd), ".").replace(str(SAMPLE), "$SAMPLE")
     return _SECONDS.sub("<time>", out).rstrip()
+
+
+def run_cells(cells: list[str], cwd: Path) -> list[str]:
+    """Run notebook cells in one namespace, in ``cwd``; each cell's output (prints, then its last value)."""
+    namespace: dict[str, object] = {"__name__": "__guide__"}
+    outputs = []
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        for cell in cells:
+            tree = ast.parse(cell)
+            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(compile(tree, "<guide>", "exec"), namespace)
+                if last is not None:
+                    value = eval(compile(ast.Expression(last.value), "<guide>", "eval"), namespace)
+                    if value is not None:
+                        print(value if hasattr(value, "shape") else pprint.pformat(value, width=100, sort_dicts=False))
+            outputs.append(_SECONDS.sub("<time>", buf.getvalue().replace(str(cwd), ".")).rstrip())
+    finally:
+        os.chdir(old)
+    return outputs
 
 
 def guide(cwd: Path) -> str:
@@ -147,6 +216,18 @@ def guide(cwd: Path) -> str:
             shown = out
         parts += [prose, "", "```console", f"$ {command}", *shown, "```", ""]
     parts += [
+        "## From Python: a notebook session",
+        "",
+        "The same store from Python, with only the names of `import craftrdf` (its `__all__`). Each cell "
+        "is followed by its output, as a notebook shows it.",
+        "",
+    ]
+    # the cells are written as ruff formats them: `ruff format` checks Python blocks in Markdown too
+    for (prose, cell), out in zip(NOTEBOOK, run_cells([c for _, c in NOTEBOOK], cwd)):
+        parts += [prose, "", "```python", cell, "```", ""]
+        if out:
+            parts += ["```text", out, "```", ""]
+    parts += [
         "## More",
         "",
         "- Serve the store as linked data (SPARQL 1.1 endpoint, dereferenceable IRIs, the article viewer): "
@@ -168,7 +249,7 @@ def queries_page() -> str:
         "",
         "Generated by `tools/make_guide.py` from the header comment of each file in `queries/`. Run one with "
         "`craftrdf query NAME --store S [--param VAR=VALUE]`, or from Python with "
-        "`craftrdf.querying.run_query(store, resolve_query(NAME), {VAR: VALUE})`. Parameters are bound as values "
+        "`craftrdf.query(store, NAME, VAR=VALUE)`. Parameters are bound as values "
         "(`Store.query(substitutions=...)`), never pasted into the text. The RDF the queries read is described "
         "in [rdf-model.md](rdf-model.md).",
         "",

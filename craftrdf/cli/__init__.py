@@ -11,12 +11,12 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import CraftrdfError
-from . import annotate, classify, evaluate, export, reproduce, serve, similarity, store, sweep, views
+from . import annotate, classify, evaluate, export, reproduce, serve, similarity, store, sweep, train, views
 from ._common import setup_logging
 
 __all__ = ["build_parser", "main"]
 
-GROUPS = (store, views, similarity, annotate, export, evaluate, serve, sweep, reproduce, classify)
+GROUPS = (store, views, similarity, annotate, export, evaluate, serve, sweep, reproduce, train, classify)
 
 
 def build_parser() -> argparse.ArgumentParser:

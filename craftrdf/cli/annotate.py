@@ -11,17 +11,22 @@ from pathlib import Path
 from typing import Literal
 
 from ._common import add_store_options, open_store, parse_params, worker_count
+from .annotate_stream import add_stream_options, is_streamed, run_streamed
 
 
 def _cmd_annotate(args: argparse.Namespace) -> int:
-    from ..matcher.annotate import read_inputs, run_annotation
+    if is_streamed(args):
+        return run_streamed(args)
     from ..matcher.config import MatcherConfig
     from ..matcher.dictionary import default_cache_dir
+    from ..matcher.run import read_inputs, run_annotation
     from ..registry import load_registry
 
+    cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    if args.model is not None:
+        return _annotate_with_model(args, cache_dir)
     config = MatcherConfig.from_params(parse_params(args.param))
     texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
-    cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     mode: Literal["write", "read"] = "write" if args.into_store else "read"
     workers = worker_count("--jobs", args.jobs, min(os.cpu_count() or 1, 4))
     with contextlib.ExitStack() as stack:
@@ -33,7 +38,7 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
             executor = stack.enter_context(ProcessPoolExecutor(max_workers=workers, mp_context=context))
         store = stack.enter_context(open_store(args, mode=mode))
         r = run_annotation(
-            store,  # type: ignore[arg-type]
+            store,
             args.set,
             config,
             texts,
@@ -54,7 +59,33 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> int:
+    from ..errors import ConfigError
+    from ..matcher.run import read_inputs
+    from ..registry import load_registry
+    from ..training import annotate_with_model
+
+    if args.param or args.into_store:
+        raise ConfigError("--model fixes the configuration: drop --param and --into-store")
+    texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
+    with open_store(args, mode="read") as store:
+        r, _ = annotate_with_model(
+            store,
+            args.set,
+            Path(args.model),
+            texts,
+            registry=load_registry(),
+            out_dir=Path(args.out),
+            cache_dir=cache_dir,
+        )
+    print(
+        f"annotated {r.documents} documents with the model {args.model}: {r.annotations:,} annotations, "
+        f"BioNLP in {r.out_dir}, {r.seconds:.1f} s"
+    )
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``annotate`` to the ``craftrdf`` parser."""
     a = sub.add_parser(
         "annotate",
@@ -78,5 +109,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     a.add_argument("--into-store", metavar="NAME", help="also store the annotations as set NAME in the store")
     a.add_argument("--cache-dir", help="dictionary and sentence cache (default: ~/.cache/craftrdf/matcher)")
     a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    a.add_argument("--model", metavar="DIR", help="a model folder from `craftrdf train` (trained for --set)")
     a.add_argument("--jobs", type=int, help="processes for sentence splitting (default: cores, at most 4)")
+    add_stream_options(a)
     a.set_defaults(func=_cmd_annotate)

@@ -54,7 +54,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add evaluate to the ``craftrdf`` parser."""
     from ._common import add_store_options
 

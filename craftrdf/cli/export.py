@@ -55,7 +55,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``export`` to the ``craftrdf`` parser."""
     e = sub.add_parser(
         "export",

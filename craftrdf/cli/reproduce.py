@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -12,7 +13,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from ..reproduce import reproduce
     from ._common import progress_bar, worker_count
 
-    def progress(stage: str):  # type: ignore[no-untyped-def]
+    def progress(stage: str) -> Callable[[int, int, str], None]:
         # the stages are the store build (batches) and one sweep per set (configurations)
         return progress_bar(
             args.quiet,
@@ -43,7 +44,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add reproduce to the ``craftrdf`` parser."""
     p = sub.add_parser("reproduce", help="rebuild the corpus papers' tables and figures (report.md)")
     p.add_argument("--craft", required=True, help="the CRAFT directory")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -14,6 +15,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     limits = Limits(
         max_length=args.max_query_length,
         max_depth=args.max_depth,
+        max_terms=args.max_terms,
         allow_load=args.allow_load,
         allow_service=args.allow_service,
     )
@@ -24,13 +26,23 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         limits=limits,
         allow_update=args.allow_update,
         token=token,
+        max_body=args.max_body,
+        cors_origin=args.cors_origin,
     )
-    serve(args.store, config, host=args.host, port=args.port, workers=args.workers)
+    serve(
+        args.store,
+        config,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        heavy_workers=args.heavy_workers,
+        header_timeout=args.header_timeout,
+    )
     return 0
 
 
-def _positive(kind: type) -> object:
-    def parse(text: str) -> object:
+def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
+    def parse(text: str) -> float:
         value = kind(text)
         if value <= 0:
             raise argparse.ArgumentTypeError(f"must be positive, got {text}")
@@ -39,7 +51,37 @@ def _positive(kind: type) -> object:
     return parse
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_connection_options(s: argparse.ArgumentParser) -> None:
+    """Options bounding connections, bodies and long queries, and letting browsers of other origins in."""
+    s.add_argument(
+        "--heavy-workers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="more workers for queries running past 1 s; at most N such at once, more get 503 (default 2)",
+    )
+    s.add_argument(
+        "--max-body",
+        type=_positive(int),
+        default=1_000_000,
+        metavar="BYTES",
+        help="largest request body (default 1 MB)",
+    )
+    s.add_argument(
+        "--header-timeout",
+        type=_positive(float),
+        default=10.0,
+        metavar="SECONDS",
+        help="a connection must send its request head within this time (default 10)",
+    )
+    s.add_argument(
+        "--cors-origin",
+        metavar="ORIGIN|*",
+        help="let browser pages of this origin (or any, with *) send queries; never updates (default: none)",
+    )
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve`` to the ``craftrdf`` parser."""
     s = sub.add_parser(
         "serve",
@@ -78,6 +120,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         metavar="N",
         help="query worker processes when read-only (default 2; one writer with --allow-update)",
     )
+    _add_connection_options(s)
     s.add_argument("--max-query-length", type=_positive(int), default=100_000, metavar="CHARS")
     s.add_argument(
         "--max-depth",
@@ -85,6 +128,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         default=64,
         metavar="N",
         help="most brackets open at once in a query (default 64)",
+    )
+    s.add_argument(
+        "--max-terms",
+        type=_positive(int),
+        default=1_000,
+        metavar="N",
+        help="most operators or patterns chained at one bracket level (default 1000)",
     )
     s.add_argument("--allow-load", action="store_true", help="let updates use LOAD <url> (server fetches URLs)")
     s.add_argument("--allow-service", action="store_true", help="let queries use SERVICE <url> (federation)")

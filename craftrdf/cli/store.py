@@ -71,7 +71,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
             Path(args.craft),
             store,
             registry=load_registry(),
-            sets=sets,  # type: ignore[arg-type]
+            sets=sets,
             progress=progress_bar(args.quiet, name="build"),
         )
         total = len(store)
@@ -89,7 +89,7 @@ def _cmd_query(args: argparse.Namespace) -> int:
 
     q = resolve_query(args.query)
     with open_store(args, mode="read") as store:
-        result = run_query(store, q, parse_params(args.param))  # type: ignore[arg-type]
+        result = run_query(store, q, parse_params(args.param))
     sys.stdout.write(format_result(result, args.format))
     return 0
 
@@ -99,13 +99,13 @@ def _cmd_load(args: argparse.Namespace) -> int:
 
     with open_store(args, mode="write") as store:
         paths = [Path(p) for p in args.inputs]
-        r = load_files(store, paths, set_key=args.set, module=args.module)  # type: ignore[arg-type]
+        r = load_files(store, paths, set_key=args.set, module=args.module)
     for graph, n in r.loaded.items():
         print(f"{graph}: {n:,} quads" if n else f"{graph}: unchanged")
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add demo, build, query and load to the ``craftrdf`` parser."""
 
     d = sub.add_parser("demo", help="build the bundled sample in memory: queries, similarity, the matcher scored")

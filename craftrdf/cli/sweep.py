@@ -13,6 +13,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from ..matcher.dictionary import default_cache_dir
     from ..registry import load_registry
     from ..sweeps import DaskExecutor, InlineExecutor, LocalPool, TermFilter, load_grid, sweep_store
+    from ..sweeps.executors import SweepExecutor
     from ._common import open_store, progress_bar, worker_count
 
     if (args.select_on is None) != (args.report_on is None):
@@ -25,7 +26,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         if args.scheduler is not None:
             from distributed import Client
 
-            executor: object = DaskExecutor(stack.enter_context(Client(args.scheduler)))
+            executor: SweepExecutor = DaskExecutor(stack.enter_context(Client(args.scheduler)))
         else:
             workers = worker_count("--workers", args.workers, os.cpu_count() or 1)
             executor = stack.enter_context(LocalPool(workers)) if workers > 1 else InlineExecutor()
@@ -38,7 +39,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             out_dir=Path(args.out),
             split=args.select_on or args.split,
             report_on=args.report_on,
-            executor=executor,  # type: ignore[arg-type]
+            executor=executor,
             apply_craft_rules=args.apply_craft_rules,
             prefer_labels=args.prefer_labels,
             cache_dir=cache_dir,
@@ -86,7 +87,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sweep`` to the ``craftrdf`` parser."""
     p = sub.add_parser(
         "sweep",

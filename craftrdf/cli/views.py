@@ -15,7 +15,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
     # a local store opens for writing (nesting links are computed on first use); a remote one
     # writes only when asked to materialise, or through an explicit --graph-store
-    with open_store(args, mode="write" if args.store or args.materialize else "read") as store:  # type: ignore[assignment]
+    with open_store(args, mode="write" if args.store or args.materialize else "read") as store:
         spec = ViewSpec(resolve_sets(store, args.sets.split(",")), args.classes, args.nesting, args.split)
         if args.materialize:
             n = materialize_view(store, spec, args.materialize)
@@ -31,7 +31,7 @@ def _cmd_postprocess(args: argparse.Namespace) -> int:
     from ..views import resolve_sets
 
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
-    with open_store(args, mode="write") as store:  # type: ignore[assignment]
+    with open_store(args, mode="write") as store:
         (key,) = resolve_sets(store, [args.set])
         (mkey,) = resolve_sets(store, [args.mappings or args.set])
         n, reports = postprocess_set(store, key, rules, into=args.into, mappings=mkey, pick=args.pick)
@@ -42,7 +42,7 @@ def _cmd_postprocess(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add view and postprocess to the ``craftrdf`` parser."""
     v = sub.add_parser("view", help="a view of annotation sets: class and nesting filters, as SPARQL")
     add_store_options(v)

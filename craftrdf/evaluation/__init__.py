@@ -2,7 +2,9 @@
 
 :mod:`craftrdf.evaluation.bossy` is the CRAFT Shared Task metric (slot error rate with
 Jaccard or exact boundaries and a class similarity); :mod:`craftrdf.evaluation.criteria`
-the classic NER matching criteria (Tsai et al. 2006); :mod:`craftrdf.evaluation.run`
+the classic NER matching criteria (Tsai et al. 2006); :mod:`craftrdf.evaluation.official`
+and :mod:`craftrdf.evaluation.official_graph` the official CRAFT-ST scorer's rules and
+class graph, rule for rule; :mod:`craftrdf.evaluation.run`
 reads gold and predictions, scores them set by set and writes the report files (the
 ``craftrdf evaluate`` command). See ``docs/evaluation.md``.
 """
@@ -29,6 +31,8 @@ from .criteria import (
     tokens,
     total_criteria,
 )
+from .official import official_class, official_rates, official_row, score_official
+from .official_graph import OfficialGraph, OfficialWang, read_official_graph, set_scorers, store_official_graph
 from .run import (
     RESULTS_HEADER,
     SetReport,
@@ -45,6 +49,8 @@ __all__ = [
     "CRITERIA",
     "RESULTS_HEADER",
     "CriterionScores",
+    "OfficialGraph",
+    "OfficialWang",
     "Pair",
     "Scores",
     "SetReport",
@@ -58,10 +64,17 @@ __all__ = [
     "jaccard",
     "load_directory",
     "load_side",
+    "official_class",
+    "official_rates",
+    "official_row",
     "pair_annotations",
     "parse_criteria",
+    "read_official_graph",
     "related_by_ancestors",
     "score_document",
+    "score_official",
+    "set_scorers",
+    "store_official_graph",
     "tokens",
     "total",
     "total_criteria",

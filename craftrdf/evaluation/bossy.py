@@ -37,6 +37,7 @@ import warnings
 from bisect import bisect_left
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Literal
 
 from ..errors import DataWarning
@@ -69,6 +70,8 @@ class Scores:
 
     ``matches`` is M (a sum of pair scores, so a float), ``insertions`` I,
     ``deletions`` D, ``ref_count`` N, ``pred_count`` P. Add two with ``+`` for totals.
+    ``exact`` is M as an exact Decimal when the official scorer's arithmetic computed it
+    (:mod:`craftrdf.evaluation.official`), else None.
 
     >>> Scores(matches=1.5, insertions=1, deletions=0, ref_count=2, pred_count=3).ser
     0.75
@@ -79,6 +82,7 @@ class Scores:
     deletions: int
     ref_count: int
     pred_count: int
+    exact: Decimal | None = None
 
     @property
     def substitutions(self) -> float:
@@ -119,6 +123,7 @@ class Scores:
             self.deletions + other.deletions,
             self.ref_count + other.ref_count,
             self.pred_count + other.pred_count,
+            None if self.exact is None or other.exact is None else self.exact + other.exact,
         )
 
 
@@ -137,8 +142,9 @@ def total(scores: Iterable[Scores]) -> Scores:
     >>> total([Scores(1.0, 0, 0, 1, 1), Scores(0.0, 1, 1, 1, 1)]).ser
     1.0
     """
-    out = Scores(0.0, 0, 0, 0, 0)
-    for s in scores:
+    items = list(scores)
+    out = Scores(0.0, 0, 0, 0, 0, exact=Decimal(0) if items and all(s.exact is not None for s in items) else None)
+    for s in items:
         out = out + s
     return out
 

@@ -146,8 +146,8 @@ def _max_matching(n_left: int, edges: Mapping[int, Sequence[int]]) -> int:
     scipy's Hopcroft-Karp for large graphs, where recursion would run deep)."""
     if n_left > 64:
         import numpy as np
-        import scipy.sparse as sp  # type: ignore[import-untyped]
-        from scipy.sparse.csgraph import maximum_bipartite_matching  # type: ignore[import-untyped]
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import maximum_bipartite_matching
 
         rows = [u for u, vs in edges.items() for _ in vs]
         cols = [v for vs in edges.values() for v in vs]
@@ -170,25 +170,28 @@ def _max_matching(n_left: int, edges: Mapping[int, Sequence[int]]) -> int:
     return sum(1 for u in range(n_left) if augment(u, set()))
 
 
+_Chars = list[tuple[int, int]]
+
+
 def _span_tests() -> dict[
     str, Callable[[Annotation, Annotation, list[tuple[int, int]], list[tuple[int, int]], int], bool]
 ]:
-    def exact(r, p, x, y, c):  # type: ignore[no-untyped-def]
+    def exact(r: Annotation, p: Annotation, x: _Chars, y: _Chars, c: int) -> bool:
         return tuple(r.spans) == tuple(p.spans)
 
-    def left(r, p, x, y, c):  # type: ignore[no-untyped-def]
+    def left(r: Annotation, p: Annotation, x: _Chars, y: _Chars, c: int) -> bool:
         return r.begin == p.begin
 
-    def right(r, p, x, y, c):  # type: ignore[no-untyped-def]
+    def right(r: Annotation, p: Annotation, x: _Chars, y: _Chars, c: int) -> bool:
         return r.end == p.end
 
-    def either(r, p, x, y, c):  # type: ignore[no-untyped-def]
+    def either(r: Annotation, p: Annotation, x: _Chars, y: _Chars, c: int) -> bool:
         return r.begin == p.begin or r.end == p.end
 
-    def approximate(r, p, x, y, c):  # type: ignore[no-untyped-def]
+    def approximate(r: Annotation, p: Annotation, x: _Chars, y: _Chars, c: int) -> bool:
         return c == sum(b - a for a, b in x) or c == sum(b - a for a, b in y)
 
-    def partial(r, p, x, y, c):  # type: ignore[no-untyped-def]
+    def partial(r: Annotation, p: Annotation, x: _Chars, y: _Chars, c: int) -> bool:
         return True
 
     return {

@@ -16,10 +16,12 @@ import logging
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from ..errors import ConfigError, InputError
 from ..model import Annotation
 from ..rules import Mappings, RuleReport, apply_rules, craft_rules
+from ..store import ReadableStore
 from .bossy import (
     Boundary,
     Scores,
@@ -33,9 +35,10 @@ from .criteria import (
     ClassMode,
     CriterionScores,
     criteria_scores,
-    related_by_ancestors,
     total_criteria,
 )
+from .official import official_class, official_row, score_official
+from .official_graph import OfficialWang, official_related, set_scorers
 
 __all__ = [
     "RESULTS_HEADER",
@@ -109,7 +112,7 @@ def load_directory(root: str | Path) -> Side:
     return out
 
 
-def load_side(spec: str, store: object | None) -> Side:
+def load_side(spec: str, store: ReadableStore | None) -> Side:
     """Annotations of a directory, or of set keys (comma-separated, wildcards) in the store.
 
     A store set lists every document of the store, those without annotations as empty.
@@ -122,11 +125,11 @@ def load_side(spec: str, store: object | None) -> Side:
     from ..webanno import document_texts, fetch_annotations
 
     # a set covers every document of the store: one without annotations is an empty gold document
-    corpus = sorted(document_texts(store))  # type: ignore[arg-type]
+    corpus = sorted(document_texts(store))
     out: Side = {}
-    for key in resolve_sets(store, spec.split(",")):  # type: ignore[arg-type]
+    for key in resolve_sets(store, spec.split(",")):
         docs: dict[str, list[Annotation]] = {d: [] for d in corpus}
-        for a in fetch_annotations(store, key):  # type: ignore[arg-type]
+        for a in fetch_annotations(store, key):
             docs.setdefault(a.document, []).append(a)
         out[key] = docs
     return out
@@ -149,8 +152,9 @@ def _pair_sets(gold: Side, pred: Side) -> list[tuple[str, str, str]]:
 def evaluate_sets(
     gold: Side,
     pred: Side,
-    similarity: Callable[[str, str], float],
+    similarity: Callable[[str, str], float] | None = None,
     *,
+    official: Callable[[str], OfficialWang] | None = None,
     known: Callable[[str], bool] | Container[str] | None = None,
     boundary: Boundary = "jaccard",
     criteria: Sequence[str] = CRITERIA,
@@ -162,6 +166,11 @@ def evaluate_sets(
 
     ``rules``, when given, maps a gold set key to its mapping data, and CRAFT's
     post-processing rules (:func:`craft_rules`) run on the prediction before scoring.
+    ``official``, when given, maps a set key to its official scorer's graph
+    (:func:`~craftrdf.evaluation.official_graph.set_scorers`) and the Shared Task score is
+    the official one (:func:`~craftrdf.evaluation.official.score_official`): that graph's
+    similarity and declared classes, the official renaming; ``similarity``, ``known`` and
+    ``related`` are then not used.
 
     A predicted document with no gold document raises ConfigError naming it. Criteria are
     computed for class modes ``exact`` and ``ignore``, and ``hierarchy`` when ``related``
@@ -174,8 +183,15 @@ def evaluate_sets(
         modes.append("hierarchy")
     test = None if known is None else (known if callable(known) else known.__contains__)
     reports = []
+    if official is None and similarity is None:
+        raise ConfigError("evaluate_sets needs a similarity or the official scorers")
     for key, gk, pk in _pair_sets(gold, pred):
         gdocs, pdocs = gold[gk], pred[pk]
+        wang = official(key) if official is not None else None
+        if wang is not None:
+            test, related = wang.graph.__contains__, official_related(wang)
+            if "hierarchy" not in modes:
+                modes.append("hierarchy")
         applied: tuple[RuleReport, ...] = ()
         if rules is not None:
             pdocs, applied = _postprocess(pdocs, gk, rules(gk))
@@ -186,8 +202,13 @@ def evaluate_sets(
         crit: list[CriterionScores] = []
         for doc in sorted(pdocs):
             refs, preds = gdocs[doc], pdocs[doc]
-            per_doc.append((doc, score_document(refs, preds, similarity, boundary=boundary, set_key=key, known=known)))
-            r, p = _for_criteria(refs, key, test), _for_criteria(preds, key, test)
+            if wang is not None:
+                per_doc.append((doc, score_official(refs, preds, wang, boundary=boundary, set_key=key)))
+            else:
+                sim = cast(Callable[[str, str], float], similarity)
+                per_doc.append((doc, score_document(refs, preds, sim, boundary=boundary, set_key=key, known=known)))
+            rename = official_class if wang is not None else None
+            r, p = _for_criteria(refs, key, test, rename), _for_criteria(preds, key, test, rename)
             text = texts.get(doc) if texts else None
             for mode in modes:
                 crit.extend(
@@ -228,10 +249,18 @@ def _postprocess(
     return out, tuple(reports)
 
 
-def _for_criteria(anns: Sequence[Annotation], key: str, test: Callable[[str], bool] | None) -> list[Annotation]:
+def _for_criteria(
+    anns: Sequence[Annotation],
+    key: str,
+    test: Callable[[str], bool] | None,
+    rename: Callable[[str, str], str] | None = None,
+) -> list[Annotation]:
     out = []
     for a in anns:
-        c = comparison_class(a.class_id, key) if uses_parallel_ids(key) else a.class_id
+        if rename is not None:
+            c = rename(a.class_id, key)
+        else:
+            c = comparison_class(a.class_id, key) if uses_parallel_ids(key) else a.class_id
         if test is None or test(c):
             out.append(a if c == a.class_id else Annotation(a.id, a.document, c, a.spans, a.text, a.annotator))
     return out
@@ -245,6 +274,8 @@ def _num(x: float) -> str:
 
 
 def _row(name: str, s: Scores) -> str:
+    if s.exact is not None:  # the official scorer's arithmetic: BigDecimal, half-up to 4 decimals
+        return official_row(name, s)
     return "\t".join(
         [
             name,
@@ -282,7 +313,8 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    summary: dict[str, object] = {"boundary": boundary, "sets": {}}
+    sets: dict[str, object] = {}
+    summary: dict[str, object] = {"boundary": boundary, "sets": sets}
     for r in reports:
         lines = [RESULTS_HEADER] + [_row(d, s) for d, s in r.documents] + [_row("TOTAL", r.total)]
         p = out / f"{r.key}_results.tsv"
@@ -297,7 +329,7 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
         p = out / f"{r.key}_criteria.tsv"
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
         written.append(p)
-        summary["sets"][r.key] = {  # type: ignore[index]
+        sets[r.key] = {
             "total": _scores_json(r.total),
             "documents": {d: _scores_json(s) for d, s in r.documents},
             "criteria": [
@@ -358,7 +390,7 @@ def _texts(craft: str | Path | None, documents: Iterable[str]) -> dict[str, str]
 
 
 def evaluate_store(
-    store: object,
+    store: ReadableStore,
     gold: str,
     pred: str,
     *,
@@ -367,31 +399,22 @@ def evaluate_store(
     craft: str | Path | None = None,
     apply_craft_rules: bool = False,
 ) -> list[SetReport]:
-    """:func:`evaluate_sets` with the store's ``bossy`` Wang index for similarity, ontology
-    membership (a class is in the ontology when the index knows it) and the hierarchy;
-    ``craft`` (a CRAFT directory) supplies document texts for the fragment criterion.
+    """:func:`evaluate_sets` with the official scorer's graph of each set's ontology
+    (:func:`~craftrdf.evaluation.official_graph.set_scorers`: the set's OBO file in
+    ``craft`` when given and there, else the store's ontology graph); ``craft`` (a CRAFT
+    directory) also supplies document texts for the fragment criterion.
 
     With ``apply_craft_rules`` the prediction goes through :func:`craft_rules` first, with
     the mapping files the store holds for the gold set key.
     """
     from ..rules import set_mappings
-    from ..similarity import similarity_index
 
-    index = similarity_index(store, method="bossy")  # type: ignore[arg-type]
     g = load_side(gold, store)
     p = g if pred == gold else load_side(pred, store)
-    cache: dict[tuple[str, str], float] = {}
-
-    def sim(a: str, b: str) -> float:
-        v = cache.get((a, b))
-        if v is None:
-            v = cache[(a, b)] = index.similarity(a, b)
-        return v
-
     docs = {d for side in p.values() for d in side}
 
     def mappings(key: str) -> Mappings:
-        found = set_mappings(store, key)  # type: ignore[arg-type]
+        found = set_mappings(store, key)
         if not (found.unused or found.substitutes):
             logger.warning("set %s: the store holds no mapping files for it; the CRAFT rules change nothing", key)
         return found
@@ -399,11 +422,9 @@ def evaluate_store(
     return evaluate_sets(
         g,
         p,
-        sim,
-        known=index.__contains__,
+        official=set_scorers(store, craft),
         boundary=boundary,
         criteria=criteria,
-        related=related_by_ancestors(index.semantic_values),
         texts=_texts(craft, docs),
         rules=mappings if apply_craft_rules else None,
     )

@@ -18,10 +18,8 @@ import pyoxigraph as ox
 
 from ..curie import CurieMap
 from ..errors import ConfigError
-from ..iris import ontology_graph
-from ..owlread import read_ontology
+from ..owlread import ontology_triples, read_ontology
 from ..store import ReadableStore
-from ..vocab import CRAFT
 from .obo import write_obo
 
 __all__ = ["OntologyExportReport", "export_ontology", "ontology_triples"]
@@ -30,8 +28,6 @@ logger = logging.getLogger(__name__)
 
 OntologyFormat = Literal["owl", "obo", "ttl"]
 _RDF_FORMATS = {"owl": ox.RdfFormat.RDF_XML, "ttl": ox.RdfFormat.TURTLE}
-#: The store's own bookkeeping about a batch, not part of the ontology.
-_MANIFEST = frozenset({CRAFT.digest, CRAFT.companion, CRAFT.relationsGraph})
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,16 +41,6 @@ class OntologyExportReport:
     terms: int
     unwritten: tuple[tuple[str, str], ...]
     seconds: float
-
-
-def ontology_triples(store: ReadableStore, name: str) -> Iterator[ox.Triple]:
-    """The triples of ontology graph ``name``, without the batch manifest; ConfigError if absent."""
-    graph = ontology_graph(name)
-    if not store.contains_named_graph(graph):
-        raise ConfigError(f"no ontology graph {name!r} in the store ({graph}); build or load it first")
-    for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph)):
-        if q.predicate.value not in _MANIFEST:
-            yield q.triple
 
 
 def export_ontology(

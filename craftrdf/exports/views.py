@@ -11,6 +11,7 @@ from typing import Literal
 
 from ..errors import ConfigError
 from ..ingest.bionlp import write_bionlp
+from ..model import Annotation
 from ..store import ReadableStore
 from ..views import ViewRow
 from ..webanno import document_texts
@@ -55,7 +56,7 @@ def write_view_rows(store: ReadableStore, rows: Sequence[ViewRow], fmt: ViewForm
     if out is None:
         raise ConfigError("--format bionlp needs --out DIR")
     out.mkdir(parents=True, exist_ok=True)
-    by_doc: dict[str, list] = defaultdict(list)
+    by_doc: dict[str, list[Annotation]] = defaultdict(list)
     for r in rows:
         if r.annotation.spans:
             by_doc[r.annotation.document].append(r.annotation)

@@ -43,12 +43,20 @@ from typing import IO, cast
 
 from ..errors import DataWarning, InputError, OboSyntaxError
 from ..model import Synonym, SynonymScope, Term, Typedef
+from ._obo_values import (
+    _definition,
+    _id,
+    _intersection,
+    _relationship,
+    _synonym,
+    _unquoted,
+    _xref,
+)
 
-__all__ = ["OboHeader", "iter_obo", "open_text"]
+__all__ = ["OboHeader", "iter_obo", "open_binary", "open_text"]
 
 logger = logging.getLogger(__name__)
 
-_SCOPES: dict[str, SynonymScope] = {"EXACT": "EXACT", "BROAD": "BROAD", "NARROW": "NARROW", "RELATED": "RELATED"}
 #: OBO 1.0 synonym tags and the scope each implies.
 _OBO10_SYNONYMS: dict[str, SynonymScope] = {
     "exact_synonym": "EXACT",
@@ -60,24 +68,6 @@ _TYPEDEF_FLAGS = ("is_transitive", "is_obsolete", "is_symmetric", "is_metadata_t
 _TYPEDEF_SINGLE = ("inverse_of", "domain", "range")
 _HEADER_FIELDS = ("format-version", "data-version", "ontology", "default-namespace")
 
-# A quoted string at the start of a value; group 1 is its escaped content. Possessive
-# quantifiers (Python 3.11) keep a failed match linear.
-_QUOTED = re.compile(r'"((?:[^"\\]++|\\.)*+)"', re.DOTALL)
-# A value made of plain characters, escapes and complete quoted strings, then optional
-# trailing modifiers {...}, then an optional comment. _LOOSE takes braces literally.
-_STRICT_VALUE = re.compile(
-    r'((?:[^"\\!{]++|\\.|"(?:[^"\\]++|\\.)*+")*+)'
-    r'(?:\{(?:[^"\\}]++|\\.|"(?:[^"\\]++|\\.)*+")*+\})?'
-    r"\s*(?:!.*)?$",
-    re.DOTALL,
-)
-_LOOSE_VALUE = re.compile(r'((?:[^"\\!]++|\\.|"(?:[^"\\]++|\\.)*+")*+)\s*(?:!.*)?$', re.DOTALL)
-# The part of an xref before its optional quoted description.
-_BEFORE_QUOTE = re.compile(r'(?:[^"\\]++|\\.)*+', re.DOTALL)
-# A def whose text holds unescaped quotes: up to the last quote before the xref list.
-_GREEDY_DEF = re.compile(r'"(.*)"\s*(?:\[(?:[^\]\\]|\\.)*\])?\s*(?:\{[^}]*\})?\s*(?:!.*)?$', re.DOTALL)
-_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
-_ESCAPES = {"n": "\n", "t": "\t", "W": " "}
 _SURROGATE = re.compile("[\udc80-\udcff]")
 
 
@@ -109,18 +99,23 @@ def open_text(path: str | os.PathLike[str], *, errors: str = "strict") -> Iterat
     ``UnicodeDecodeError`` on bytes that are not UTF-8; :func:`iter_obo` uses
     ``"surrogateescape"`` and repairs such lines itself.
     """
+    with open_binary(path) as binary:
+        yield io.TextIOWrapper(binary, encoding="utf-8-sig", errors=errors, newline="\n")
+
+
+@contextmanager
+def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """Open a plain, ``.gz`` or ``.zip`` file as bytes (the zip member chosen as by :func:`open_text`)."""
     path = Path(path)
     with ExitStack() as stack:
-        binary: IO[bytes]
         name = path.name.lower()
         if name.endswith(".gz"):
-            binary = cast(IO[bytes], stack.enter_context(gzip.open(path, "rb")))
+            yield cast(IO[bytes], stack.enter_context(gzip.open(path, "rb")))
         elif name.endswith(".zip"):
             archive = stack.enter_context(zipfile.ZipFile(path))
-            binary = stack.enter_context(archive.open(_zip_member(archive, path)))
+            yield stack.enter_context(archive.open(_zip_member(archive, path)))
         else:
-            binary = stack.enter_context(open(path, "rb"))
-        yield stack.enter_context(io.TextIOWrapper(binary, encoding="utf-8-sig", errors=errors, newline="\n"))
+            yield stack.enter_context(open(path, "rb"))
 
 
 def _zip_member(archive: zipfile.ZipFile, path: Path) -> str:
@@ -155,32 +150,22 @@ def iter_obo(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[
     second pair of quotes, ``def: ""text" [refs]"``, and unescaped quotes inside the
     text, ``def: "CHEBI:'ribosomal RNA" or SO_EXT:rRNA"``. Unknown stanza types such as
     ``[Instance]`` are skipped with one warning per type, in both modes.
+
+    A file that is not an ontology is an :class:`OboSyntaxError`, never an empty ontology:
+    binary data (a NUL byte in the header), a first line that is neither ``tag: value`` nor a stanza
+    header, or no ``[Term]`` or ``[Typedef]`` stanza read at all (an empty file, a header
+    alone, every stanza malformed). The last is known only at the end, so the error comes
+    after the items already yielded: consume the whole iterator before writing anything.
     """
     source = str(path)
     seen: dict[str, set[str]] = {"Term": set(), "Typedef": set()}
     skipped_kinds: set[str] = set()
-    recoded = False
     kind: str | None = None  # None while in the header
     start = 0
     lines: list[tuple[int, str]] = []
     with open_text(path, errors="surrogateescape") as stream:
         lineno = 0
-        for lineno, line in enumerate(stream, 1):
-            if not line.isascii() and _SURROGATE.search(line):
-                line = _SURROGATE.sub(_latin1, line)
-                if strict:
-                    raise OboSyntaxError("bytes that are not UTF-8", source=source, line=lineno)
-                if not recoded:
-                    recoded = True
-                    warnings.warn(
-                        f"{source}, line {lineno}: bytes that are not UTF-8, read as Latin-1 "
-                        "(later lines not reported)",
-                        DataWarning,
-                        stacklevel=2,
-                    )
-            line = line.strip()
-            if not line or line[0] == "!":
-                continue
+        for lineno, line in _content_lines(stream, source, strict):
             if line[0] != "[":
                 if kind is None or kind in seen:
                     lines.append((lineno, line))
@@ -209,7 +194,46 @@ def iter_obo(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[
             item = _finish(kind, start, lines, source, seen[kind], strict)
             if item is not None:
                 yield item
+    if not seen["Term"] and not seen["Typedef"]:
+        what = "no content (empty, or only comments)" if lineno == 0 else "no [Term] or [Typedef] stanza could be read"
+        raise OboSyntaxError(f"not an OBO ontology: {what}", source=source)
     logger.debug("read %s: %d lines", source, lineno)
+
+
+def _content_lines(stream: IO[str], source: str, strict: bool) -> Iterator[tuple[int, str]]:
+    """``(line number, stripped line)`` of every line that is not blank or a comment.
+
+    Refuses what is not OBO text before anything is warned about: a NUL byte before the
+    first stanza, a first line that is neither ``tag: value`` nor ``[Stanza]``. Bytes that are not UTF-8
+    are read as Latin-1 with one warning (an error if ``strict``).
+    """
+    started = recoded = in_stanzas = False
+    for lineno, raw in enumerate(stream, 1):
+        # NUL is binary data in a header; inside stanzas it is a (strange) character of a value
+        if not in_stanzas and "\0" in raw:
+            raise OboSyntaxError("not an OBO file: binary data (a NUL byte)", source=source, line=lineno)
+        line = raw.strip()
+        if not line or line[0] == "!":
+            continue
+        if not started:
+            started = True
+            if line[0] != "[" and ":" not in line:
+                shown = _SURROGATE.sub("\ufffd", line[:60])
+                message = f"not an OBO file: the first line is neither 'tag: value' nor '[Stanza]': {shown!r}"
+                raise OboSyntaxError(message, source=source, line=lineno)
+        in_stanzas = in_stanzas or line[0] == "["
+        if not line.isascii() and _SURROGATE.search(line):
+            if strict:
+                raise OboSyntaxError("bytes that are not UTF-8", source=source, line=lineno)
+            line = _SURROGATE.sub(_latin1, line)
+            if not recoded:
+                recoded = True
+                warnings.warn(
+                    f"{source}, line {lineno}: bytes that are not UTF-8, read as Latin-1 (later lines not reported)",
+                    DataWarning,
+                    stacklevel=3,
+                )
+        yield lineno, line
 
 
 def _finish(
@@ -370,118 +394,3 @@ def _typedef(start: int, lines: list[tuple[int, str]], source: str) -> Typedef:
         metadata=flags["is_metadata_tag"], inverse_of=single["inverse_of"], domain=single["domain"],
         range=single["range"],
     )  # fmt: skip
-
-
-def _id(previous: str | None, raw: str, lineno: int, source: str) -> str:
-    """The stanza id; OboSyntaxError for an empty value or a second ``id:`` line."""
-    value = _unquoted(raw, lineno, source)
-    if not value:
-        raise OboSyntaxError("empty id: value", source=source, line=lineno)
-    if previous is not None:
-        raise OboSyntaxError(f"second id: tag ({value!r} after {previous!r})", source=source, line=lineno)
-    return value
-
-
-def _unescape(text: str) -> str:
-    """Decode OBO backslash escapes: ``\\n`` newline, ``\\t`` tab, ``\\W`` space, ``\\x`` -> x."""
-    if "\\" not in text:
-        return text
-    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
-
-
-def _body(raw: str, lineno: int, source: str) -> str:
-    """``raw`` without its comment and trailing modifiers, escapes still encoded.
-
-    A ``{`` that does not open a final modifier block is kept as text.
-    """
-    if "\\" not in raw and '"' not in raw:  # fast path: no escapes, no quotes
-        cut = raw.find("!")
-        if cut >= 0:
-            raw = raw[:cut].rstrip()
-        if raw.endswith("}") and "{" in raw:
-            raw = raw[: raw.rfind("{")].rstrip()
-        return raw
-    m = _STRICT_VALUE.match(raw) or _LOOSE_VALUE.match(raw)
-    if m is None:
-        raise OboSyntaxError(f"unterminated quoted string: {raw!r}", source=source, line=lineno)
-    return m.group(1).rstrip()
-
-
-def _unquoted(raw: str, lineno: int, source: str) -> str:
-    """An unquoted value: comment and modifiers removed, escapes decoded, stripped."""
-    return _unescape(_body(raw, lineno, source)).strip()
-
-
-def _xref(raw: str, lineno: int, source: str) -> str:
-    """The xref itself, without its optional quoted description."""
-    body = _body(raw, lineno, source)
-    m = _BEFORE_QUOTE.match(body)
-    assert m is not None  # the pattern matches the empty string
-    return _unescape(m.group()).strip()
-
-
-def _quoted(raw: str, tag: str, lineno: int, source: str) -> tuple[str, str]:
-    """``(decoded text, rest of line)`` of a value that starts with a quoted string."""
-    if not raw.startswith('"'):
-        raise OboSyntaxError(f"{tag}: value must start with a quoted string: {raw!r}", source=source, line=lineno)
-    m = _QUOTED.match(raw)
-    if m is None:
-        raise OboSyntaxError(f"unterminated quoted string in {tag}: {raw!r}", source=source, line=lineno)
-    return _unescape(m.group(1)), raw[m.end() :].lstrip()
-
-
-def _definition(raw: str, lineno: int, source: str) -> str:
-    """The text of ``def: "text" [xrefs]``, repairing two kinds of stray quotes.
-
-    A value wrapped in a second pair of quotes (``""text" [xrefs]"``) is unwrapped; a
-    text holding unescaped quotes (``"CHEBI:'ribosomal RNA" or SO_EXT:rRNA"``) ends at
-    the last quote that only an xref list, modifiers or a comment follow.
-    """
-    text, rest = _quoted(raw, "def", lineno, source)
-    if not rest or rest[0] in "[{!":
-        return text
-    if not text and raw.endswith('"') and len(raw) > 2:
-        inner, inner_rest = _quoted(raw[1:-1], "def", lineno, source)
-        if not inner_rest or inner_rest[0] in "[{!":
-            logger.debug("%s, line %d: doubly quoted def unwrapped", source, lineno)
-            return inner
-    m = _GREEDY_DEF.match(raw)
-    if m is not None:
-        logger.debug("%s, line %d: def with unescaped inner quotes", source, lineno)
-        return _unescape(m.group(1))
-    raise OboSyntaxError(f"text after the quoted definition: {rest!r}", source=source, line=lineno)
-
-
-def _synonym(raw: str, scope: SynonymScope | None, lineno: int, source: str) -> Synonym:
-    """A synonym from ``"text" [SCOPE [TYPE]] [xrefs]`` (scope given for OBO 1.0 tags)."""
-    text, rest = _quoted(raw, "synonym", lineno, source)
-    words: list[str] = []
-    for word in rest.split(None, 2)[:2]:
-        if word[0] in "[{!":
-            break
-        words.append(word)
-    if scope is None and words:
-        word = words.pop(0)
-        scope = _SCOPES.get(word.upper())
-        if scope is None:
-            message = f"synonym scope must be EXACT, BROAD, NARROW or RELATED, not {word!r}"
-            raise OboSyntaxError(message, source=source, line=lineno)
-    return Synonym(text=text, scope=scope or "RELATED", type=words[0] if words else None)
-
-
-def _intersection(raw: str, lineno: int, source: str) -> tuple[str | None, str]:
-    """``(None, genus)`` or ``(relation, target)`` from ``intersection_of: [REL] TARGET``."""
-    words = _unquoted(raw, lineno, source).split()
-    if len(words) not in (1, 2):
-        raise OboSyntaxError(
-            f"intersection_of needs a class or a relation and a class: {raw!r}", source=source, line=lineno
-        )
-    return (None, words[0]) if len(words) == 1 else (words[0], words[1])
-
-
-def _relationship(raw: str, lineno: int, source: str) -> tuple[str, str]:
-    """``(relation, target)`` from ``relationship: REL TARGET``."""
-    words = _unquoted(raw, lineno, source).split()
-    if len(words) < 2:
-        raise OboSyntaxError(f"relationship needs a relation and a target: {raw!r}", source=source, line=lineno)
-    return words[0], words[1]

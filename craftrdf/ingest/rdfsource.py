@@ -1,6 +1,8 @@
 """RDF ontology files (OWL/RDF-XML, Turtle, N-Triples...) as N-Quads lines in one graph.
 
-Parsing is pyoxigraph's; files may be zipped or gzipped like the corpus's OBO files.
+Parsing is pyoxigraph's; files may be zipped or gzipped like the corpus's OBO files. RDF/XML
+with a DTD is refused before pyoxigraph sees it (:mod:`craftrdf.ingest.xmlguard`): its parser
+would expand the DTD's entities without bound.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from ..rdf import iri, quad
 from ..vocab import CRAFT, RDF
 from .obo import open_text
 from .relations import RelationCollector
+from .xmlguard import check_no_dtd
 
 __all__ = ["rdf_file_nquads", "rdf_format_of"]
 
@@ -46,10 +49,14 @@ def rdf_file_nquads(path: Path, *, graph: str, relations: str | None = None) -> 
 
     With ``relations``, the direct edges of the OWL axioms (:mod:`craftrdf.ingest.relations`)
     follow, in that graph, with ``<graph> craft:relationsGraph <relations>``.
+
+    RDF/XML that declares a DTD is an InputError before anything is parsed.
     """
     fmt = rdf_format_of(path)
     if fmt is None:
         raise InputError("unknown RDF format (expected .owl, .rdf, .ttl, .nt, .nq, .trig, .jsonld)", source=str(path))
+    if fmt == ox.RdfFormat.RDF_XML:
+        check_no_dtd(path)
     g = f"<{graph}>"
     collector = RelationCollector()
     try:

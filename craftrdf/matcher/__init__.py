@@ -3,7 +3,8 @@
 The stages, each its own module: :mod:`.config` (the seven parameters and their grid),
 :mod:`.tokenize` (sentences and tokens), :mod:`.normalize` (case, stemmer, stop words),
 :mod:`.dictionary` (names from the store, normalized, cached), :mod:`.search` (the
-matching itself) and :mod:`.annotate` (orchestration, shared work, outputs).
+matching itself) and :mod:`.annotate` (orchestration, shared work) and
+:mod:`.run` (a run's inputs and outputs).
 
 >>> from craftrdf.matcher import MatcherConfig, annotate_texts
 >>> out = annotate_texts({"d": "The lens fibers."}, {"UBERON:0002444": "lens fiber"}, MatcherConfig())
@@ -13,16 +14,7 @@ matching itself) and :mod:`.annotate` (orchestration, shared work, outputs).
 
 from __future__ import annotations
 
-from .annotate import (
-    ANNOTATOR,
-    Matcher,
-    MatchingSession,
-    RunReport,
-    annotate_texts,
-    read_inputs,
-    run_annotation,
-    write_bionlp_files,
-)
+from .annotate import ANNOTATOR, Matcher, MatchingSession, annotate_texts
 from .config import (
     PARAMETERS,
     CaseMatch,
@@ -47,6 +39,7 @@ from .dictionary import (
     load_dictionary,
     terms_from_names,
 )
+from .run import RunReport, read_inputs, run_annotation, write_bionlp_files
 
 __all__ = [
     "ANNOTATOR",

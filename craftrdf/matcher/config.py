@@ -272,6 +272,10 @@ def canonical(config: MatcherConfig) -> MatcherConfig:
     return config
 
 
+def _params(names: list[str], values: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(names, values, strict=True))
+
+
 def grid() -> tuple[MatcherConfig, ...]:
     """All 576 configurations, in a fixed order (the product of the values in PARAMETERS order).
 
@@ -280,8 +284,7 @@ def grid() -> tuple[MatcherConfig, ...]:
     """
     names = list(PARAMETERS)
     return tuple(
-        MatcherConfig(**dict(zip(names, values, strict=True)))  # type: ignore[arg-type]
-        for values in itertools.product(*(list(e) for e in PARAMETERS.values()))
+        MatcherConfig(**_params(names, values)) for values in itertools.product(*(list(e) for e in PARAMETERS.values()))
     )
 
 

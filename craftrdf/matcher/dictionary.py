@@ -43,7 +43,7 @@ from ..errors import ConfigError
 from ..querying import resolve_query
 from ..registry import ModuleSpec, Registry
 from ..sets import SetRef
-from ..store import ReadableStore
+from ..store import ReadableStore, solutions
 from .config import CaseMatch, Stemmer, StopWords, Synonyms, TextNormalization
 from .normalize import Normalizer
 
@@ -182,7 +182,7 @@ def fetch_terms(
     classes: set[str] = set()
     namespaces: dict[str, str] = {}
     names: list[tuple[str, str, str]] = []
-    for row in _solutions(store, query, {"set": ox.Literal(key)}):
+    for row in solutions(store.query(query, substitutions={"set": ox.Literal(key)})):
         cls, kind, value = row[1], row[2], row[3]
         if not isinstance(cls, ox.NamedNode) or kind is None or value is None:
             continue
@@ -238,15 +238,12 @@ def _excluded(store: ReadableStore, key: str, module: ModuleSpec, curies: CurieM
     query = resolve_query("matcher-subtree").text
     for root in module.exclude_subtrees:
         subs: dict[str, ox.NamedNode | ox.Literal] = {"set": ox.Literal(key), "root": ox.NamedNode(curies.expand(root))}
-        out.update(row[2].value for row in _solutions(store, query, subs) if isinstance(row[2], ox.NamedNode))
+        out.update(
+            row[2].value
+            for row in solutions(store.query(query, substitutions=subs))
+            if isinstance(row[2], ox.NamedNode)
+        )
     return out
-
-
-def _solutions(store: ReadableStore, query: str, subs: Mapping[str, ox.NamedNode | ox.Literal]) -> ox.QuerySolutions:
-    result = store.query(query, substitutions=subs)
-    if not isinstance(result, ox.QuerySolutions):  # pragma: no cover - the library queries are SELECTs
-        raise TypeError("expected SELECT solutions")
-    return result
 
 
 # -- the disk cache ----------------------------------------------------------------------

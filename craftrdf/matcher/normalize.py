@@ -89,14 +89,14 @@ _LEMMA_POS = ("NOUN", "VERB", "ADJ", "ADV", "PROPN")
 
 
 def _porter() -> Callable[[str], str]:
-    import Stemmer as pystemmer  # type: ignore[import-not-found]  # noqa: N813  # PyStemmer ships no stubs
+    import Stemmer as pystemmer  # noqa: N813  # PyStemmer ships no stubs
 
     stem: Callable[[str], str] = pystemmer.Stemmer("porter").stemWord
     return stem
 
 
 def _lemmatizer() -> Callable[[str], str]:
-    import lemminflect  # type: ignore[import-untyped]
+    import lemminflect
 
     lemmas = lemminflect.getAllLemmas
     oov = lemminflect.getAllLemmasOOV

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ..model import Span
 from .config import FindAllMatches, OrderIndependentLookup, SearchKey, SearchStrategy
@@ -110,7 +110,7 @@ class SearchIndex:
             for key, classes in self.dictionary.entries.items():
                 node = root
                 for tok in key:
-                    node = node.setdefault(tok, {})  # type: ignore[assignment]
+                    node = cast(dict[object, object], node.setdefault(tok, {}))
                 node[None] = classes
             self._trie = root
         return self._trie
@@ -215,12 +215,13 @@ def _contiguous_ordered(
     for i in starts:
         if i < free:
             continue
-        node = root[toks[i]]
+        # Any: a trie node maps tokens to nodes and None to classes; no cast in the hot loop
+        node: Any = root[toks[i]]
         j = i + 1  # node has consumed toks[i:j]
         best_end = 0
         best: frozenset[str] | None = None
         while True:
-            classes = node.get(None)  # type: ignore[attr-defined]
+            classes = node.get(None)
             if classes is not None:
                 if find_all:
                     out.append(Match(tuple(range(i, j)), classes))
@@ -228,7 +229,7 @@ def _contiguous_ordered(
                     best_end, best = j, classes
             if j >= b:
                 break
-            node = node.get(toks[j])  # type: ignore[attr-defined]
+            node = node.get(toks[j])
             if node is None:
                 break
             j += 1

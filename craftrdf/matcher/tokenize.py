@@ -23,6 +23,7 @@ import bisect
 import re
 from array import array
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["TOKEN", "TokenizedText", "analyze", "split_sentences", "tokenize"]
 
@@ -68,9 +69,9 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[tuple[in
     return [m.span() for m in TOKEN.finditer(text, start, len(text) if end is None else end)]
 
 
-def _syntok() -> tuple[object, object]:
-    from syntok import segmenter  # type: ignore[import-untyped]
-    from syntok.tokenizer import Tokenizer  # type: ignore[import-untyped]
+def _syntok() -> tuple[Any, Any]:  # syntok ships no type hints
+    from syntok import segmenter
+    from syntok.tokenizer import Tokenizer
 
     return Tokenizer(), segmenter
 
@@ -91,8 +92,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     for line in text.split("\n"):
         if line.strip():
             # offsets relative to the line: syntok implements base_offset by prepending as many spaces
-            tokens = tokenizer.tokenize(line)  # type: ignore[attr-defined]
-            for sentence in segmenter.split(tokens):  # type: ignore[attr-defined]
+            tokens = tokenizer.tokenize(line)
+            for sentence in segmenter.split(tokens):
                 if sentence:
                     last = sentence[-1]
                     out.append((pos + sentence[0].offset, pos + last.offset + len(last.value)))

@@ -13,7 +13,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pyoxigraph as ox
+
 from ..errors import ConfigError
+from ..owlread import ontology_triples
 from ..store import ReadableStore
 
 __all__ = ["classify_hermit", "hermit_available"]
@@ -44,11 +47,10 @@ def classify_hermit(store: ReadableStore, name: str, *, memory_mb: int = 4000) -
         raise ConfigError(why)
     import owlready2
 
-    from ..exports.ontology import export_ontology
-
     with tempfile.TemporaryDirectory(prefix="craftrdf-hermit-") as tmp:
         path = Path(tmp) / "ontology.owl"
-        export_ontology(store, name, path, format="owl")
+        with open(path, "wb") as fh:  # the OWL export's RDF/XML, what owlready2 reads
+            ox.serialize(ontology_triples(store, name), fh, ox.RdfFormat.RDF_XML)
         world = owlready2.World()
         onto = world.get_ontology(path.as_uri()).load()
         classes = {c for c in onto.classes() if c.iri.startswith("http")}

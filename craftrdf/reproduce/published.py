@@ -51,7 +51,7 @@ def parse_published(text: str) -> Published:
     data = tomllib.loads(text)
     t4, ser, cm = data["st2019_table4"], data["st2019_ser"], data["conceptmapper"]
     best = {
-        k: ConceptMapperBest(*v["best_f1"][:3], *v["best_f1"][3:], v["best_precision"], v["best_recall"])
+        k: ConceptMapperBest(*_best_f1(v["best_f1"]), v["best_precision"], v["best_recall"])
         for k, v in cm.items()
         if isinstance(v, dict)
     }
@@ -62,7 +62,7 @@ def parse_published(text: str) -> Published:
         raise ConfigError(f"published.toml [uberon_paper.stats]: {', '.join(bad)}: need 8 figures per row")
     return Published(
         {k: tuple(v) for k, v in t4["counts"].items()},
-        t4["source"],  # type: ignore[misc]
+        t4["source"],
         dict(ser["ser"]),
         ser["source"],
         best,
@@ -70,3 +70,9 @@ def parse_published(text: str) -> Published:
         stats,
         paper.get("source", ""),
     )
+
+
+def _best_f1(row: list[float]) -> tuple[float, float, float, int, int, int]:
+    """``[precision, recall, f1, tp, fp, fn]`` with the counts as integers."""
+    p, r, f, tp, fp, fn = row
+    return p, r, f, int(tp), int(fp), int(fn)

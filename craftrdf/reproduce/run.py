@@ -11,16 +11,23 @@ from pathlib import Path
 from ..builder import build_store, check_craft_dir
 from ..errors import ConfigError
 from ..matcher import MatcherConfig
-from ..registry import load_registry
+from ..registry import Registry, load_registry
 from ..store import AnnotationStore
 from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
+from ..training.evaluate import TestScore
 from .figures import ser_figure, similarity_figure
-from .published import load_published
+from .published import Published, load_published
 from .report import render_report
 from .sections import (
+    CellCause,
+    CountRow,
+    NestingCounts,
+    SimilarityDistribution,
+    StatsRow,
     count_causes,
     count_rows,
     documents_of,
+    gold_only_sets,
     run_sweeps,
     sets_with_ontology,
     similarity_distribution,
@@ -46,7 +53,7 @@ class ReproduceResult:
     seconds: float
     quick: bool
     skipped: tuple[str, ...]
-    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, similarity, figures.
+    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, training, similarity, figures.
     stages: tuple[tuple[str, float], ...] = ()
 
 
@@ -84,59 +91,166 @@ def reproduce(
     out_dir.mkdir(parents=True, exist_ok=True)
     registry = load_registry()
     published = load_published()
-    files: list[Path] = []
     with AnnotationStore.open(store_path or out_dir / "craft.store") as store:
         build_store(craft_dir, store, registry=registry, progress=progress("build store") if progress else None)
         lap("build")
-        counts = count_rows(store, published.counts)
-        public = documents_of(store, ("train", "dev"))
-        test = documents_of(store, ("test",))
-        causes = count_causes(store, counts)
-        stats = uberon_stats(store, public)
-        nesting = uberon_nesting(store, PAPER_SETS, public)
-        lap("counts and statistics")
         grid = load_grid("quick" if quick else "all")
-        grid_name = f"the quick grid, {len(grid)} configurations" if quick else f"all {len(grid)} configurations"
-        sweeps_dir = out_dir / "sweeps"
-        sweeps: dict[str, SweepReport] = {}
-        with_ontology = sets_with_ontology(store)
-        skipped = [k for k in SWEEP_SETS if k not in with_ontology]
-        for key in skipped:
-            logger.warning("reproduce: skipped %s: the store holds no ontology for it", key)
-        for key in (k for k in SWEEP_SETS if k in with_ontology):
-            # --quick: the other sets run the default configuration alone; one configuration runs faster in
-            # this process than shipped to workers (measured: 10 s against 13-18 s for the eight sets)
-            configs = grid if key in PAPER_SETS or not quick else (MatcherConfig(),)
-            sweeps |= run_sweeps(
-                store,
-                [key],
-                configs,
-                registry=registry,
-                out_dir=sweeps_dir,
-                executor=executor if len(configs) > 1 else None,
-                cache_dir=out_dir / "cache",
-                apply_craft_rules=not conceptmapper_faithful,
-                prefer_labels=not conceptmapper_faithful,
-                plot=len(configs) > 1,
-                term_filter=TermFilter(),
-                progress=progress,
-            )
-        lap("sweeps")
-        similarity = (
-            similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
-            if test
-            else None
+        m = _measure(
+            store,
+            grid,
+            registry=registry,
+            published=published,
+            out_dir=out_dir,
+            quick=quick,
+            conceptmapper_faithful=conceptmapper_faithful,
+            executor=executor,
+            progress=progress,
+            lap=lap,
         )
     lap("similarity")
-    paper = {k: v for k, v in sweeps.items() if k in PAPER_SETS}
-    ours = {k: v.report["ser"].ser for k, v in sweeps.items() if v.report is not None}
-    files.append(ser_figure(ours, published.ser, out_dir / "ser.png"))
-    if similarity is not None:
-        files.append(similarity_figure(similarity, out_dir / "similarity.png"))
+    grid_name = f"the quick grid, {len(grid)} configurations" if quick else f"all {len(grid)} configurations"
+    sweeps, similarity = m.sweeps, m.similarity
+    files = _figures(sweeps, similarity, published, out_dir)
     lap("figures")
     seconds = clock() - t0
     resumed = {k: v.result.resumed for k, v in sweeps.items() if v.result.resumed}
-    header = (
+    header = _header(
+        craft_dir, seconds, stages, grid_name, m.skipped, resumed, quick=quick, faithful=conceptmapper_faithful
+    )
+    text = render_report(
+        counts=m.counts,
+        stats=m.stats,
+        stats_documents=len(m.public),
+        test_documents=len(m.test),
+        sweeps={k: v for k, v in sweeps.items() if k in PAPER_SETS},
+        ser_sweeps=sweeps,
+        quick=quick,
+        similarity=similarity,
+        published=published,
+        grid=grid_name,
+        header=header,
+        causes=m.causes,
+        nesting=m.nesting,
+        trained=m.trained,
+    )
+    report = out_dir / "report.md"
+    report.write_text(text, encoding="utf-8")
+    files = [report, *files, *(f for rep in sweeps.values() for f in rep.files)]
+    return ReproduceResult(report, tuple(files), seconds, quick, tuple(m.skipped), tuple(stages))
+
+
+@dataclass(frozen=True, slots=True)
+class _Measured:
+    """What the report is made of, read and computed from the store."""
+
+    counts: list[CountRow]
+    public: list[str]
+    test: list[str]
+    causes: list[CellCause]
+    stats: list[StatsRow]
+    nesting: list[NestingCounts]
+    sweeps: dict[str, SweepReport]
+    skipped: list[str]
+    similarity: SimilarityDistribution | None
+    trained: dict[str, TestScore]
+
+
+def _measure(
+    store: AnnotationStore,
+    grid: tuple[MatcherConfig, ...],
+    *,
+    registry: Registry,
+    published: Published,
+    out_dir: Path,
+    quick: bool,
+    conceptmapper_faithful: bool,
+    executor: SweepExecutor | None,
+    progress: Callable[[str], Progress | None] | None,
+    lap: Callable[[str], None],
+) -> _Measured:
+    """Counts and statistics, then the sweeps of every set with an ontology, then the similarity distribution.
+
+    ``lap`` marks the end of each stage; sets without an ontology in the store are skipped (and listed).
+    """
+    counts = count_rows(store, published.counts)
+    public = documents_of(store, ("train", "dev"))
+    test = documents_of(store, ("test",))
+    causes = count_causes(store, counts)
+    stats = uberon_stats(store, public)
+    nesting = uberon_nesting(store, PAPER_SETS, public)
+    lap("counts and statistics")
+    sweeps: dict[str, SweepReport] = {}
+    with_ontology = sets_with_ontology(store)
+    skipped = [k for k in SWEEP_SETS if k not in with_ontology]
+    for key in skipped:
+        logger.warning("reproduce: skipped %s: the store holds no ontology for it", key)
+    for key in (k for k in SWEEP_SETS if k in with_ontology):
+        # --quick: the other sets run the default configuration alone; one configuration runs faster in
+        # this process than shipped to workers (measured: 10 s against 13-18 s for the eight sets)
+        configs = grid if key in PAPER_SETS or not quick else (MatcherConfig(),)
+        sweeps |= run_sweeps(
+            store,
+            [key],
+            configs,
+            registry=registry,
+            out_dir=out_dir / "sweeps",
+            executor=executor if len(configs) > 1 else None,
+            cache_dir=out_dir / "cache",
+            apply_craft_rules=not conceptmapper_faithful,
+            prefer_labels=not conceptmapper_faithful,
+            plot=len(configs) > 1,
+            term_filter=TermFilter(),
+            progress=progress,
+        )
+    lap("sweeps")
+    trained = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir)
+    lap("training")
+    similarity = (
+        similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
+        if test
+        else None
+    )
+    return _Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity, trained)
+
+
+def _train(
+    store: AnnotationStore, with_ontology: set[str], *, registry: Registry, quick: bool, out_dir: Path
+) -> dict[str, TestScore]:
+    """The trained matcher of section 4: every set with an ontology, and in a full run the sets without one."""
+    from ..training.evaluate import train_and_test
+
+    keys = [k for k in SWEEP_SETS if k in with_ontology]
+    if not quick:  # from gold names alone
+        keys += sorted(k for k in gold_only_sets(store) if k not in keys)
+    return train_and_test(
+        store, keys, registry=registry, quick=quick, cache_dir=out_dir / "cache", out_dir=out_dir / "models"
+    )
+
+
+def _figures(
+    sweeps: dict[str, SweepReport], similarity: SimilarityDistribution | None, published: Published, out_dir: Path
+) -> list[Path]:
+    """The report's PNG figures: SER per set beside the Shared Task's, and the similarity histogram."""
+    ours = {k: v.report["ser"].ser for k, v in sweeps.items() if v.report is not None}
+    files = [ser_figure(ours, published.ser, out_dir / "ser.png")]
+    if similarity is not None:
+        files.append(similarity_figure(similarity, out_dir / "similarity.png"))
+    return files
+
+
+def _header(
+    craft_dir: Path,
+    seconds: float,
+    stages: list[tuple[str, float]],
+    grid_name: str,
+    skipped: list[str],
+    resumed: dict[str, int],
+    *,
+    quick: bool,
+    faithful: bool,
+) -> str:
+    """The report's first paragraph: how it was made, how long each stage took, what was left out."""
+    return (
         f"Made by `craftrdf reproduce{' --quick' if quick else ''}` from {craft_dir} in {seconds:.0f} s ("
         + ", ".join(f"{name} {s:.0f} s" for name, s in stages)
         + "). "
@@ -144,7 +258,7 @@ def reproduce(
         + ("; the default configuration on the other sets" if quick else " and on every other set")
         + (
             "; ConceptMapper's behaviour (no CRAFT rules, no label preference)."
-            if conceptmapper_faithful
+            if faithful
             else "; CRAFT's post-processing rules applied to the matcher's output and labels preferred over "
             "synonyms (`--apply-craft-rules --prefer-labels`; `--conceptmapper-faithful` turns both off)."
         )
@@ -156,24 +270,3 @@ def reproduce(
             else ""
         )
     )
-    text = render_report(
-        counts=counts,
-        stats=stats,
-        stats_documents=len(public),
-        test_documents=len(test),
-        sweeps=paper,
-        ser_sweeps=sweeps,
-        quick=quick,
-        similarity=similarity,
-        published=published,
-        grid=grid_name,
-        header=header,
-        causes=causes,
-        nesting=nesting,
-    )
-    report = out_dir / "report.md"
-    report.write_text(text, encoding="utf-8")
-    files.insert(0, report)
-    for rep in sweeps.values():
-        files.extend(rep.files)
-    return ReproduceResult(report, tuple(files), seconds, quick, tuple(skipped), tuple(stages))

@@ -38,6 +38,7 @@ __all__ = [
     "count_causes",
     "count_rows",
     "documents_of",
+    "gold_only_sets",
     "run_sweeps",
     "sets_with_ontology",
     "similarity_distribution",
@@ -149,6 +150,12 @@ def sets_with_ontology(store: ReadableStore) -> set[str]:
     return {key for key, ontology in result.optional_strings("set", "ontology") if key and ontology}
 
 
+def gold_only_sets(store: ReadableStore) -> set[str]:
+    """The set keys whose ontology the store does not hold (trained from gold names alone)."""
+    result = run_query(store, "sets")
+    return {key for key, ontology in result.optional_strings("set", "ontology") if key and not ontology}
+
+
 def count_rows(store: ReadableStore, published: Mapping[str, tuple[int, int, int, int]]) -> list[CountRow]:
     """Annotation counts per set, train+dev and test (``queries/annotation-counts.rq``)."""
     acc: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
@@ -182,7 +189,7 @@ def count_causes(store: ReadableStore, rows: Sequence[CountRow]) -> list[CellCau
             kind, found = "no span", [a for a in column if not a.spans]
         else:
             kind, found = "repeated span", [a for a in column if len(a.spans) > 1 and len(set(a.spans)) == 1]
-        if found and r.ours[i] - r.published[i] == len(found):  # type: ignore[index]
+        if found and r.published is not None and r.ours[i] - r.published[i] == len(found):
             out.append(CellCause(r.key, i, kind, tuple(found)))
     return out
 

@@ -4,7 +4,9 @@ Needs the ``craftrdf[server]`` extra (Starlette and uvicorn). The parts: :mod:`.
 Starlette app and :func:`serve`), :mod:`.guard` (what a request may contain, checked before
 the engine parses it), :mod:`.protocol` (SPARQL 1.1 Protocol requests and content
 negotiation), :mod:`.workers` (the pool of query processes and :class:`PooledStore`),
-:mod:`.linked` (dereferenceable IRIs, VoID, dumps), :mod:`.viewer` and :mod:`.viewer_data`
+:mod:`.jobs` (what a worker runs), :mod:`.sandbox` (the workers' seccomp network filter),
+:mod:`.transport` (uvicorn's h11 protocol with a header deadline and a half-open cap),
+:mod:`.linked` (dereferenceable IRIs, VoID, dumps), :mod:`.viewer`, :mod:`.viewer_data` and :mod:`.viewer_classes`
 (the article viewer). docs/server.md describes the routes, the limits and the security model.
 """
 

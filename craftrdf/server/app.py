@@ -14,12 +14,17 @@ describes the routes, the limits and the security model. In short:
   article viewer (``craftrdf.server.viewer``) when it is installed.
 - ``/.well-known/void``: the VoID description; ``/dump/KEY.ext``: a set's dump.
 
-Everything that touches the store runs in a worker process, under the time limit.
+Everything that touches the store runs in a worker process, under the time limit, and is
+cancelled (its worker killed) when the client disconnects. Bodies are counted as they stream
+(:func:`~craftrdf.server.transport.read_body`); every response says ``X-Content-Type-Options: nosniff``; with
+``cors_origin`` pages of that origin may query (never update).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import hmac
 import logging
 import os
@@ -36,7 +41,9 @@ from urllib.parse import urlsplit
 import pyoxigraph as ox
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, Router
 from starlette.types import Receive, Scope, Send
@@ -56,7 +63,9 @@ from .linked import (
     void_triples,
 )
 from .protocol import GRAPH_TYPES, HTML, RESULT_TYPES, negotiate, parse_sparql_request
+from .transport import Nosniff, disconnected, read_body
 from .workers import (
+    ClientGone,
     PooledStore,
     QueryJob,
     StoreOpener,
@@ -90,6 +99,9 @@ class ServerConfig:
     ``base_iri + "doc/123"`` describes the store resource ``https://w3id.org/craftrdf/doc/123``.
     ``timeout`` (s) bounds each query, ``max_results`` the rows or triples of an answer;
     ``token`` is the bearer token updates need (``allow_update`` must be on too).
+    ``max_body`` (bytes) bounds a request body, counted as it arrives; ``body_timeout`` (s) is the
+    longest wait for the next piece of a body (408 past it). ``cors_origin`` (an origin or ``*``)
+    lets browser pages of that origin query (never update) the endpoint.
     """
 
     base_iri: str = "http://127.0.0.1:8080/"
@@ -100,6 +112,8 @@ class ServerConfig:
     token: str | None = field(default=None, repr=False)
     dump_timeout: float = 600.0
     max_body: int = 1_000_000
+    body_timeout: float = 10.0
+    cors_origin: str | None = None
 
     def __post_init__(self) -> None:
         if not self.base_iri.endswith("/"):
@@ -128,7 +142,11 @@ class _State:
 
 
 def _refuse(exc: RequestRefused) -> Response:
-    headers = {"WWW-Authenticate": 'Bearer realm="craftrdf"'} if exc.status == 401 else None
+    headers = {"WWW-Authenticate": 'Bearer realm="craftrdf"'} if exc.status == 401 else {}
+    if exc.retry_after is not None:
+        headers["Retry-After"] = str(exc.retry_after)
+    if exc.status in (408, 413):  # the rest of the body is not read: the connection cannot be reused
+        headers["Connection"] = "close"
     return PlainTextResponse(exc.message + "\n", status_code=exc.status, headers=headers)
 
 
@@ -137,6 +155,25 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+async def _call(
+    pool: WorkerPool, fn: Callable[..., Any], args: tuple[Any, ...], timeout: float, request: Request | None
+) -> Any:
+    """Run ``fn`` in the pool off the event loop; with ``request``, stop it (killing its worker) if the client goes."""
+    if request is None:
+        return await run_in_threadpool(pool.call, fn, *args, timeout=timeout)
+    cancel = threading.Event()
+    job = asyncio.ensure_future(
+        run_in_threadpool(functools.partial(pool.call, fn, *args, timeout=timeout, cancel=cancel))
+    )
+    gone = asyncio.ensure_future(disconnected(request.receive))
+    await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
+    if not job.done():
+        cancel.set()
+    gone.cancel()
+    return await job
+
+
+# over 80 lines: the routes are closures over one app's pool and limits (tests/test_layout.py)
 def create_app(
     pool: WorkerPool,
     *,
@@ -160,8 +197,10 @@ def create_app(
     dumps = Path(dump_dir)
     dumps.mkdir(parents=True, exist_ok=True)
 
-    async def call(fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
-        return await run_in_threadpool(pool.call, fn, *args, timeout=timeout or config.timeout)
+    async def call(
+        fn: Callable[..., Any], *args: Any, timeout: float | None = None, request: Request | None = None
+    ) -> Any:
+        return await _call(pool, fn, args, timeout or config.timeout, request)
 
     # -- SPARQL ------------------------------------------------------------------------
 
@@ -177,19 +216,16 @@ def create_app(
             raise RequestRefused(401, "updates need the server's token: send 'Authorization: Bearer <token>'")
 
     async def sparql(request: Request) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > config.max_body:
-            raise RequestRefused(413, f"the request body is larger than {config.max_body:,} bytes")
-        body = await request.body() if request.method == "POST" else b""
-        if len(body) > config.max_body:
-            raise RequestRefused(413, f"the request body is larger than {config.max_body:,} bytes")
+        if request.method == "OPTIONS":
+            return Response(status_code=204, headers={"Allow": "GET, POST, OPTIONS"})
+        body = await read_body(request, config.max_body, config.body_timeout) if request.method == "POST" else b""
         req = parse_sparql_request(request.method, request.url.query, request.headers.get("content-type"), body)
         if req.kind == "update":
             authorise_update(request)
         check_request(req.text, config.limits)
         if req.kind == "update":
             text = with_using(req.text, req.default_graphs, req.named_graphs)
-            answer = await call(run_update, text, endpoint)
+            answer = await call(run_update, text, endpoint, request=request)
             with state.lock:
                 state.sizes = None
             shutil.rmtree(dumps, ignore_errors=True)
@@ -211,7 +247,7 @@ def create_app(
             config.max_results,
             endpoint,
         )
-        answer = await call(run_sparql, job)
+        answer = await call(run_sparql, job, request=request)
         return Response(answer.body, media_type=answer.media_type, headers={"Vary": "Accept"})
 
     # -- linked data -------------------------------------------------------------------
@@ -291,8 +327,8 @@ def create_app(
 
     routes: list[BaseRoute] = [
         Route("/", index),
-        Route("/sparql", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
-        Route("/sparql/", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        Route("/sparql", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]),
+        Route("/sparql/", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]),
         Route("/.well-known/void", void),
         Route("/dump/{name}", dump),
     ]
@@ -304,9 +340,14 @@ def create_app(
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestRefused)
+        if isinstance(exc, ClientGone):
+            logger.info("client went away during %s %s; its query was cancelled", request.method, request.url.path)
         return _refuse(exc)
 
     async def failed(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, ClientDisconnect | ClientGone):  # routine: one line, no traceback
+            logger.info("client went away during %s %s", request.method, request.url.path)
+            return Response(status_code=499)
         logger.exception("unexpected error serving %s", request.url.path)
         return PlainTextResponse("internal error; the server log has the details\n", status_code=500)
 
@@ -316,7 +357,24 @@ def create_app(
         if on_shutdown is not None:
             on_shutdown()
 
-    return Starlette(routes=routes, exception_handlers={RequestRefused: refused, Exception: failed}, lifespan=lifespan)
+    middleware = [Middleware(Nosniff)]
+    if config.cors_origin:
+        # no Authorization among the allowed headers: a page of another origin cannot send the token
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=[config.cors_origin],
+                allow_methods=["GET", "POST"],
+                allow_headers=["Accept", "Content-Type"],
+                max_age=600,
+            )
+        )
+    return Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={RequestRefused: refused, ClientDisconnect: failed, Exception: failed},
+        lifespan=lifespan,
+    )
 
 
 class _Negotiated:
@@ -359,21 +417,35 @@ def _viewer_router(store: PooledStore, base_iri: str) -> Router | None:
 
 
 def serve(
-    store: str | os.PathLike[str], config: ServerConfig, *, host: str = "127.0.0.1", port: int = 8080, workers: int = 2
+    store: str | os.PathLike[str],
+    config: ServerConfig,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    workers: int = 2,
+    heavy_workers: int = 2,
+    header_timeout: float = 10.0,
 ) -> None:
     """Run the server on ``store`` until interrupted: a worker pool, the app, uvicorn.
 
-    Read-only: ``workers`` processes open the store read-only (shared lock). With updates
-    enabled, one writer process owns the store and runs every query and update in turn (a
-    reader may not open the store beside a live writer). StoreError if the store cannot be
-    opened (missing, or locked by another writer).
+    Read-only: ``workers`` processes open the store read-only (shared lock) for queries, and
+    ``heavy_workers`` more take the queries that run past a second (at most that many at
+    once; see :class:`~craftrdf.server.workers.WorkerPool`). With updates enabled, one writer
+    process owns the store and runs every query and update in turn (a reader may not open the
+    store beside a live writer). Unless the limits allow LOAD or SERVICE, workers run without
+    network access (:mod:`craftrdf.server.sandbox`). Connections must send their request head
+    within ``header_timeout`` seconds (:mod:`craftrdf.server.transport`). StoreError if the
+    store cannot be opened (missing, or locked by another writer).
     """
     import uvicorn
 
+    from .transport import uvicorn_config
+
     opener = StoreOpener(os.fspath(store), "write" if config.allow_update else "read")
-    size = 1 if config.allow_update else workers
+    size, heavy = (1, 0) if config.allow_update else (workers, heavy_workers)
+    no_network = not (config.limits.allow_load or config.limits.allow_service)
     dump_dir = tempfile.mkdtemp(prefix="craftrdf-dumps-")
-    pool = WorkerPool(opener, size=size)
+    pool = WorkerPool(opener, size=size, heavy=heavy, no_network=no_network)
 
     def close() -> None:
         # also reached through the lifespan: uvicorn re-raises SIGTERM after shutting down,
@@ -384,14 +456,16 @@ def serve(
     try:
         app = create_app(pool, config=config, dump_dir=dump_dir, on_shutdown=close)
         logger.warning(
-            "serving %s at %s (%s, %d worker(s)) on http://%s:%d/",
+            "serving %s at %s (%s, %d+%d worker(s)%s) on http://%s:%d/",
             store,
             config.base_iri,
             "updates enabled" if config.allow_update else "read-only",
             size,
+            heavy,
+            ", no network" if no_network else "",
             host,
             port,
         )
-        uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=True)
+        uvicorn.Server(uvicorn_config(app, host=host, port=port, header_timeout=header_timeout)).run()
     finally:
         close()

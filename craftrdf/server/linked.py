@@ -84,7 +84,7 @@ def describe(store: ReadableStore, iri: str) -> bytes:
             out[ox.Triple(q.subject, q.predicate, q.object)] = None
             o = q.object
             follow = isinstance(o, ox.BlankNode) or (isinstance(o, ox.NamedNode) and o.value.startswith(iri + "#"))
-            if follow and o not in seen:
+            if follow and isinstance(o, ox.BlankNode | ox.NamedNode) and o not in seen:
                 seen.add(o)
                 todo.append(o)
     data = ox.serialize(list(out), format=ox.RdfFormat.N_TRIPLES)

@@ -72,8 +72,12 @@ class SparqlRequest:
 def parse_accept(header: str | None) -> list[tuple[str, float]]:
     """An Accept header as (media type, q) pairs, best first; order of appearance breaks ties.
 
+    A ``q`` that is not a number counts as 1 (the parameter is ignored), so ``*/*;q=abc`` still accepts.
+
     >>> parse_accept("text/html;q=0.5, text/turtle, */*;q=0.1")
     [('text/turtle', 1.0), ('text/html', 0.5), ('*/*', 0.1)]
+    >>> parse_accept("*/*;q=abc")
+    [('*/*', 1.0)]
     """
     if not header or not header.strip():
         return [("*/*", 1.0)]
@@ -90,7 +94,9 @@ def parse_accept(header: str | None) -> list[tuple[str, float]]:
                 try:
                     q = max(0.0, min(1.0, float(v)))
                 except ValueError:
-                    q = 0.0
+                    q = 1.0  # a malformed weight (q=abc) is ignored, as browsers and curl users expect
+                if q != q:  # NaN
+                    q = 1.0
         out.append((i, mtype, q))
     out.sort(key=lambda t: (-t[2], t[0]))
     return [(m, q) for _, m, q in out]

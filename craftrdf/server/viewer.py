@@ -32,14 +32,8 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import InputError
 from ..store import ReadableStore
-from .viewer_data import (
-    ClassRef,
-    ClassView,
-    DocumentView,
-    ViewerState,
-    class_view,
-    document_view,
-)
+from .viewer_classes import ClassRef, ClassView, ViewerState, class_view
+from .viewer_data import DocumentView, document_view
 
 __all__ = ["CONTENT_SECURITY_POLICY", "render_class_page", "render_document_page", "viewer_routes"]
 
@@ -161,19 +155,7 @@ def render_class_page(view: ClassView) -> str:
             f'<section><h2>Ancestors <span class="count">({len(view.ancestors)}, over is_a and part_of)'
             f'</span></h2><ul id="ancestors" class="columns">{items}</ul></section>'
         )
-    if view.similar:
-        rows = "".join(f'<tr><td>{_ref(r)}</td><td class="num">{v:.3f}</td></tr>' for r, v in view.similar)
-        parts.append(
-            f'<section><h2>Most similar classes <span class="count">(Wang, in '
-            f'{_e(view.similarity_ontology)})</span></h2><table id="similar"><thead><tr><th>class</th>'
-            f"<th>similarity</th></tr></thead><tbody>{rows}</tbody></table></section>"
-        )
-    elif view.similar_pending:
-        parts.append(
-            f'<section><h2>Most similar classes</h2><p id="similar-pending">Being computed (the first '
-            f"page of a class of {_e(view.similarity_ontology)} builds its similarity index); reload in a "
-            "few seconds.</p></section>"
-        )
+    parts.extend(_similar_section(view))
     rows = "".join(
         f'<tr><td><a class="doc-link" href="{_e(_doc_href(d.pmid, d.sets, view.curie))}">{_e(d.pmid)}</a></td>'
         f'<td class="num">{d.count}</td><td class="sets">{_e(", ".join(d.sets))}</td><td>'
@@ -194,6 +176,30 @@ def render_class_page(view: ClassView) -> str:
     )
     parts.append("</main>")
     return _page(f"{view.label or view.curie} ({view.curie})", "\n".join(parts), body_class="class-page")
+
+
+def _similar_section(view: ClassView) -> list[str]:
+    """The class page's most-similar section: the table, or why it is missing or pending."""
+    out: list[str] = []
+    if view.similar:
+        rows = "".join(f'<tr><td>{_ref(r)}</td><td class="num">{v:.3f}</td></tr>' for r, v in view.similar)
+        out.append(
+            f'<section><h2>Most similar classes <span class="count">(Wang, in '
+            f'{_e(view.similarity_ontology)})</span></h2><table id="similar"><thead><tr><th>class</th>'
+            f"<th>similarity</th></tr></thead><tbody>{rows}</tbody></table></section>"
+        )
+    elif view.similar_unavailable:
+        out.append(
+            '<section><h2>Most similar classes</h2><p id="similar-unavailable">Cannot be computed: '
+            f"{_e(view.similar_unavailable)}.</p></section>"
+        )
+    elif view.similar_pending:
+        out.append(
+            f'<section><h2>Most similar classes</h2><p id="similar-pending">Being computed (the first '
+            f"page of a class of {_e(view.similarity_ontology)} builds its similarity index); reload in a "
+            "few seconds.</p></section>"
+        )
+    return out
 
 
 def _not_found(message: str, *, api: bool) -> Response:

@@ -16,7 +16,7 @@ with the worker's :class:`~craftrdf.store.AnnotationStore`; :func:`run_sparql` a
 from __future__ import annotations
 
 import contextlib
-import io
+import hashlib
 import logging
 import multiprocessing as mp
 import os
@@ -24,6 +24,7 @@ import queue
 import signal
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -32,10 +33,21 @@ from typing import Any, Literal
 import pyoxigraph as ox
 
 from ..errors import CraftrdfError, QueryError, StoreError
-from ..store import AnnotationStore, SparqlReads
+from ..sparql_reads import SparqlReads
+from ..store import AnnotationStore
 from .guard import RequestRefused
+from .jobs import Answer, QueryJob, _query_for_proxy, run_sparql, run_update
 
-__all__ = ["Answer", "PooledStore", "QueryJob", "StoreOpener", "WorkerPool", "run_sparql", "run_update"]
+__all__ = [
+    "Answer",
+    "ClientGone",
+    "PooledStore",
+    "QueryJob",
+    "StoreOpener",
+    "WorkerPool",
+    "run_sparql",
+    "run_update",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -51,164 +63,13 @@ class StoreOpener:
         return AnnotationStore.open(self.path, mode=self.mode)
 
 
-@dataclass(frozen=True, slots=True)
-class QueryJob:
-    """A SPARQL query to run: its dataset, the formats negotiated for each result kind, a row limit.
-
-    ``results_format`` / ``graph_format`` are pyoxigraph format names (``JSON``, ``TURTLE``...)
-    for SELECT/ASK and CONSTRUCT/DESCRIBE answers; None means the client accepts none (406).
-    """
-
-    text: str
-    default_graphs: tuple[str, ...] = ()
-    named_graphs: tuple[str, ...] = ()
-    results_format: str | None = "JSON"
-    graph_format: str | None = "TURTLE"
-    max_results: int = 100_000
-    base_iri: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """A complete response body: media type, bytes, and the rows or triples it holds."""
-
-    media_type: str
-    body: bytes
-    count: int
-
-
-class _TooMany(Exception):
-    pass
-
-
-class _CountingSink(io.RawIOBase):
-    """Collects TSV results and stops the serializer once it holds more than ``limit`` rows."""
-
-    def __init__(self, limit: int) -> None:
-        self.buffer = io.BytesIO()
-        self.limit = limit
-        self.lines = 0
-        self.exceeded = False
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, b: Any) -> int:
-        data = bytes(b)
-        self.lines += data.count(b"\n")
-        if self.lines - 1 > self.limit:  # the first line is the header
-            self.exceeded = True
-            raise _TooMany()
-        self.buffer.write(data)
-        return len(data)
-
-
-def _bytes(data: bytes | None) -> bytes:
-    """Serializers called without an output return bytes (their stubs say ``bytes | None``)."""
-    assert data is not None
-    return data
-
-
-def _too_many(limit: int) -> RequestRefused:
-    return RequestRefused(
-        422,
-        f"the result has more than {limit:,} rows, the server's limit; "
-        "add LIMIT/OFFSET to page through it, or download a dump",
-    )
-
-
-def _dataset(job: QueryJob) -> dict[str, Any]:
-    kw: dict[str, Any] = {}
-    if job.default_graphs:
-        kw["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
-    if job.named_graphs:
-        kw["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
-    return kw
-
-
-def run_sparql(store: AnnotationStore, job: QueryJob) -> Answer:
-    """Run a query in this process and serialize its whole result (in a worker).
-
-    SELECT rows are written as TSV first, counting rows as the serializer streams, so a result
-    past ``max_results`` stops early (RequestRefused 422); TSV keeps every term exactly, so it is
-    then re-serialized by pyoxigraph in the negotiated format. Raises RequestRefused 406 when
-    the client accepts no format for this kind of result, SyntaxError for a bad query.
-    """
-    result = store.raw.query(job.text, base_iri=job.base_iri, **_dataset(job))
-    if isinstance(result, ox.QueryBoolean):
-        if job.results_format is None:
-            raise RequestRefused(406, "no acceptable format for an ASK result: accept SPARQL JSON or XML")
-        fmt = getattr(ox.QueryResultsFormat, job.results_format)
-        if fmt in (ox.QueryResultsFormat.CSV, ox.QueryResultsFormat.TSV):
-            fmt = ox.QueryResultsFormat.JSON  # CSV/TSV cannot carry a boolean
-        return Answer(fmt.media_type, _bytes(result.serialize(format=fmt)), 1)
-    if isinstance(result, ox.QuerySolutions):
-        if job.results_format is None:
-            raise RequestRefused(406, "no acceptable format for a SELECT result: accept SPARQL JSON, XML, CSV or TSV")
-        fmt = getattr(ox.QueryResultsFormat, job.results_format)
-        sink = _CountingSink(job.max_results)
-        try:
-            result.serialize(sink, format=ox.QueryResultsFormat.TSV)  # type: ignore[arg-type]
-        except Exception:
-            if sink.exceeded:
-                raise _too_many(job.max_results) from None
-            raise
-        tsv = sink.buffer.getvalue()
-        rows = max(tsv.count(b"\n") - 1, 0)
-        if fmt == ox.QueryResultsFormat.TSV:
-            return Answer(fmt.media_type, tsv, rows)
-        parsed = ox.parse_query_results(tsv, ox.QueryResultsFormat.TSV)
-        return Answer(fmt.media_type, _bytes(parsed.serialize(format=fmt)), rows)
-    if job.graph_format is None:
-        raise RequestRefused(
-            406, "no acceptable format for a CONSTRUCT/DESCRIBE result: accept Turtle, N-Triples, JSON-LD or RDF/XML"
-        )
-    fmt = getattr(ox.RdfFormat, job.graph_format)
-    triples = []
-    for t in result:
-        triples.append(t)
-        if len(triples) > job.max_results:
-            raise _too_many(job.max_results)
-    return Answer(fmt.media_type, _bytes(ox.serialize(triples, format=fmt)), len(triples))
-
-
-def run_update(store: AnnotationStore, text: str, base_iri: str | None) -> Answer:
-    """Apply a SPARQL update in this process (the writer worker); pyoxigraph applies it atomically."""
-    if not store.writable:
-        raise RequestRefused(403, "this server is read-only: start it with --allow-update to accept updates")
-    store.raw.update(text, base_iri=base_iri)
-    return Answer("text/plain; charset=utf-8", b"update applied\n", 0)
-
-
-def _query_for_proxy(
-    store: AnnotationStore,
-    sparql: str,
-    subs: Sequence[tuple[str, Any]],
-    prefixes: Mapping[str, str] | None,
-    named_graphs: Sequence[str] | None,
-    default_graph: Sequence[str] | None,
-) -> tuple[str, bytes]:
-    kw: dict[str, Any] = {}
-    if named_graphs is not None:
-        kw["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]
-    if default_graph is not None:
-        kw["default_graph"] = [ox.NamedNode(g) for g in default_graph]
-    result = store.raw.query(
-        sparql,
-        substitutions={ox.Variable(k): v for k, v in subs} or None,
-        prefixes=dict(prefixes) if prefixes else None,
-        **kw,
-    )
-    if isinstance(result, ox.QueryBoolean):
-        return "boolean", _bytes(result.serialize(format=ox.QueryResultsFormat.JSON))
-    if isinstance(result, ox.QuerySolutions):
-        return "solutions", _bytes(result.serialize(format=ox.QueryResultsFormat.TSV))
-    return "triples", _bytes(ox.serialize(result, format=ox.RdfFormat.N_TRIPLES))
-
-
-def _worker_main(conn: Connection, opener: Callable[[], AnnotationStore]) -> None:
+def _worker_main(conn: Connection, opener: Callable[[], AnnotationStore], no_network: bool = False) -> None:
     """A worker's loop: open the store, then run ``(fn, args)`` messages until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+    if no_network:
+        from .sandbox import deny_network
+
+        deny_network()  # before the store is opened and any request is seen
     try:
         store = opener()
     except Exception as exc:  # reported to the parent, which says it in one line
@@ -247,6 +108,22 @@ class _Worker:
     conn: Connection
 
 
+def _renice(w: _Worker, niceness: int) -> bool:
+    """Set ``w``'s CPU niceness; False where not allowed (raising priority needs privileges)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, w.process.pid or 0, niceness)
+    except OSError:
+        return False
+    return True
+
+
+class ClientGone(RequestRefused):
+    """The client of a call went away (its ``cancel`` event was set); the call was stopped."""
+
+    def __init__(self) -> None:
+        super().__init__(499, "the client closed the connection; its query was cancelled")
+
+
 class WorkerPool:
     """Processes holding the store open, each running one call at a time, killed when they overrun.
 
@@ -254,24 +131,51 @@ class WorkerPool:
     store (StoreError naming the reason if one cannot, e.g. the store is locked by a writer).
     A writer pool (``opener.mode == "write"``) must have size 1. Use as a context manager or
     call :meth:`close`; :meth:`call` is thread-safe and blocking (run it off the event loop).
+
+    Fairness: with ``heavy`` > 0, ``heavy`` more workers are started, and a call still running
+    after ``heavy_after`` seconds counts as heavy. At most ``heavy`` calls may be heavy at once;
+    one more is stopped at that moment with 503 and ``Retry-After``, so heavy calls never hold
+    more than ``heavy`` workers and ``size`` workers remain for simple queries. The pool
+    remembers calls that turned heavy (the last 1,024, by a hash of the function and its
+    arguments): the same call again is counted heavy from the start, and refused at once with
+    503 and ``Retry-After`` (no worker touched) when the lane is full or fewer than ``size``
+    ready workers would remain beside it. A heavy
+    call's worker is lowered in CPU priority (nice +10) and, when its priority cannot be raised
+    again afterwards (not root), replaced by a fresh one. With ``no_network`` each worker denies
+    itself network sockets before opening the store (:func:`craftrdf.server.sandbox.deny_network`).
     """
 
-    def __init__(self, opener: Callable[[], AnnotationStore], *, size: int = 2, start_timeout: float = 120.0) -> None:
-        if size < 1:
+    def __init__(
+        self,
+        opener: Callable[[], AnnotationStore],
+        *,
+        size: int = 2,
+        heavy: int = 0,
+        heavy_after: float = 1.0,
+        no_network: bool = False,
+        start_timeout: float = 120.0,
+    ) -> None:
+        if size < 1 or heavy < 0:
             raise StoreError("a worker pool needs at least one worker")
-        if getattr(opener, "mode", "read") == "write" and size != 1:
+        if getattr(opener, "mode", "read") == "write" and size + heavy != 1:
             raise StoreError("updates need a single writer: use one worker with --allow-update")
-        self.size = size
+        self.size = size + heavy
+        self.fast = size
+        self.heavy = heavy
+        self.heavy_after = heavy_after
+        self.no_network = no_network
         self._opener = opener
         self._ctx = mp.get_context("spawn")
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._lock = threading.Lock()
         self._closed = False
-        self._workers: set[int] = set()
+        self._heavy_running = 0
+        self._known_heavy: OrderedDict[str, None] = OrderedDict()  # calls that turned heavy before
+        self._ready: set[int] = set()  # ids of workers that opened the store and are not killed
         self._all: dict[int, _Worker] = {}
         self._start_timeout = start_timeout
         self.restarts = 0
-        started = [self._spawn() for _ in range(size)]
+        started = [self._spawn() for _ in range(self.size)]
         try:
             for w in started:
                 self._await_ready(w)
@@ -280,6 +184,7 @@ class WorkerPool:
                 self._kill(w)
             raise
         for w in started:
+            self._ready.add(id(w))
             self._idle.put(w)
 
     # -- lifecycle -------------------------------------------------------------------
@@ -287,7 +192,10 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         parent, child = self._ctx.Pipe()
         p = self._ctx.Process(
-            target=_worker_main, args=(child, self._opener), daemon=True, name="craftrdf-query-worker"
+            target=_worker_main,
+            args=(child, self._opener, self.no_network),
+            daemon=True,
+            name="craftrdf-query-worker",
         )
         p.start()
         child.close()
@@ -309,42 +217,46 @@ class WorkerPool:
     def _kill(self, w: _Worker) -> None:
         with self._lock:
             self._all.pop(id(w), None)
+            self._ready.discard(id(w))
         if w.process.is_alive():
             w.process.kill()
         w.process.join(5)
         w.conn.close()
 
-    def _replace(self, w: _Worker, why: str) -> None:
+    def _replace(self, w: _Worker, why: str, *, quiet: bool = False) -> None:
         """Kill ``w`` and start its successor in the background (the pool is short one until then)."""
         self._kill(w)
         self.restarts += 1
-        logger.warning("query worker %s %s; starting a new one", w.process.pid, why)
+        (logger.debug if quiet else logger.warning)("query worker %s %s; starting a new one", w.process.pid, why)
+        threading.Thread(target=self._start_successor, name="craftrdf-worker-restart", daemon=True).start()
 
-        def start() -> None:
-            # a writer's successor can only open the store once the old one's lock is gone,
-            # which _kill ensured by joining the killed process
-            for attempt in range(3):
-                if self._closed:
-                    return
-                try:
-                    new = self._spawn()
-                except OSError as exc:  # e.g. the interpreter is shutting down
-                    logger.error("cannot start a query worker: %s", exc)
-                    return
-                try:
-                    self._await_ready(new)
-                except (StoreError, OSError) as exc:
-                    self._kill(new)
-                    logger.error("replacing a query worker failed (attempt %d): %s", attempt + 1, exc)
-                    time.sleep(1.0)
-                    continue
-                if self._closed:
-                    self._kill(new)
-                else:
-                    self._idle.put(new)
+    def _start_successor(self) -> None:
+        # a writer's successor can only open the store once the old one's lock is gone,
+        # which _kill ensured by joining the killed process
+        for attempt in range(3):
+            if self._closed:
                 return
-
-        threading.Thread(target=start, name="craftrdf-worker-restart", daemon=True).start()
+            try:
+                new = self._spawn()
+            except OSError as exc:  # e.g. the interpreter is shutting down
+                logger.error("cannot start a query worker: %s", exc)
+                return
+            try:
+                self._await_ready(new)
+            except (StoreError, OSError) as exc:
+                self._kill(new)
+                if self.closed():  # the pool was closed under the starting successor
+                    return
+                logger.error("replacing a query worker failed (attempt %d): %s", attempt + 1, exc)
+                time.sleep(1.0)
+                continue
+            if self.closed():  # closed while the successor was starting
+                self._kill(new)
+            else:
+                with self._lock:
+                    self._ready.add(id(new))
+                self._idle.put(new)
+            return
 
     def close(self) -> None:
         """Stop every worker (idle ones cleanly, busy ones killed)."""
@@ -365,10 +277,23 @@ class WorkerPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def closed(self) -> bool:
+        """True once :meth:`close` has been called."""
+        return self._closed
+
     def pids(self) -> list[int]:
         """Process ids of the live workers (for tests and diagnostics)."""
         with self._lock:
             return [w.process.pid for w in self._all.values() if w.process.pid is not None]
+
+    def idle(self) -> int:
+        """How many workers are ready and waiting for a call (for tests and diagnostics)."""
+        return self._idle.qsize()
+
+    def heavy_running(self) -> int:
+        """How many calls are heavy now (for tests and diagnostics)."""
+        with self._lock:
+            return self._heavy_running
 
     # -- calls -----------------------------------------------------------------------
 
@@ -379,50 +304,142 @@ class WorkerPool:
                 w = self._idle.get(timeout=max(deadline - time.monotonic(), 0.001))
             except queue.Empty:
                 raise RequestRefused(
-                    503, f"all {self.size} query workers stayed busy for {wait:g} s; try again later"
+                    503, f"all {self.size} query workers stayed busy for {wait:g} s; try again later", retry_after=5
                 ) from None
             if w.process.is_alive():
                 return w
             self._replace(w, f"had died while idle (exit code {w.process.exitcode})")
 
-    def call(self, fn: Callable[..., Any], *args: Any, timeout: float, wait: float | None = None) -> Any:
+    def _admit_heavy(self, *, at_dispatch: bool) -> bool:
+        """Count one more heavy call if the lane has room; False if not.
+
+        At dispatch (a call known to be heavy), also only while ``fast`` ready workers would
+        remain for other calls: after a heavy call is killed its successor takes seconds to
+        start, and the next heavy call must not take the simple queries' last worker meanwhile.
+        """
+        with self._lock:
+            if self._heavy_running >= self.heavy:
+                return False
+            if at_dispatch and len(self._ready) - self._heavy_running - 1 < self.fast:
+                return False
+            self._heavy_running += 1
+            return True
+
+    def _lane_full(self, timeout: float) -> RequestRefused:
+        return RequestRefused(
+            503,
+            f"{self.heavy} long queries are running already, the most this server runs at once; try again later",
+            retry_after=max(int(timeout / 2), 1),
+        )
+
+    def _remember_heavy(self, key: str) -> None:
+        with self._lock:
+            self._known_heavy[key] = None
+            self._known_heavy.move_to_end(key)
+            while len(self._known_heavy) > 1024:
+                self._known_heavy.popitem(last=False)
+
+    def _drop_heavy(self) -> None:
+        with self._lock:
+            self._heavy_running -= 1
+
+    def _end_heavy(self, w: _Worker) -> None:
+        """The heavy call on ``w`` is over: restore its priority, or replace it when that is not allowed."""
+        self._drop_heavy()
+        if not _renice(w, 0):
+            self._replace(w, "ran a heavy call at low priority", quiet=True)
+            return
+        self._idle.put(w)
+
+    def _wait(self, w: _Worker, timeout: float, cancel: threading.Event | None, key: str, heavy: bool) -> bool:
+        """Wait for ``w``'s answer; True if heavy. Raises (after replacing ``w``) on overrun, cancel, full lane."""
+        started = time.monotonic()
+        while True:
+            elapsed = time.monotonic() - started
+            if w.conn.poll(max(min(0.05, timeout - elapsed), 0)):
+                return heavy
+            elapsed = time.monotonic() - started
+            if cancel is not None and cancel.is_set():
+                if heavy:
+                    self._drop_heavy()
+                self._replace(w, "was running a query whose client went away", quiet=True)
+                raise ClientGone()
+            if elapsed >= timeout:
+                if heavy:
+                    self._drop_heavy()
+                self._replace(w, f"overran the {timeout:g} s time limit and was killed")
+                raise RequestRefused(
+                    503,
+                    f"the query ran past the server's time limit of {timeout:g} s and was "
+                    "stopped; make it more selective or add LIMIT",
+                )
+            if self.heavy and not heavy and elapsed >= self.heavy_after:
+                self._remember_heavy(key)
+                heavy = self._admit_heavy(at_dispatch=False)
+                if not heavy:
+                    self._replace(w, "ran a heavy query while the heavy lane was full", quiet=True)
+                    raise self._lane_full(timeout)
+                _renice(w, 10)
+
+    def call(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        timeout: float,
+        wait: float | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Any:
         """Run ``fn(store, *args)`` in a worker and return its result; at most ``timeout`` seconds.
 
-        Raises RequestRefused: 503 when the call overran (its worker is killed and replaced) or no
-        worker became free within ``wait`` seconds (default: ``timeout``); 500 when the worker
-        died during the call; the worker's own status for errors it reported (400 bad query,
-        406, 422 too many rows, ...).
+        Raises RequestRefused: 503 when the call overran (its worker is killed and replaced),
+        no worker became free within ``wait`` seconds (default: ``timeout``), or the call turned
+        heavy while the heavy lane was full (with ``retry_after``); :class:`ClientGone` when
+        ``cancel`` was set during the call (its worker is killed); 500 when the worker died during
+        the call; the worker's own status for errors it reported (400 bad query, 406, 422...).
         """
         if self._closed:
             raise RequestRefused(503, "the server is shutting down")
-        w = self._take(timeout if wait is None else wait)
+        key = hashlib.sha256(repr((fn.__module__, fn.__qualname__, args)).encode()).hexdigest()
+        with self._lock:
+            known = key in self._known_heavy
+        if self.heavy and known and not self._admit_heavy(at_dispatch=True):
+            raise self._lane_full(timeout)
+        try:
+            w = self._take(timeout if wait is None else wait)
+        except RequestRefused:
+            if self.heavy and known:
+                self._drop_heavy()
+            raise
+        if self.heavy and known:
+            _renice(w, 10)
+        heavy = bool(self.heavy and known)
         try:
             w.conn.send((fn, args))
-            ready = w.conn.poll(timeout)
+            heavy = self._wait(w, timeout, cancel, key, heavy)
         except (OSError, EOFError):
             self._replace(w, "was gone when given work")
             raise RequestRefused(500, "the query worker failed; it has been replaced, try again") from None
+        except RequestRefused:
+            raise
         except BaseException:
             self._replace(w, "was interrupted")
             raise
-        if not ready:
-            self._replace(w, f"overran the {timeout:g} s time limit and was killed")
-            raise RequestRefused(
-                503,
-                f"the query ran past the server's time limit of {timeout:g} s and was "
-                "stopped; make it more selective or add LIMIT",
-            )
         try:
             msg = w.conn.recv()
         except (EOFError, OSError):
             w.process.join(1)
             code = w.process.exitcode
+            if heavy:
+                self._drop_heavy()
             self._replace(w, f"died during a call (exit code {code})")
             raise RequestRefused(
                 500,
                 f"the query crashed its worker process (exit code {code}); the server replaced it and keeps serving",
             ) from None
-        self._idle.put(w)
+        if heavy:
+            self._end_heavy(w)
+        else:
+            self._idle.put(w)
         if msg[0] == "ok":
             return msg[1]
         raise RequestRefused(msg[1], msg[2])

@@ -31,6 +31,7 @@ def _jit(fn: Callable[..., Any]) -> Any:
         return numba.njit(nogil=True)(fn)
 
 
+# untyped on purpose: numba infers and specializes the argument types at the first call
 @_jit
 def pair_similarities(indptr, cols, vid, table, sv, ra, rb, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
     """Sim(ra[k], rb[k]) into ``out[k]`` (NaN where a row is -1); returns how many pairs share nothing.
@@ -105,6 +106,7 @@ def pair_similarities(indptr, cols, vid, table, sv, ra, rb, out):  # type: ignor
     return disjoint
 
 
+# untyped on purpose: numba infers and specializes the argument types at the first call
 @_jit
 def s_value_rows(eptr, eparent, eweight):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
     """Every term's S-values as CSR rows ``(indptr, cols, vals)``, columns sorted.
@@ -183,6 +185,7 @@ def s_value_rows(eptr, eparent, eweight):  # type: ignore[no-untyped-def]  # pra
     return indptr, cols[:pos].copy(), vals[:pos].copy()
 
 
+# untyped on purpose: numba infers and specializes the argument types at the first call
 @_jit
 def value_ids(vals):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
     """``(table, ids)``: the distinct values (first seen first) and each value's position in it.

@@ -146,6 +146,30 @@ def _ancestors(term: str, parents: Mapping[str, Iterable[str]]) -> set[str]:
     return seen
 
 
+def _members(
+    cls: str, text: str, class_set: frozenset[str], label_index: LabelIndex, by_upper: Mapping[str, str]
+) -> tuple[str, ...] | Problem:
+    """The members of a union-defined class, resolved to CURIEs; a Problem saying why not."""
+    try:
+        expr = parse_definition(text)
+    except DefinitionSyntaxError as exc:
+        return Problem(cls, text, "syntax", exc.message)
+    refs = union_members(expr)
+    if refs is None:
+        return Problem(cls, text, "not-union", "not a union of named classes")
+    members: list[str] = []
+    why: list[str] = []
+    for ref in refs:
+        curie, reason = resolve_reference(ref, class_set, label_index, by_upper)
+        if curie is None:
+            why.append(reason)
+        elif curie != cls:
+            members.append(curie)
+    if why or not members:
+        return Problem(cls, text, "unresolved", "; ".join(why) or "no member other than itself")
+    return tuple(dict.fromkeys(members))
+
+
 def place_union_classes(
     definitions: Mapping[str, str],
     *,
@@ -176,28 +200,11 @@ def place_union_classes(
     for cls in sorted(definitions):
         if parents.get(cls):
             continue
-        text = definitions[cls]
-        try:
-            expr = parse_definition(text)
-        except DefinitionSyntaxError as exc:
-            problems.append(Problem(cls, text, "syntax", exc.message))
-            continue
-        refs = union_members(expr)
-        if refs is None:
-            problems.append(Problem(cls, text, "not-union", "not a union of named classes"))
-            continue
-        members: list[str] = []
-        why: list[str] = []
-        for ref in refs:
-            curie, reason = resolve_reference(ref, class_set, label_index, by_upper)
-            if curie is None:
-                why.append(reason)
-            elif curie != cls:
-                members.append(curie)
-        if why or not members:
-            problems.append(Problem(cls, text, "unresolved", "; ".join(why) or "no member other than itself"))
-            continue
-        todo[cls] = tuple(dict.fromkeys(members))
+        found = _members(cls, definitions[cls], class_set, label_index, by_upper)
+        if isinstance(found, Problem):
+            problems.append(found)
+        else:
+            todo[cls] = found
     # Place in dependency order: a member that is itself waiting is placed first.
     placed: list[Placement] = []
     state: dict[str, str] = {}

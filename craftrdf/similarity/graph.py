@@ -42,7 +42,7 @@ from ..curie import CurieMap
 from ..errors import ConfigError, QueryError
 from ..ingest.ontology import RELATION_IRIS
 from ..iris import ontology_graph
-from ..store import AnnotationStore, ReadableStore
+from ..store import ReadableStore
 from ..vocab import CRAFT, OWL, RDF, RDFS
 from .wang import (
     BOSSY_WEIGHTS,
@@ -236,7 +236,7 @@ class SimilarityCache:
 
     def __init__(self) -> None:
         self._stores: weakref.WeakKeyDictionary[
-            AnnotationStore, tuple[frozenset[tuple[str, str]], dict[object, object]]
+            ReadableStore, tuple[frozenset[tuple[str, str]], dict[object, object]]
         ] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 

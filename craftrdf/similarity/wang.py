@@ -32,22 +32,38 @@ Behaviour at the edges, chosen and tested:
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from itertools import chain, repeat
+from itertools import repeat
 from operator import itemgetter
-from types import ModuleType
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from ..errors import ConfigError, CraftrdfError, DataWarning, InputError
+from ..errors import CraftrdfError
+from ._svalues import compact_rows, kernels_failed, load_kernels
+from .definition import (
+    BOSSY_WEIGHTS,
+    DEFAULT_RELATION_WEIGHT,
+    DEFAULT_WEIGHTS,
+    Combine,
+    CycleError,
+    Engine,
+    Missing,
+    SimilarityWarning,
+    UnknownTermError,
+    WeightedDag,
+    combine_scores,
+    semantic_value,
+    semantic_values,
+    wang_similarity,
+    weighted_dag,
+)
 
 __all__ = [
     "BOSSY_WEIGHTS",
@@ -68,342 +84,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-#: child -> {parent: weight of the edge child -> parent}
-WeightedDag = Mapping[str, Mapping[str, float]]
-
-#: The paper's weights (Wang et al. 2007, section 2.2): is_a 0.8, part_of 0.6.
-DEFAULT_WEIGHTS: Mapping[str, float] = {"is_a": 0.8, "part_of": 0.6}
-#: The weight of a relation that is followed but given no weight of its own: the
-#: paper's only non-is_a weight (part_of), which goatools also uses for ``regulates``.
-DEFAULT_RELATION_WEIGHT = 0.6
-#: The CRAFT Shared Task variant (Bossy et al. 2013, as in the CRAFT evaluation):
-#: is_a only, one weight 0.65, so S_A(t) = 0.65 ** (shortest is_a distance from A to t).
-BOSSY_WEIGHTS: Mapping[str, float] = {"is_a": 0.65}
-
-Combine = Literal["max", "avg", "rcmax", "bma"]
-Missing = Literal["raise", "nan"]
-#: How :meth:`WangIndex.pairs` computes: compiled kernels if possible, always, or never.
-Engine = Literal["auto", "numba", "numpy"]
-
-
-class UnknownTermError(CraftrdfError, LookupError):
-    """A term that is not in the ontology graph similarity is computed on."""
-
-    def __init__(self, term: str, where: str = "the ontology graph") -> None:
-        self.term = term
-        super().__init__(f"unknown term {term!r}: not in {where}")
-
-
-class CycleError(InputError):
-    """The chosen relations form a cycle, so there is no DAG to compute S-values on."""
-
-
-class SimilarityWarning(DataWarning):
-    """A similarity that is defined but probably not what the caller meant (no common ancestor)."""
-
-
-def weighted_dag(
-    edges: Iterable[tuple[str, str, str]],
-    weights: Mapping[str, float],
-    *,
-    nodes: Iterable[str] = (),
-) -> dict[str, dict[str, float]]:
-    """A :data:`WeightedDag` from ``(child, relation, parent)`` triples.
-
-    Only relations named in ``weights`` are kept; when two relations join the same
-    child and parent, the larger weight wins (it gives the larger S-values). Every
-    term of ``nodes`` is present, with no parents if it has none.
-
-    >>> weighted_dag([("b", "is_a", "a"), ("b", "part_of", "a"), ("c", "has_part", "b")],
-    ...              {"is_a": 0.8, "part_of": 0.6}, nodes=["c"])
-    {'c': {}, 'b': {'a': 0.8}, 'a': {}}
-    """
-    dag: dict[str, dict[str, float]] = {n: {} for n in nodes}
-    for child, rel, parent in edges:
-        w = weights.get(rel)
-        if w is None:
-            continue
-        parents = dag.setdefault(child, {})
-        dag.setdefault(parent, {})
-        if child == parent:
-            continue
-        if w > parents.get(parent, -1.0):
-            parents[parent] = w
-    return dag
-
-
-def semantic_values(dag: WeightedDag, term: str) -> dict[str, float]:
-    """The S-values of every term in DAG(term), computed as the definition reads.
-
-    Walks DAG(term) from ``term`` towards the roots, giving each ancestor the maximum,
-    over its children within DAG(term), of weight times the child's S-value.
-    Raises UnknownTermError if ``term`` is not in ``dag``, CycleError on a cycle.
-
-    >>> dag = {"b": {"a": 0.8}, "c": {"a": 0.6, "b": 0.8}, "a": {}}
-    >>> semantic_values(dag, "c")
-    {'c': 1.0, 'b': 0.8, 'a': 0.6400000000000001}
-    """
-    if term not in dag:
-        raise UnknownTermError(term)
-    # DAG(term): everything reachable over parent edges; and the children within it.
-    members = {term}
-    stack = [term]
-    while stack:
-        for parent in dag.get(stack.pop(), {}):
-            if parent not in members:
-                members.add(parent)
-                stack.append(parent)
-    children: dict[str, list[str]] = {t: [] for t in members}
-    for t in members:
-        for parent in dag.get(t, {}):
-            children[parent].append(t)
-    # Kahn's algorithm from ``term`` upwards: a term is ready once all its children are done.
-    waiting = {t: len(children[t]) for t in members}
-    if waiting[term]:
-        raise CycleError(f"the relations followed from {term} lead back to it")
-    s: dict[str, float] = {}
-    ready = [term]
-    while ready:
-        t = ready.pop()
-        s[t] = 1.0 if t == term else max(dag[c][t] * s[c] for c in children[t])
-        for parent in dag.get(t, {}):
-            waiting[parent] -= 1
-            if waiting[parent] == 0:
-                ready.append(parent)
-    if len(s) != len(members):
-        raise CycleError(f"the relations followed from {term} form a cycle among {sorted(set(members) - set(s))[:5]}")
-    return s
-
-
-def semantic_value(dag: WeightedDag, term: str) -> float:
-    """SV(term): the sum of the S-values of DAG(term).
-
-    >>> semantic_value({"b": {"a": 0.8}, "a": {}}, "b")
-    1.8
-    """
-    return math.fsum(semantic_values(dag, term).values())
-
-
-def wang_similarity(dag: WeightedDag, a: str, b: str) -> float:
-    """Sim(a, b) by the definition, for one pair (use :class:`WangIndex` for many).
-
-    >>> dag = {"b": {"a": 0.8}, "c": {"a": 0.8}, "a": {}}
-    >>> round(wang_similarity(dag, "b", "c"), 6)  # (0.8 + 0.8) / (1.8 + 1.8)
-    0.444444
-    """
-    if a == b:
-        if a not in dag:
-            raise UnknownTermError(a)
-        return 1.0
-    sa, sb = semantic_values(dag, a), semantic_values(dag, b)
-    common = sa.keys() & sb.keys()
-    num = math.fsum(sa[t] + sb[t] for t in common)
-    return num / (math.fsum(sa.values()) + math.fsum(sb.values()))
-
-
-def combine_scores(scores: npt.ArrayLike, how: Combine = "bma") -> float:
-    """Combine a term-by-term similarity matrix of two term sets into one score.
-
-    As GOSemSim's ``mgoSim`` (``combine=``): ``max`` of all scores, ``avg`` of all
-    scores, ``rcmax`` the larger of the mean row maximum and mean column maximum, and
-    ``bma`` (best-match average) the sum of row maxima and column maxima divided by
-    the number of rows plus columns. NaN when either set is empty. (GOSemSim rounds
-    to 3 decimals; this does not.)
-
-    >>> combine_scores([[1.0, 0.2], [0.4, 0.6]], "bma")  # (1 + .6 + 1 + .6) / 4
-    0.8
-    >>> combine_scores([[1.0, 0.2], [0.4, 0.6]], "avg")
-    0.55
-    """
-    m = np.asarray(scores, dtype=float)
-    if m.ndim != 2:
-        raise ValueError("scores must be a 2-D matrix")
-    if m.size == 0:
-        return math.nan
-    if how == "max":
-        return float(m.max())
-    if how == "avg":
-        return float(m.mean())
-    rows, cols = m.max(axis=1), m.max(axis=0)
-    if how == "rcmax":
-        return float(max(rows.mean(), cols.mean()))
-    if how == "bma":
-        return float((rows.sum() + cols.sum()) / (m.shape[0] + m.shape[1]))
-    raise ValueError(f"unknown combine method {how!r}: use max, avg, rcmax or bma")
-
-
-def _ragged(starts: npt.NDArray[np.int64], lens: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """``concatenate([arange(s, s + n) for s, n in zip(starts, lens)])``, without the loop."""
-    total = int(lens.sum())
-    return np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
-
-
-def _s_value_rows(
-    dag: WeightedDag, kernels: ModuleType | None = None
-) -> tuple[list[str], npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64]]:
-    """Every term's S-values as CSR rows (columns sorted), terms ordered by level.
-
-    A term's level is one more than its parents' highest (roots: 0), found by Kahn's
-    algorithm one level at a time; terms left without a level lie on or below a cycle
-    (CycleError). Then ``S_A = {A: 1} + max over parents p of w(A -> p) * S_p``, one
-    level at a time: each level only reads rows of earlier ones, and all of a level's
-    rows come out of a few array operations (gather the parents' rows, scale by the
-    edge weights, keep the maximum per ancestor). Rows are numbered by level, which
-    is also a topological order. InputError for a weight outside (0, 1].
-
-    With ``kernels`` (:mod:`craftrdf.similarity._kernels`) the rows come from a compiled
-    loop over the terms instead of the per-level array operations: the same products,
-    the same maxima, so the same floats.
-    """
-    pos: dict[str, int] = {t: i for i, t in enumerate(dag)}
-    names = list(pos)
-    groups = list(dag.values())
-    # the edges as three arrays, built by C-level iteration (a per-edge Python loop
-    # was a third of the index build); parents that are not keys get rows after the keys
-    parent_names = [p for parents in groups for p in parents]
-    for p in dict.fromkeys(parent_names):
-        if p not in pos:
-            pos[p] = len(names)
-            names.append(p)
-    n = len(names)
-    child = np.repeat(
-        np.arange(len(groups), dtype=np.int64), np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
-    )
-    parent = np.fromiter(map(pos.__getitem__, parent_names), dtype=np.int64, count=len(parent_names))
-    weight = np.fromiter(
-        chain.from_iterable(parents.values() for parents in groups), dtype=np.float64, count=len(parent_names)
-    )
-    bad = np.flatnonzero(~((weight > 0.0) & (weight <= 1.0)))
-    if bad.size:
-        i = int(bad[0])
-        raise InputError(
-            f"edge {names[child[i]]} -> {names[parent[i]]} has weight {weight[i]}: weights must be in (0, 1]"
-        )
-    # levels, by Kahn's algorithm over whole levels
-    by_parent = np.argsort(parent, kind="stable")
-    child_of = child[by_parent]
-    eptr = np.searchsorted(parent[by_parent], np.arange(n + 1))
-    waiting = np.bincount(child, minlength=n)
-    level = np.full(n, -1, dtype=np.int64)
-    frontier = np.flatnonzero(waiting == 0)
-    depth = 0
-    while frontier.size:
-        level[frontier] = depth
-        reached = child_of[_ragged(eptr[frontier], eptr[frontier + 1] - eptr[frontier])]
-        done = np.bincount(reached, minlength=n)
-        waiting -= done
-        frontier = np.flatnonzero((waiting == 0) & (done > 0))
-        depth += 1
-    if (level < 0).any():
-        stuck = sorted(names[i] for i in np.flatnonzero(level < 0))
-        raise CycleError(f"the relations followed form a cycle; {len(stuck)} terms on or below it, e.g. {stuck[:5]}")
-    # renumber by level (stable: within a level, first-seen order)
-    order = np.argsort(level, kind="stable")
-    new = np.empty(n, dtype=np.int64)
-    new[order] = np.arange(n)
-    lev = level[order]
-    child, parent = new[child], new[parent]
-    by_child = np.argsort(child, kind="stable")
-    child, parent, weight = child[by_child], parent[by_child], weight[by_child]
-    if kernels is not None:
-        eptr = np.searchsorted(child, np.arange(n + 1))
-        indptr, cols, vals = kernels.s_value_rows(eptr, parent, weight)
-        return [names[i] for i in order], indptr, cols, vals
-    start = np.zeros(n, dtype=np.int64)  # where each row begins in all_cols/all_vals
-    length = np.zeros(n, dtype=np.int64)
-    all_cols = np.empty(0, dtype=np.int64)
-    all_vals = np.empty(0, dtype=np.float64)
-    bounds = np.searchsorted(lev, np.arange(depth + 1))
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        rows = np.arange(lo, hi)
-        e_lo, e_hi = np.searchsorted(child, [lo, hi])
-        e_child, e_parent, e_w = child[e_lo:e_hi], parent[e_lo:e_hi], weight[e_lo:e_hi]
-        lens = length[e_parent]
-        offsets = _ragged(start[e_parent], lens)
-        owner = np.concatenate([rows, np.repeat(e_child, lens)])
-        col = np.concatenate([rows, all_cols[offsets]])
-        val = np.concatenate([np.ones(len(rows)), all_vals[offsets] * np.repeat(e_w, lens)])
-        key = owner * n + col
-        srt = np.argsort(key, kind="stable")
-        key, val = key[srt], val[srt]
-        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        ukey = key[first]
-        counts = np.bincount(ukey // n - lo, minlength=hi - lo)
-        start[lo:hi] = len(all_cols) + np.cumsum(counts) - counts
-        length[lo:hi] = counts
-        all_cols = np.concatenate([all_cols, ukey % n])
-        all_vals = np.concatenate([all_vals, np.maximum.reduceat(val, first)])
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(length, out=indptr[1:])
-    return [names[i] for i in order], indptr, all_cols.astype(np.int32), all_vals
-
-
-def _compact_rows(
-    dag: WeightedDag, kernels: ModuleType | None
-) -> tuple[
-    list[str],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.integer],
-    npt.NDArray[np.integer],
-    npt.NDArray[np.float64],
-    npt.NDArray[np.float64],
-]:
-    """:func:`_s_value_rows` made compact: ``(terms, indptr, cols, vid, table, sv)``.
-
-    Columns narrowed to uint16 when there are at most 65,536 terms, and each S-value
-    replaced by its position ``vid`` in ``table``, the distinct S-values (few: products
-    of a few weights), so that ``table[vid]`` gives back every float as computed; ``sv``
-    is each row's sum. With ``kernels``, the compiled kernels compute, and are compiled
-    (or loaded from numba's cache) for these arrays' types before this returns, so a
-    compilation error shows here.
-    """
-    order, indptr, cols, vals = _s_value_rows(dag, kernels)
-    if kernels is not None:
-        table, inverse = kernels.value_ids(vals)
-    else:
-        table, inverse = np.unique(vals, return_inverse=True)
-    vid = inverse.astype(np.uint16 if len(table) <= 1 << 16 else np.int32)
-    narrow = cols.astype(np.uint16 if len(order) <= 1 << 16 else np.int32)
-    sv = np.add.reduceat(vals, indptr[:-1]) if len(order) else np.zeros(0, dtype=np.float64)
-    if kernels is not None:
-        kernels.warm_up(indptr, narrow, vid, table, sv)
-    return order, indptr, narrow, vid, table, sv
-
-
-def load_kernels(engine: Engine = "auto", *, warn: bool = True) -> ModuleType | None:
-    """The compiled kernels module for ``engine``, or None for the numpy path.
-
-    ``"numpy"`` gives None; ``"auto"`` imports :mod:`craftrdf.similarity._kernels` (and
-    so numba) and gives None, with one logged warning, when numba is not installed or
-    cannot load; ``"numba"`` raises ConfigError instead. Python's import system keeps
-    the module, so only the first call pays numba's import (about 0.4 s).
-    """
-    if engine == "numpy":
-        return None
-    if engine not in ("auto", "numba"):
-        raise ConfigError(f"unknown similarity engine {engine!r}: use auto, numba or numpy")
-    try:
-        return importlib.import_module(f"{__package__}._kernels")
-    except Exception as exc:
-        _kernels_failed(engine, exc, warn=warn)
-        return None
-
-
-def _kernels_failed(engine: Engine, exc: Exception, *, warn: bool = True) -> None:
-    """Say that the compiled path failed: ConfigError for engine numba, else one log line (if ``warn``)."""
-    reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
-    if engine == "numba":
-        raise ConfigError(
-            f"similarity engine numba is unavailable ({reason}); "
-            "install numba (pip install numba) or use engine auto or numpy"
-        ) from exc
-    if warn:
-        logger.warning(
-            "Wang similarity: compiled kernels unavailable (%s); using the numpy path "
-            "(same values, several times slower on many pairs)",
-            reason,
-        )
 
 
 class WangIndex:
@@ -445,14 +125,14 @@ class WangIndex:
         rows = None
         if kernels is not None:
             try:
-                rows = _compact_rows(dag, kernels)
+                rows = compact_rows(dag, kernels)
             except CraftrdfError:
                 raise
             except Exception as exc:
-                _kernels_failed(engine, exc)
+                kernels_failed(engine, exc)
                 kernels = None
         order, self._indptr, self._cols, self._vid, self._table, self.sv = (
-            rows if rows is not None else _compact_rows(dag, None)
+            rows if rows is not None else compact_rows(dag, None)
         )
         self.terms: tuple[str, ...] = tuple(order)
         self.index: dict[str, int] = {t: i for i, t in enumerate(order)}

@@ -9,7 +9,7 @@ best P, R, F1 and the lowest SER, optionally run exactly those on the report doc
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,14 +103,7 @@ def sweep_store(
         path = out_dir / "report.csv"
         path.write_text(csv_line(COLUMNS) + "".join(csv_line(r.values()) for r in rows.values()), encoding="utf-8")
         files.append(path)
-    filtered = None
-    if scorer is not None:
-        by_config: dict[MatcherConfig, FilteredRows] = {}
-        for what in ("f1", "ser"):
-            config = best[what].config
-            if config not in by_config:
-                by_config[config] = scorer.rows(config)
-        filtered = {what: by_config[best[what].config] for what in ("f1", "ser")}
+    filtered = _filtered(scorer, best) if scorer is not None else None
     md = best_markdown(
         inputs.set_key,
         best,
@@ -129,3 +122,13 @@ def sweep_store(
     if plot:
         files.append(plot_pr(result.rows, out_dir / "pr.png", set_key=inputs.set_key, documents=inputs.documents))
     return SweepReport(inputs.set_key, result, best, report, inputs.documents, report_label, tuple(files), filtered)
+
+
+def _filtered(scorer: FilterScorer, best: Mapping[str, SweepRow]) -> dict[str, FilteredRows]:
+    """The best-F1 and lowest-SER configurations scored with the term filter (one run per distinct config)."""
+    by_config: dict[MatcherConfig, FilteredRows] = {}
+    for what in ("f1", "ser"):
+        config = best[what].config
+        if config not in by_config:
+            by_config[config] = scorer.rows(config)
+    return {what: by_config[best[what].config] for what in ("f1", "ser")}

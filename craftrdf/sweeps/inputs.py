@@ -19,8 +19,9 @@ from ..curie import CurieMap
 from ..errors import ConfigError
 from ..ingest.corpus import SPLITS
 from ..iris import DOCUMENTS_GRAPH
-from ..matcher.annotate import MatchingSession, parse_splits
+from ..matcher.annotate import MatchingSession
 from ..matcher.dictionary import load_terms
+from ..matcher.run import parse_splits
 from ..model import Annotation
 from ..registry import Registry
 from ..rules import craft_rules, set_mappings

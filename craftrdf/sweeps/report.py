@@ -97,40 +97,7 @@ def best_markdown(
         ]
         out += _table(best, report)
     if filtered is not None:
-        flt = filtered["f1"].filter
-        out += [
-            "",
-            "## With the term filter",
-            "",
-            f"The matches of a term (matched text and class) are dropped when it was seen at least "
-            f"{flt.min_count} times and right less than {flt.threshold:.0%} of the time: on {documents}, each "
-            "fifth of the documents filtered by what the other four fifths taught (5-fold cross-validation)"
-            + (f"; on {report_documents}, filtered by what all of {documents} taught." if report else "."),
-            "",
-            "| | best F1 | lowest SER |",
-            "|---|---|---|",
-        ]
-
-        def cells(row: SweepRow | None) -> list[str]:
-            if row is None:
-                return ["—"] * 3
-            return [
-                f"P {row.precision:.3f} R {row.recall:.3f} F1 {row.f1:.3f}",
-                f"{row.ser:.3f}",
-                f"{row.tp} / {row.fp} / {row.fn}",
-            ]
-
-        for label, rows in (
-            (f"{documents}, cross-validated", [filtered[k].selection for k in ("f1", "ser")]),
-            *(((report_documents, [filtered[k].report for k in ("f1", "ser")]),) if report else ()),
-        ):
-            c = [cells(r) for r in rows]
-            out.append(f"| **P / R / F1**, {label} | {c[0][0]} | {c[1][0]} |")
-            out.append(f"| **SER**, {label} | {c[0][1]} | {c[1][1]} |")
-            out.append(f"| **TP / FP / FN**, {label} | {c[0][2]} | {c[1][2]} |")
-        out.append(
-            f"| terms dropped (learned on all of {documents}) | {filtered['f1'].dropped} | {filtered['ser'].dropped} |"
-        )
+        out += _filter_section(filtered, documents, report_documents if report else None)
     paper = PAPER.get(set_key.upper())
     if paper is not None:
         out += [
@@ -141,3 +108,46 @@ def best_markdown(
             f"{paper['precision']:.2f}; best recall {paper['recall']:.2f} (Bada et al. 2017, Tables 6-7).",
         ]
     return "\n".join(out) + "\n"
+
+
+def _filter_section(filtered: Mapping[str, FilteredRows], documents: str, report_documents: str | None) -> list[str]:
+    """``best.md``'s term-filter section: the best-F1 and lowest-SER configurations scored with the filter."""
+    flt = filtered["f1"].filter
+    out = [
+        "",
+        "## With the term filter",
+        "",
+        f"The matches of a term (matched text and class) are dropped when it was seen at least "
+        f"{flt.min_count} times and right less than {flt.threshold:.0%} of the time: on {documents}, each "
+        "fifth of the documents filtered by what the other four fifths taught (5-fold cross-validation)"
+        + (
+            f"; on {report_documents}, filtered by what all of {documents} taught."
+            if report_documents is not None
+            else "."
+        ),
+        "",
+        "| | best F1 | lowest SER |",
+        "|---|---|---|",
+    ]
+
+    def cells(row: SweepRow | None) -> list[str]:
+        if row is None:
+            return ["—"] * 3
+        return [
+            f"P {row.precision:.3f} R {row.recall:.3f} F1 {row.f1:.3f}",
+            f"{row.ser:.3f}",
+            f"{row.tp} / {row.fp} / {row.fn}",
+        ]
+
+    for label, rows in (
+        (f"{documents}, cross-validated", [filtered[k].selection for k in ("f1", "ser")]),
+        *(((report_documents, [filtered[k].report for k in ("f1", "ser")]),) if report_documents is not None else ()),
+    ):
+        c = [cells(r) for r in rows]
+        out.append(f"| **P / R / F1**, {label} | {c[0][0]} | {c[1][0]} |")
+        out.append(f"| **SER**, {label} | {c[0][1]} | {c[1][1]} |")
+        out.append(f"| **TP / FP / FN**, {label} | {c[0][2]} | {c[1][2]} |")
+    out.append(
+        f"| terms dropped (learned on all of {documents}) | {filtered['f1'].dropped} | {filtered['ser'].dropped} |"
+    )
+    return out

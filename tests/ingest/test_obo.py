@@ -237,7 +237,8 @@ def test_duplicate_id_keeps_first(tmp_path: Path) -> None:
 def test_file_without_header_or_stanzas(tmp_path: Path) -> None:
     empty = tmp_path / "empty.obo"
     empty.write_text("", encoding="utf-8")
-    assert read_all(empty) == ([OboHeader()], [])
+    with pytest.raises(OboSyntaxError, match="not an OBO ontology"):  # issue 17: not an empty ontology
+        read_all(empty)
     bare = tmp_path / "bare.obo"
     bare.write_text("[Term]\nid: A:1\n", encoding="utf-8")
     assert [type(i) for i in read_all(bare)[0]] == [OboHeader, Term]

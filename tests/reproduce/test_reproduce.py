@@ -172,3 +172,21 @@ def test_a_directory_that_is_not_craft_is_refused_before_anything_is_created(tmp
     assert main(["-q", "build", "--craft", str(not_craft), "--store", str(store)]) == 1
     assert capsys.readouterr().err.count("not a CRAFT directory") == 2
     assert not out.exists() and not store.exists()
+
+
+def test_section_4_has_a_trained_matcher_column_learned_on_train_and_dev_only(report):
+    import json
+
+    split = _splits(sample_dir())
+    public = sorted(d for d, s in split.items() if s != "test")
+    section = (report / "report.md").read_text().split("## 4.")[1].split("## 5.")[0]
+    header = next(x for x in section.splitlines() if x.startswith("| set | CRAFT-ST 2019 best"))
+    cells = [c.strip() for c in header.strip("|").split("|")]
+    col = cells.index("trained")
+    row = [c.strip() for c in next(x for x in section.splitlines() if x.startswith("| CL |")).strip("|").split("|")]
+    trained_ser = float(row[col].strip("*"))
+    detail = next(x for x in section.split("### The trained matcher")[1].splitlines() if x.startswith("| CL |"))
+    assert f"| {trained_ser:.3f} |" in detail
+    meta = json.loads((report / "models" / "CL" / "model.json").read_text())
+    assert meta["trained_on"]["documents"] == public
+    assert meta["selection"]["quick"] is True

@@ -20,7 +20,8 @@ from craftrdf.server.viewer import (
     render_document_page,
     viewer_routes,
 )
-from craftrdf.server.viewer_data import ViewerState, class_view, document_view
+from craftrdf.server.viewer_classes import ViewerState, class_view
+from craftrdf.server.viewer_data import document_view
 from tests.helpers.hostile import hostile_store
 from tests.helpers.sample import article_text, raw_set
 
@@ -211,7 +212,7 @@ def test_similar_classes_by_wang_with_one_index_per_ontology(state):
 def test_a_slow_index_build_does_not_hold_the_class_page(sample_store):
     import threading
 
-    from craftrdf.server.viewer_data import wang_index
+    from craftrdf.server.viewer_classes import wang_index
 
     release = threading.Event()
     calls: list[str] = []

@@ -27,7 +27,7 @@ from craftrdf.similarity import (
     wang_similarity,
     weighted_dag,
 )
-from craftrdf.similarity.wang import _s_value_rows
+from craftrdf.similarity._svalues import s_value_rows
 
 numba = pytest.importorskip("numba", reason="numba is not installed: the compiled kernels are not tested")
 
@@ -106,8 +106,8 @@ def test_kernels_equal_the_definition_on_random_dags(dag):
     assert np.all(np.diag(square) == 1.0)
     assert np.array_equal(singles.reshape(square.shape), square)
     # the compiled S-value sweep gives the very floats of the per-level numpy one
-    with_kernels = _s_value_rows(dag, load_kernels("numba"))
-    without = _s_value_rows(dag)
+    with_kernels = s_value_rows(dag, load_kernels("numba"))
+    without = s_value_rows(dag)
     assert with_kernels[0] == without[0]
     for x, y in zip(with_kernels[1:], without[1:]):
         assert np.array_equal(x, y)

@@ -1,0 +1,150 @@
+"""What training reads from the store, once: the chosen documents, their gold, the ontology's names.
+
+A set is trained on the documents of the splits asked for (``train``, ``dev``, ``test``,
+as the store records them from CRAFT's ``articles/ids/craft-ids-*.txt``, the lists
+``craftrdf reproduce`` and ``craftrdf sweep`` use too). Only those documents' texts and
+gold are read: the gold of any other document never enters a model.
+
+A set whose ontology the store does not hold (CRAFT's copy here lacks CHEBI, GO BP/CC,
+NCBITaxon, PR and MONDO) trains from gold names alone; its slot error rate is then
+scored with exact class matches only (:class:`ExactClasses`), since there is no
+hierarchy to give partial credit.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..curie import CurieMap
+from ..errors import ConfigError
+from ..ingest.corpus import SPLITS
+from ..matcher.dictionary import DictionaryTerm, load_terms
+from ..matcher.run import parse_splits
+from ..model import Annotation
+from ..registry import Registry
+from ..sets import SetRef, resolve_set
+from ..similarity.wang import SimilarityWarning
+from ..store import ReadableStore
+from ..sweeps.inputs import document_splits
+from ..sweeps.score import ClassSimilarity, ShippedIndex
+from ..webanno import document_texts, fetch_annotations
+
+__all__ = ["Corpus", "ExactClasses", "SetData", "parse_on", "read_corpus", "read_set", "split_documents"]
+
+logger = logging.getLogger(__name__)
+
+
+class ExactClasses:
+    """The slot error rate's similarity when no ontology is loaded: 1 for the same class, else 0.
+
+    Every class is a member, so no annotation is filtered out as "not of the ontology".
+
+    >>> s = ExactClasses()
+    >>> s.similarity("PR:1", "PR:1"), s.similarity("PR:1", "PR:2"), "PR:9" in s
+    (1.0, 0.0, True)
+    """
+
+    def similarity(self, a: str, b: str) -> float:
+        """1.0 when the classes are equal, else 0.0."""
+        return 1.0 if a == b else 0.0
+
+    def __contains__(self, term: object) -> bool:
+        return True
+
+
+def parse_on(value: str | Sequence[str]) -> tuple[str, ...]:
+    """``train,dev`` (or a sequence) -> the split names, sorted as CRAFT lists them; ConfigError otherwise.
+
+    >>> parse_on("dev,train"), parse_on(["test"])
+    (('train', 'dev'), ('test',))
+    """
+    text = value if isinstance(value, str) else ",".join(value)
+    names = parse_splits(text)
+    if names is None:
+        return SPLITS
+    return tuple(s for s in SPLITS if s in names)
+
+
+def split_documents(store: ReadableStore, splits: Sequence[str]) -> list[str]:
+    """The store's documents of ``splits``, sorted; ConfigError when there are none."""
+    by_doc = document_splits(store)
+    docs = sorted(d for d, s in by_doc.items() if s in splits)
+    if not docs:
+        raise ConfigError(f"the store has no documents of split {','.join(splits)} (splits: {', '.join(SPLITS)})")
+    return docs
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Corpus:
+    """Texts and gold of some documents of one set (every document a key of both)."""
+
+    texts: Mapping[str, str]
+    gold: Mapping[str, tuple[Annotation, ...]]
+
+    @property
+    def annotations(self) -> int:
+        """Gold annotations over all documents."""
+        return sum(len(v) for v in self.gold.values())
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SetData:
+    """A set as training and scoring need it: its reference, ontology names and scoring similarity.
+
+    ``terms`` are the ontology's names as the matcher reads them (empty when the store has
+    no ontology for the set; ``terms_digest`` is then ``""``); ``exact_only`` says the
+    slot error rate gives no partial credit for related classes.
+    """
+
+    ref: SetRef
+    terms: tuple[DictionaryTerm, ...]
+    terms_digest: str
+    similarity: ClassSimilarity
+    exact_only: bool
+
+    @property
+    def key(self) -> str:
+        """The set key as stored."""
+        return self.ref.key
+
+
+def read_set(
+    store: ReadableStore,
+    set_key: str,
+    *,
+    registry: Registry,
+    cache_dir: Path | None = None,
+    curies: CurieMap | None = None,
+) -> SetData:
+    """The set's ontology names and the similarity its slot error rate uses (Wang ``bossy``, or exact)."""
+    from ..similarity import similarity_index
+
+    ref = resolve_set(store, set_key)
+    if ref.ontology is None or ref.ontology not in store.batches():
+        logger.warning("%s: no ontology in the store; training from gold names alone, SER exact classes only", ref.key)
+        return SetData(ref, (), "", ExactClasses(), True)
+    terms, digest = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SimilarityWarning)
+        index = ShippedIndex(similarity_index(store, method="bossy"))
+    return SetData(ref, tuple(terms), digest, index, False)
+
+
+def read_corpus(
+    store: ReadableStore, set_key: str, documents: Sequence[str], *, curies: CurieMap | None = None
+) -> Corpus:
+    """Texts and gold of ``documents`` for set ``set_key``; only these documents' gold is kept."""
+    wanted = set(documents)
+    texts = document_texts(store, wanted)
+    missing = sorted(wanted - set(texts))
+    if missing:
+        raise ConfigError(f"the store has no text for document(s) {', '.join(missing[:5])}")
+    gold: dict[str, list[Annotation]] = {d: [] for d in sorted(texts)}
+    for a in fetch_annotations(store, set_key, curies=curies):
+        if a.document in wanted and a.spans:
+            gold[a.document].append(a)
+    return Corpus({d: texts[d] for d in sorted(texts)}, {d: tuple(v) for d, v in gold.items()})

@@ -1,0 +1,189 @@
+"""Replacing a batch is atomic: old or new, never neither, even under ``kill -9`` (issue 17).
+
+A replacement used to drop the graph and then bulk-load the new version: killed between the
+two, the set was absent. The kill test below runs replacements in a child process and sends
+SIGKILL at a dozen delays spread over the replacement (from before it starts to after it
+ends); after each kill the store is opened again and the graph must be exactly the old
+version or exactly the new one. The versions are built here, so what "exactly" means is
+known without the code under test.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import IO
+
+import pyoxigraph as ox
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from craftrdf.store import AnnotationStore
+
+G = "https://w3id.org/craftrdf/set/KILL"
+N = 10_000
+
+CHILD = """
+import sys, time
+from craftrdf.store import AnnotationStore
+from tests.test_replace import G, version
+path, which = sys.argv[1], sys.argv[2]
+with AnnotationStore.open(path) as store:
+    print("READY", flush=True)
+    t = time.perf_counter()
+    store.load_batch(G, version(which), digest=which)
+    print("DONE", time.perf_counter() - t, flush=True)
+"""
+
+
+def version(which: str) -> list[str]:
+    """N-Quads of one version: ``new`` changes 30% of ``old``'s literals and its blank node triples."""
+    out = []
+    for i in range(N):
+        changed = which == "new" and i % 10 < 3
+        out.append(f'<https://example.org/s{i}> <https://example.org/p{i % 5}> "v{i}{"*" if changed else ""}" <{G}> .')
+    out.append(f"<https://example.org/root> <https://example.org/has> _:b <{G}> .")
+    out.append(f'_:b <https://example.org/tag> "{which}" <{G}> .')
+    return out
+
+
+def expected(which: str) -> tuple[frozenset[str], str]:
+    """(triples without blank nodes plus the manifest, the blank node's tag), from the version's text."""
+    plain = {line.rsplit(" <", 1)[0] for line in version(which) if "_:" not in line}
+    plain.add(f'<{G}> <https://w3id.org/craftrdf/vocab#digest> "{which}"')
+    return frozenset(plain), which
+
+
+def observed(path: Path, mode: str) -> tuple[frozenset[str], str] | None:
+    """What the store holds in G, in the shape of :func:`expected`; None when G is absent."""
+    with AnnotationStore.open(path, mode=mode) as store:  # type: ignore[arg-type]
+        g = ox.NamedNode(G)
+        plain: set[str] = set()
+        tags = []
+        for q in store.raw.quads_for_pattern(None, None, None, g):
+            if isinstance(q.subject, ox.BlankNode):
+                tags.append(q.object.value)  # type: ignore[union-attr]
+            elif not isinstance(q.object, ox.BlankNode):
+                plain.add(f"{q.subject} {q.predicate} {q.object}")
+        if not plain and not tags:
+            return None
+        return frozenset(plain), ",".join(tags)
+
+
+def run_child(path: Path, which: str, kill_after: float | str | None) -> float | None:
+    """Replace G by ``which`` in a child; SIGKILL it ``kill_after`` s after it is ready. Its duration if it ended.
+
+    ``kill_after="done"`` kills it once ``load_batch`` has returned, before the store is closed.
+    """
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path]))
+    with subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path), which], stdout=subprocess.PIPE, text=True, env=env
+    ) as child:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "READY"
+        if kill_after is None:
+            done = child.stdout.readline().split()
+            child.wait(timeout=120)
+            return float(done[1])
+        if kill_after == "done":
+            assert child.stdout.readline().startswith("DONE")
+        else:
+            time.sleep(float(kill_after))
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
+        return None
+
+
+def set_to(path: Path, which: str | None) -> None:
+    """Make G hold ``which`` (None: no G). A function, so the store is released when it returns."""
+    with AnnotationStore.open(path) as store:
+        if which is None:
+            store.remove_batch(G)
+        elif not store.has_batch(G, which):
+            store.load_batch(G, version(which), digest=which)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("start", "points"), [("old", 12), ("absent", 6)])
+def test_a_killed_load_leaves_the_old_version_or_the_new_one(tmp_path: Path, start: str, points: int) -> None:
+    """``old``: a replacement, killed at 12 points; ``absent``: a first load (its "old" is no graph), at 6.
+
+    Delays are spread over the duration of an unkilled run; the last kill comes once ``load_batch``
+    has returned (committed, not yet flushed or closed), so the new version must be there.
+    """
+    path = tmp_path / "store"
+    before = expected("old") if start == "old" else None
+    after = expected("new")
+    set_to(path, "old" if start == "old" else None)
+    duration = run_child(path, "new", None)
+    assert duration is not None and observed(path, "read") == after
+    outcomes = []
+    for i in range(points):  # from the start to 20% past the measured end, then once load_batch returned
+        delay: float | str = duration * 1.2 * i / (points - 2) if i < points - 1 else "done"
+        set_to(path, "old" if start == "old" else None)
+        run_child(path, "new", delay)
+        seen = observed(path, "read")
+        assert seen in (before, after), f"kill {i} at {delay} s: neither old nor new"
+        assert observed(path, "write") == seen  # the next writer's opening (orphans removed) sees the same
+        outcomes.append("new" if seen == after else "old")
+    assert outcomes[0] == "old" and outcomes[-1] == "new", outcomes
+
+
+def test_replacing_writes_only_the_difference_and_keeps_blank_nodes_right(tmp_path: Path) -> None:
+    with AnnotationStore.open(tmp_path / "s") as store:
+        store.load_batch(G, version("old"), digest="old")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            store.load_batch(G, version("new"), digest="new")
+    assert observed(tmp_path / "s", "read") == expected("new")
+    with AnnotationStore.open(tmp_path / "s", mode="read") as store:
+        roots = list(store.raw.quads_for_pattern(None, ox.NamedNode("https://example.org/has"), None))
+        assert len(roots) == 1 and isinstance(roots[0].object, ox.BlankNode)
+        (tag,) = store.raw.quads_for_pattern(roots[0].object, None, None)
+        assert tag.object.value == "new"  # type: ignore[union-attr]
+
+
+def test_the_update_deletes_and_inserts_only_changed_triples() -> None:
+    from craftrdf.replace import nquads_file, replacement_update
+
+    def nq(which: str) -> IO[bytes]:
+        return nquads_file(ox.parse("\n".join(version(which)), ox.RdfFormat.N_QUADS))
+
+    with nq("old") as old, nq("new") as new:
+        diff = replacement_update([G], old, new)
+    # by hand: 3 in 10 of N literals change, so 3,000 go out and 3,000 come in; both blank-node triples each way
+    assert (diff.removed, diff.added, diff.blank_old, diff.blank_new) == (3000, 3000, 2, 2)
+    assert diff.update.count('*" .') == 3000
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(old=st.lists(_TEXT, max_size=8), new=st.lists(_TEXT, max_size=8), lang=st.sampled_from(["", "@en", "@de-CH"]))
+def test_any_literal_text_is_replaced_exactly(old: list[str], new: list[str], lang: str) -> None:
+    """Whatever text the input holds (quotes, backslashes, newlines, NUL, braces), the graph ends as the new version.
+
+    The oracle is pyoxigraph's own parse of the new version's lines, compared as term sets.
+    """
+    from craftrdf.rdf import literal
+
+    def lines(values: list[str]) -> list[str]:
+        return [
+            f"<https://example.org/s{i}> <https://example.org/p> {literal(v)}{lang} <{G}> ."
+            for i, v in enumerate(values)
+        ]
+
+    store = AnnotationStore.memory()
+    store.load_batch(G, lines(old), digest="old")
+    store.load_batch(G, lines(new), digest="new")
+    got = {(q.subject, q.predicate, q.object) for q in store.raw.quads_for_pattern(None, None, None, ox.NamedNode(G))}
+    want = {(q.subject, q.predicate, q.object) for q in ox.parse("\n".join(lines(new)), ox.RdfFormat.N_QUADS)}
+    want.add((ox.NamedNode(G), ox.NamedNode("https://w3id.org/craftrdf/vocab#digest"), ox.Literal("new")))
+    assert got == want
