@@ -7,17 +7,21 @@ types and all xref lists of defs and synonyms are dropped), ``rdfs:subClassOf`` 
 ``is_a``, and oboInOwl literals for namespace (the header's ``default-namespace`` when
 the term has none), alt_id, xref and subset. Obsolete classes get
 ``owl:deprecated true``, ``obo:IAO_0100001`` (replaced_by) and ``oboInOwl:consider``.
-Typedefs become ``owl:ObjectProperty`` with label, ``oboInOwl:id``, xrefs,
-``rdfs:subPropertyOf`` per ``is_a`` and ``owl:TransitiveProperty`` when transitive.
+Typedefs become ``owl:ObjectProperty`` (``owl:AnnotationProperty`` for metadata tags) with
+label, ``oboInOwl:id``, xrefs, ``rdfs:subPropertyOf`` per ``is_a``, their characteristics,
+``owl:inverseOf``, ``rdfs:domain`` and ``rdfs:range``.
 
-``relationship: REL TARGET`` becomes one direct triple ``<child> <REL> <target>`` (not an
-OWL existential restriction), so SPARQL can walk ``rdfs:subClassOf|obo:BFO_0000050``.
+The logical tags (``relationship``, ``intersection_of``, ``union_of``, ``disjoint_from``,
+``equivalent_to``) follow the OBO 1.4 -> OWL mapping (:mod:`craftrdf.ingest.axioms`,
+:mod:`craftrdf.ingest.owl`); with ``relations=`` the direct class-to-class edges (is_a,
+relationships, intersection genus and differentiae) go to that derived graph in the same
+pass, so SPARQL can walk ``rdfs:subClassOf|obo:BFO_0000050`` there (docs/rdf-model.md).
 Typedef stanzas come after the terms, so relation IRIs cannot wait for them:
 :func:`relation_iri` resolves a relation from its name alone (see there).
 
 CRAFT extension classes (prefix ending in ``_EXT``) are also typed
 ``craft:ExtensionClass`` and keep their ``def:`` text verbatim as
-``craft:logicalDefinition``.
+``craft:logicalDefinition``; the definition is also written as OWL once the file is read.
 """
 
 from __future__ import annotations

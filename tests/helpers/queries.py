@@ -170,6 +170,13 @@ def tiny_quads(value: str, cls: str) -> dict[str, list[ox.Quad]]:
             ox.Quad(t, ox.NamedNode(cr + "coveredText"), v, g),
         ],
         TINY_ONTO: [
+            # hierarchy queries walk relations graphs (docs/rdf-model.md): this one is its own
+            ox.Quad(
+                o,
+                ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                ox.NamedNode(cr + "RelationsGraph"),
+                o,
+            ),
             ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf"), root, o),
             ox.Quad(c, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), v, o),
         ],

@@ -29,7 +29,7 @@ REGISTRY = load_registry()
 
 def add_set(store: AnnotationStore, key: str, module: str, obo: str, *, digest: str = "1") -> None:
     graph = ontology_graph(Path(obo).stem)
-    relations = relations_graph(graph)  # as a build writes it: the hierarchy queries walk it
+    relations = relations_graph(graph)  # as the build writes it: the OWL graph and its relations graph
     lines = ontology_nquads(iter_obo(DATA / obo), graph=graph, curies=CurieMap(), relations=relations)
     store.load_batch(graph, lines, digest=digest, companions=[relations])
     store.load_batch(
