@@ -12,6 +12,16 @@ from tests.helpers.corpus import DATA, find_craft_dir, find_go_obo
 from tests.helpers.sample import sample_store as build_sample
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the ``long`` tests, saying how to run them, unless CRAFTRDF_LONG_TESTS=1."""
+    if os.environ.get("CRAFTRDF_LONG_TESTS") == "1":
+        return
+    skip = pytest.mark.skip(reason="a whole-corpus verification of minutes: run with CRAFTRDF_LONG_TESTS=1")
+    for item in items:
+        if item.get_closest_marker("long") is not None:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def craft_dir() -> Path:
     d = find_craft_dir()

@@ -11,6 +11,7 @@ import zipfile
 from collections import defaultdict
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 
 from craftrdf.builder import build_store
@@ -70,8 +71,11 @@ def test_ontology_classes_equal_raw_term_stanzas(store_path: Path, craft_dir: Pa
     with AnnotationStore.open(store_path, mode="read") as store:
         rows = list(
             store.query(
-                "SELECT ?g (COUNT(DISTINCT ?c) AS ?n) WHERE { GRAPH ?g { ?c a <http://www.w3.org/2002/07/owl#Class> } } "
-                "GROUP BY ?g",
+                # named classes only: OWL's class expressions (intersections, unions) are blank nodes
+                # typed owl:Class, and classes a definition names but the file does not declare are
+                # minted under craftrdf/ref/ (docs/rdf-model.md)
+                "SELECT ?g (COUNT(DISTINCT ?c) AS ?n) WHERE { GRAPH ?g { ?c a <http://www.w3.org/2002/07/owl#Class> "
+                'FILTER(isIRI(?c) && !STRSTARTS(STR(?c), "https://w3id.org/craftrdf/ref/")) } } GROUP BY ?g',
                 substitutions=None,
             )
         )
@@ -128,8 +132,16 @@ def test_kill_9_during_a_build_leaves_whole_batches(craft_dir: Path, tmp_path: P
         assert not list(store.glob("bulk-*.sst"))
         digests = st.batches()
         assert len(digests) >= 6
+        # a batch's companion graphs (an ontology's relations graph) are whole when the batch is:
+        # its manifest lists them, and the digest comes after every quad of the batch
+        companion = "https://w3id.org/craftrdf/vocab#companion"
+        owned = {
+            q.object.value
+            for b in digests
+            for q in st.raw.quads_for_pattern(ox.NamedNode(b), ox.NamedNode(companion), None, ox.NamedNode(b))
+        }
         for g in st.raw.named_graphs():
-            assert g.value in digests, f"graph {g.value} has quads but no manifest: a partial batch"
+            assert g.value in digests or g.value in owned, f"graph {g.value} has quads but no manifest: a partial batch"
         rows = list(
             st.query(
                 "SELECT ?key (COUNT(?a) AS ?n) WHERE { GRAPH ?g { ?g <https://w3id.org/craftrdf/vocab#key> ?key . "

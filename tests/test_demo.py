@@ -24,7 +24,9 @@ def demo():
 
 def _uberon_parents() -> tuple[dict[str, list[tuple[str, float]]], set[str], set[str]]:
     """is_a and part_of parents of every term of the sample's UBERON.obo, read line by line, with
-    the terms and the obsolete terms."""
+    the terms and the obsolete terms. An ``intersection_of`` line is a parent too (its class, the
+    genus, as is_a; ``part_of X`` as part_of): the class is equivalent to the intersection, so it
+    is under each operand (the OBO 1.4 -> OWL mapping)."""
     path = sample_dir() / "concept-annotation" / "UBERON" / "UBERON" / "UBERON.obo.zip"
     with zipfile.ZipFile(path) as z:
         text = io.TextIOWrapper(z.open("UBERON.obo"), encoding="utf-8").read()
@@ -43,6 +45,10 @@ def _uberon_parents() -> tuple[dict[str, list[tuple[str, float]]], set[str], set
             if tag == "is_a":
                 parents.setdefault(term, []).append((words[0], WEIGHTS["is_a"]))
             elif tag == "relationship" and words[0] == "part_of":
+                parents.setdefault(term, []).append((words[1], WEIGHTS["part_of"]))
+            elif tag == "intersection_of" and len(words) == 1:
+                parents.setdefault(term, []).append((words[0], WEIGHTS["is_a"]))
+            elif tag == "intersection_of" and words[0] == "part_of":
                 parents.setdefault(term, []).append((words[1], WEIGHTS["part_of"]))
             elif tag == "is_obsolete" and words == ["true"]:
                 obsolete.add(term)

@@ -11,7 +11,8 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -33,12 +34,23 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running(app: object) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on a free loopback port in a thread; yields the base URL."""
+def running(
+    app: object, *, port: int | None = None, make_config: Callable[..., Any] | None = None, **config: Any
+) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on loopback (a free port unless given) in a thread; yields the base URL.
+
+    ``make_config`` builds the uvicorn config instead of ``uvicorn.Config`` (the server's own
+    :func:`craftrdf.server.transport.uvicorn_config`, say); ``config`` goes to it.
+    """
     import uvicorn
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    port = port or free_port()
+    if make_config is None:
+        conf = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config)
+    else:
+        conf = make_config(app, host="127.0.0.1", port=port, **config)
+    conf.lifespan = "off"
+    server = uvicorn.Server(conf)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -51,3 +63,27 @@ def running(app: object) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextlib.contextmanager
+def listener() -> Iterator[tuple[str, list[int]]]:
+    """A TCP listener on loopback counting the connections it gets: (base URL, hits)."""
+    hits: list[int] = []
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(64)
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            hits.append(1)
+            conn.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.getsockname()[1]}/", hits
+    finally:
+        srv.close()

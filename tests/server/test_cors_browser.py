@@ -9,8 +9,6 @@ A page from a third origin, not allowed, must fail to read the answer.
 from __future__ import annotations
 
 import contextlib
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,7 @@ import pytest
 from craftrdf.server.app import ServerConfig, create_app
 from craftrdf.server.workers import StoreOpener, WorkerPool
 from craftrdf.store import AnnotationStore
-from tests.helpers.server import free_port
+from tests.helpers.server import free_port, running
 
 CHROMIUM = Path("/usr/bin/chromium")
 playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
@@ -49,18 +47,9 @@ run().then(t => { document.getElementById("out").textContent = t; },
 
 @contextlib.contextmanager
 def serving(app: Any, port: int) -> Iterator[str]:
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    """``app`` on ``port``; yields its origin (no trailing slash)."""
+    with running(app, port=port) as url:
+        yield url.rstrip("/")
 
 
 def page_app(endpoint: str) -> Any:

@@ -11,8 +11,6 @@ groups deeper than the limit, the guard must refuse.
 from __future__ import annotations
 
 import contextlib
-import socket
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +20,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from craftrdf.server.guard import Limits, RequestRefused, check_request, with_using
+from tests.helpers.server import listener as counting_listener
 
 rdflib_parser = pytest.importorskip("rdflib.plugins.sparql.parser")
 from pyparsing import ParseResults  # noqa: E402  (rdflib's dependency)
@@ -30,24 +29,9 @@ from rdflib.plugins.sparql.parserutils import CompValue  # noqa: E402
 
 @pytest.fixture(scope="module")
 def listener() -> Iterator[tuple[str, list[int]]]:
-    """A TCP listener on loopback counting connections: (base URL, hits)."""
-    hits: list[int] = []
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(64)
-
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                return
-            hits.append(1)
-            conn.close()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.getsockname()[1]}/", hits
-    srv.close()
+    """A TCP listener on loopback counting the connections it gets: (URL, hits)."""
+    with counting_listener() as it:
+        yield it
 
 
 def refused(text: str, limits: Limits | None = None) -> int | None:

@@ -29,7 +29,8 @@ from craftrdf.server.app import ServerConfig, create_app
 from craftrdf.server.transport import uvicorn_config
 from craftrdf.server.workers import StoreOpener, WorkerPool
 from craftrdf.store import AnnotationStore
-from tests.helpers.server import free_port
+from tests.helpers.server import listener as counting_listener
+from tests.helpers.server import running
 
 TOKEN = "hardening-test-token-0123456789abcdef"
 CROSS = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?a ?b ?c } GRAPH ?h { ?d ?e ?f } GRAPH ?i { ?x ?y ?z } }"
@@ -48,48 +49,16 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@contextlib.contextmanager
-def serving(app: Any, **kw: Any) -> Iterator[str]:
+def serving(app: Any, **kw: Any) -> contextlib.AbstractContextManager[str]:
     """``app`` under uvicorn with craftrdf's connection layer, in a thread; yields the base URL."""
-    import uvicorn
-
-    port = free_port()
-    config = uvicorn_config(app, host="127.0.0.1", port=port, **kw)
-    config.lifespan = "off"
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    return running(app, make_config=uvicorn_config, **kw)
 
 
 @pytest.fixture(scope="module")
 def listener() -> Iterator[tuple[str, list[int]]]:
     """A TCP listener on loopback counting the connections it gets: (URL, hits)."""
-    hits: list[int] = []
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(64)
-
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                return
-            hits.append(1)
-            conn.close()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.getsockname()[1]}/", hits
-    srv.close()
+    with counting_listener() as it:
+        yield it
 
 
 def app_over(pool: WorkerPool, tmp_path: Path, **config: Any) -> Any:

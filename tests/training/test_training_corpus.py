@@ -18,7 +18,7 @@ from craftrdf.store import AnnotationStore
 from craftrdf.training.evaluate import train_and_test
 from craftrdf.training.folder import read_model
 
-pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+pytestmark = [pytest.mark.corpus, pytest.mark.slow, pytest.mark.long]
 
 #: CRAFT Shared Task 2019, concept annotation: best test SER per set (participants and baseline).
 ST2019_BEST = {
