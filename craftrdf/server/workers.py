@@ -215,9 +215,13 @@ class WorkerPool:
             raise StoreError(f"a query worker cannot open the store: {msg[1]}")
 
     def _kill(self, w: _Worker) -> None:
+        # Whoever takes the worker out of _all stops it: close() and a request's replacement can
+        # reach the same worker at once, and a second close of its pipe would close a reused fd.
         with self._lock:
-            self._all.pop(id(w), None)
+            owned = self._all.pop(id(w), None) is not None
             self._ready.discard(id(w))
+        if not owned:
+            return
         if w.process.is_alive():
             w.process.kill()
         w.process.join(5)
