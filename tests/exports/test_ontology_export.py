@@ -19,26 +19,13 @@ from craftrdf.exports.obo import escape_id, escape_quoted
 from craftrdf.exports.ontology import export_ontology
 from craftrdf.loader import load_files
 from craftrdf.store import AnnotationStore
-from tests.helpers.corpus import DATA
+from tests.helpers.corpus import CRAFT_OBO_FILES, DATA
 
 pronto = pytest.importorskip("pronto")
 fastobo = pytest.importorskip("fastobo")
 
 AXIOMS = DATA / "obo" / "axioms.obo"
 VALID = DATA / "obo" / "valid.obo"
-
-CRAFT_OBO = [
-    "CL/CL/CL.obo.zip",
-    "CL/CL+extensions/CL+extensions.obo.zip",
-    "GO_MF/GO_MF/GO_MF_stub.obo.zip",
-    "GO_MF/GO_MF+extensions/GO_MF_stub+GO_MF_extensions.obo.zip",
-    "MOP/MOP/MOP.obo.zip",
-    "MOP/MOP+extensions/MOP+extensions.obo.zip",
-    "SO/SO/SO.obo.zip",
-    "SO/SO+extensions/SO+extensions.obo.zip",
-    "UBERON/UBERON/UBERON.obo.zip",
-    "UBERON/UBERON+extensions/UBERON+extensions.obo.zip",
-]
 
 
 @dataclass
@@ -178,7 +165,7 @@ def test_owl_export_loads_in_owlready2(tmp_path: Path) -> None:
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("rel", CRAFT_OBO, ids=lambda r: r.rsplit("/", 1)[1])
+@pytest.mark.parametrize("rel", CRAFT_OBO_FILES, ids=lambda r: r.rsplit("/", 1)[1])
 def test_every_craft_ontology_exports_to_obo_that_pronto_and_fastobo_load(
     craft_dir: Path, rel: str, tmp_path: Path
 ) -> None:

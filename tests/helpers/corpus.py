@@ -41,3 +41,18 @@ def find_published() -> Path | None:
         if p.is_file():
             return p
     return None
+
+
+#: The OBO files of the CRAFT distribution, relative to concept-annotation/.
+CRAFT_OBO_FILES = [
+    "CL/CL/CL.obo.zip",
+    "CL/CL+extensions/CL+extensions.obo.zip",
+    "GO_MF/GO_MF/GO_MF_stub.obo.zip",
+    "GO_MF/GO_MF+extensions/GO_MF_stub+GO_MF_extensions.obo.zip",
+    "MOP/MOP/MOP.obo.zip",
+    "MOP/MOP+extensions/MOP+extensions.obo.zip",
+    "SO/SO/SO.obo.zip",
+    "SO/SO+extensions/SO+extensions.obo.zip",
+    "UBERON/UBERON/UBERON.obo.zip",
+    "UBERON/UBERON+extensions/UBERON+extensions.obo.zip",
+]

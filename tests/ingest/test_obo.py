@@ -22,25 +22,12 @@ from hypothesis import strategies as st
 from craftrdf.errors import DataWarning, InputError, OboSyntaxError
 from craftrdf.ingest.obo import OboHeader, iter_obo, open_text
 from craftrdf.model import Synonym, Term, Typedef
+from tests.helpers.corpus import CRAFT_OBO_FILES
 from tests.helpers.corpus import DATA as TESTS_DATA
 
 OBO_DATA = TESTS_DATA / "obo"
 VALID = OBO_DATA / "valid.obo"
 MALFORMED = OBO_DATA / "malformed.obo"
-
-#: The OBO files of the CRAFT distribution, relative to concept-annotation/.
-CRAFT_OBO_FILES = [
-    "CL/CL/CL.obo.zip",
-    "CL/CL+extensions/CL+extensions.obo.zip",
-    "GO_MF/GO_MF/GO_MF_stub.obo.zip",
-    "GO_MF/GO_MF+extensions/GO_MF_stub+GO_MF_extensions.obo.zip",
-    "MOP/MOP/MOP.obo.zip",
-    "MOP/MOP+extensions/MOP+extensions.obo.zip",
-    "SO/SO/SO.obo.zip",
-    "SO/SO+extensions/SO+extensions.obo.zip",
-    "UBERON/UBERON/UBERON.obo.zip",
-    "UBERON/UBERON+extensions/UBERON+extensions.obo.zip",
-]
 
 
 def read_all(path: Path, **kwargs: bool) -> tuple[list[OboHeader | Term | Typedef], list[warnings.WarningMessage]]:
