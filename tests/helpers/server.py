@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -87,3 +88,17 @@ def listener() -> Iterator[tuple[str, list[int]]]:
         yield f"http://127.0.0.1:{srv.getsockname()[1]}/", hits
     finally:
         srv.close()
+
+
+def wait_until_serving(proc: subprocess.Popen[bytes], url: str, *, seconds: float = 60) -> None:
+    """Poll ``url`` (a SPARQL endpoint) with ``ASK {}`` until ``craftrdf serve`` in ``proc`` answers."""
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            httpx.get(url, params={"query": "ASK {}"}, timeout=2)
+            return
+        except httpx.HTTPError:
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)

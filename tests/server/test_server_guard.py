@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
@@ -18,7 +17,7 @@ from craftrdf.server.guard import (
     with_using,
 )
 from craftrdf.server.protocol import negotiate, parse_sparql_request
-from tests.helpers.server import free_port
+from tests.helpers.server import free_port, wait_until_serving
 
 
 def depth_of(text: str) -> int:
@@ -163,14 +162,7 @@ def test_cli_serve_with_updates(tmp_path):
     )
     try:
         url = f"http://127.0.0.1:{port}/sparql"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(url, params={"query": "ASK {}"}, timeout=2)
-                break
-            except httpx.HTTPError:
-                assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.2)
+        wait_until_serving(proc, url)
         insert = {"update": "INSERT DATA { GRAPH <http://g> { <http://s> <http://p> 1 } }"}
         assert httpx.post(url, data=insert).status_code == 401
         ok = httpx.post(url, data=insert, headers={"Authorization": "Bearer cli-serve-test-token-0123456789"})

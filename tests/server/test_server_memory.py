@@ -21,7 +21,7 @@ import pyoxigraph as ox
 import pytest
 
 from craftrdf.store import AnnotationStore
-from tests.helpers.server import free_port
+from tests.helpers.server import free_port, wait_until_serving
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads memory from /proc (Linux)")
 
@@ -46,14 +46,7 @@ def test_a_500_mb_chunked_body_is_refused_without_growing_the_server(tmp_path: P
     )
     try:
         url = f"http://127.0.0.1:{port}/sparql"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(url, params={"query": "ASK {}"}, timeout=2)
-                break
-            except httpx.HTTPError:
-                assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.2)
+        wait_until_serving(proc, url)
         for _ in range(5):  # warm: the first requests import and allocate what later ones reuse
             httpx.post(url, content=b"ASK {}", headers={"Content-Type": "application/sparql-query"})
         before = rss_mb(proc.pid)
