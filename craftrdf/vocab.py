@@ -179,6 +179,9 @@ class CRAFT:
     ExternalReference: Final = NS + "ExternalReference"
     InferredGraph: Final = NS + "InferredGraph"
     inferredFrom: Final = NS + "inferredFrom"
+    #: the digest of the ontology batch an inferred graph was computed from; a rebuilt ontology
+    #: has another, and readers ignore the stale inferred graph (docs/classify.md)
+    sourceDigest: Final = NS + "sourceDigest"
     reasoner: Final = NS + "reasoner"
 
 

@@ -52,8 +52,9 @@ def classify(
     ``structural`` is pure Python (see :mod:`craftrdf.reasoning.structural`); ``hermit`` needs
     the ``craftrdf[owl]`` extra and Java (ConfigError saying which is missing). With
     ``write`` the edges replace the graph :func:`~craftrdf.iris.inferred_graph` of the
-    ontology as one batch (the store must be writable); run it again after rebuilding
-    the ontology.
+    ontology as one batch (the store must be writable), recording the ontology batch's
+    digest: once the ontology is rebuilt from other input, the queries that read the
+    inferred graph ignore it (stale) until ``classify`` runs again.
     """
     graph = ontology_graph(ontology)
     if not store.contains_named_graph(graph):
@@ -74,17 +75,19 @@ def classify(
     if write:
         writer = require_writable(store, "classify")
         source = store.batches().get(graph)
-        digest = hashlib.sha256(f"{reasoner}\0{source.digest if source else ''}".encode()).hexdigest()
+        source_digest = source.digest if source else ""
+        digest = hashlib.sha256(f"{reasoner}\0{source_digest}".encode()).hexdigest()
         writer.remove_batch(target)
-        writer.load_batch(target, _lines(target, graph, reasoner, edges), digest=digest)
+        writer.load_batch(target, _lines(target, graph, source_digest, reasoner, edges), digest=digest)
     logger.info("classify %s with %s: %d edges in %.1f s", ontology, reasoner, len(edges), seconds)
     return ClassifyReport(ontology, reasoner, target, frozenset(edges), seconds)
 
 
-def _lines(target: str, source: str, reasoner: str, edges: set[Edge]) -> Iterator[str]:
+def _lines(target: str, source: str, source_digest: str, reasoner: str, edges: set[Edge]) -> Iterator[str]:
     g = iri(target)
     yield quad(g, iri(RDF.type), iri(CRAFT.InferredGraph), g)
     yield quad(g, iri(CRAFT.inferredFrom), iri(source), g)
+    yield quad(g, iri(CRAFT.sourceDigest), literal(source_digest), g)
     yield quad(g, iri(CRAFT.reasoner), literal(reasoner), g)
     sub = iri(RDFS.subClassOf)
     for child, parent in sorted(edges):
