@@ -393,13 +393,52 @@ class RemoteStore(SparqlReads):
             )
 
     def remove_batch(self, graph: str) -> bool:
-        """Remove a batch's graph with a Graph Store Protocol DELETE; True if it was there."""
+        """Remove a batch's graph and the companion graphs its manifest lists; True if it was there.
+
+        With an update endpoint, one ``DROP`` request removes them together (one server
+        transaction); without one, Graph Store Protocol DELETEs remove the companions first
+        and the batch graph last, so an interrupted removal leaves the batch listed and a
+        second call finishes it.
+        """
         import httpx
 
         if self.graph_store is None:
             raise StoreError(f"{self.endpoint} is open read-only: give a Graph Store Protocol URL to write to it")
+        node = ox.NamedNode(graph)
+        pattern = self.quads_for_pattern(node, ox.NamedNode(CRAFT.companion), None, node)
+        companions = [q.object.value for q in pattern if isinstance(q.object, ox.NamedNode)]
+        if self.update_endpoint is not None:
+            if not self.contains_named_graph(graph):
+                return False
+            drops = " ;\n".join(f"DROP SILENT GRAPH {ox.NamedNode(g)}" for g in [graph, *companions])
+            try:
+                r = httpx.post(
+                    self.update_endpoint,
+                    content=drops.encode("utf-8"),
+                    headers={"Content-Type": "application/sparql-update", "User-Agent": self.user_agent},
+                    timeout=self.timeout,
+                )
+            except httpx.HTTPError as exc:
+                raise StoreError(f"cannot remove batch {graph} at {self.update_endpoint}: {exc}") from None
+            if r.status_code not in (200, 204):
+                raise StoreError(
+                    f"update endpoint {self.update_endpoint} refused to remove {graph} (HTTP {r.status_code}): "
+                    f"{_server_message(r.content)}"
+                )
+            return True
+        for companion in companions:
+            self._delete(companion)
+        return self._delete(graph)
+
+    def _delete(self, graph: str) -> bool:
+        """A Graph Store Protocol DELETE of one graph; False when the server has no such graph."""
+        import httpx
+
+        assert self.graph_store is not None
         try:
-            r = httpx.delete(self.graph_store, params={"graph": graph}, timeout=self.timeout)
+            r = httpx.delete(
+                self.graph_store, params={"graph": graph}, headers={"User-Agent": self.user_agent}, timeout=self.timeout
+            )
         except httpx.HTTPError as exc:
             raise StoreError(f"cannot reach graph store {self.graph_store}: {exc}") from None
         if r.status_code == 404:

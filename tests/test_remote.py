@@ -325,6 +325,32 @@ def test_graph_store_replaces_and_removes_a_batch(built: tuple[Path, str, str]) 
     assert g not in remote.batches()
 
 
+@pytest.mark.parametrize("through", ["update", "graph store"])
+def test_removing_a_batch_removes_its_companion_graphs(built: tuple[Path, str, str], through: str) -> None:
+    """Regression: RemoteStore.remove_batch left an ontology's relations graph behind (the
+    embedded store drops the companions its manifest lists with the batch)."""
+    _, endpoint, gsp = built
+    remote = RemoteStore(endpoint, graph_store=gsp)
+    if through == "graph store":
+        remote.update_endpoint = None  # a server without SPARQL update: DELETEs only
+    tail = through.replace(" ", "-")
+    g, c = f"https://example.org/with-companion/{tail}", f"https://example.org/companion/{tail}"
+    lines = [
+        f'<https://example.org/s> <https://example.org/p> "main" <{g}> .',
+        f'<https://example.org/s> <https://example.org/p> "derived" <{c}> .',
+    ]
+    remote.load_batch(g, lines, digest="d", companions=[c])
+    assert remote.contains_named_graph(g) and remote.contains_named_graph(c)
+    assert remote.remove_batch(g)
+    assert not remote.contains_named_graph(g) and not remote.contains_named_graph(c)
+    assert not remote.remove_batch(g)
+    # the embedded store, for the same batch, agrees
+    embedded = AnnotationStore.memory()
+    embedded.load_batch(g, lines, digest="d", companions=[c])
+    assert embedded.remove_batch(g)
+    assert not embedded.contains_named_graph(c)
+
+
 def test_bad_batch_writes_nothing(built: tuple[Path, str, str]) -> None:
     _, endpoint, gsp = built
     remote = RemoteStore(endpoint, graph_store=gsp)
