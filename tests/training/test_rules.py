@@ -7,14 +7,15 @@ from craftrdf.matcher.normalize import Normalizer, normalize_text
 from craftrdf.matcher.tokenize import analyze
 from craftrdf.model import Span
 from craftrdf.training.engine import Candidate, Decision
-from craftrdf.training.rules import RuleContext, Rules, apply_rules
+from craftrdf.training.rules import RuleContext, Rules, apply_rules, short_forms
 
 NORM = Normalizer(TextNormalization("CASE_INSENSITIVE", "NONE", "NONE"))
 
 
 def context(text: str, names: dict[tuple[str, ...], list[str]]) -> RuleContext:
     nt = normalize_text(analyze(text, [(0, len(text))]), NORM)
-    return RuleContext("d", nt, NORM, lambda term: (0, 0), lambda key: names.get(key, []), Decision(0.5, 0.6))
+    stats, decision = (lambda term: (0, 0)), Decision(0.5, 0.6)
+    return RuleContext("d", nt, NORM, stats, lambda key: names.get(key, []), decision, short_forms(text, NORM))
 
 
 def kept(text: str, phrase: str, cls: str, key: tuple[str, ...]) -> tuple[Candidate, str, float]:
