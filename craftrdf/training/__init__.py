@@ -12,7 +12,7 @@ files (:mod:`.folder`); :func:`annotate_with_model` applies it. See docs/trainin
 from __future__ import annotations
 
 from .abbreviations import Definition, best_long_form, definitions
-from .data import ExactClasses, SetData, read_set
+from .data import SetData, read_set
 from .engine import Decision
 from .folder import FORMAT, VERSION, Model, read_model
 from .rules import Rules
@@ -25,7 +25,6 @@ __all__ = [
     "ApplyReport",
     "Decision",
     "Definition",
-    "ExactClasses",
     "Model",
     "Rules",
     "Selection",

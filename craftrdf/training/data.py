@@ -7,53 +7,34 @@ gold are read: the gold of any other document never enters a model.
 
 A set whose ontology the store does not hold (CRAFT's copy here lacks CHEBI, GO BP/CC,
 NCBITaxon, PR and MONDO) trains from gold names alone; its slot error rate is then
-scored with exact class matches only (:class:`ExactClasses`), since there is no
-hierarchy to give partial credit.
+scored with exact class matches only (:func:`~.scoring.exact_wang`), since there is no
+hierarchy to give partial credit. A set with an ontology is scored by the official
+scorer's Wang similarity over the ontology's OWL graph (:mod:`.scoring`).
 """
 
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..curie import CurieMap
 from ..errors import ConfigError
+from ..evaluation.official_graph import OfficialWang
 from ..ingest.corpus import SPLITS
 from ..matcher.dictionary import DictionaryTerm, load_terms
 from ..matcher.run import parse_splits
 from ..model import Annotation
 from ..registry import Registry
 from ..sets import SetRef, resolve_set
-from ..similarity.wang import SimilarityWarning
 from ..store import ReadableStore
 from ..sweeps.inputs import document_splits
-from ..sweeps.score import ClassSimilarity, ShippedIndex
 from ..webanno import document_texts, fetch_annotations
 
-__all__ = ["Corpus", "ExactClasses", "SetData", "parse_on", "read_corpus", "read_set", "split_documents"]
+__all__ = ["Corpus", "SetData", "parse_on", "read_corpus", "read_set", "split_documents"]
 
 logger = logging.getLogger(__name__)
-
-
-class ExactClasses:
-    """The slot error rate's similarity when no ontology is loaded: 1 for the same class, else 0.
-
-    Every class is a member, so no annotation is filtered out as "not of the ontology".
-
-    >>> s = ExactClasses()
-    >>> s.similarity("PR:1", "PR:1"), s.similarity("PR:1", "PR:2"), "PR:9" in s
-    (1.0, 0.0, True)
-    """
-
-    def similarity(self, a: str, b: str) -> float:
-        """1.0 when the classes are equal, else 0.0."""
-        return 1.0 if a == b else 0.0
-
-    def __contains__(self, term: object) -> bool:
-        return True
 
 
 def parse_on(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -93,18 +74,23 @@ class Corpus:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class SetData:
-    """A set as training and scoring need it: its reference, ontology names and scoring similarity.
+    """A set as training and scoring need it: its reference, ontology names and official scorer.
 
     ``terms`` are the ontology's names as the matcher reads them (empty when the store has
-    no ontology for the set; ``terms_digest`` is then ``""``); ``exact_only`` says the
-    slot error rate gives no partial credit for related classes.
+    no ontology for the set; ``terms_digest`` is then ``""``); ``wang`` is the official
+    scorer's similarity over the ontology's graph, None when there is no ontology: the slot
+    error rate then gives no partial credit for related classes.
     """
 
     ref: SetRef
     terms: tuple[DictionaryTerm, ...]
     terms_digest: str
-    similarity: ClassSimilarity
-    exact_only: bool
+    wang: OfficialWang | None
+
+    @property
+    def exact_only(self) -> bool:
+        """Whether the slot error rate compares classes exactly (no ontology in the store)."""
+        return self.wang is None
 
     @property
     def key(self) -> str:
@@ -120,18 +106,15 @@ def read_set(
     cache_dir: Path | None = None,
     curies: CurieMap | None = None,
 ) -> SetData:
-    """The set's ontology names and the similarity its slot error rate uses (Wang ``bossy``, or exact)."""
-    from ..similarity import similarity_index
+    """The set's ontology names and the official scorer of its slot error rate (None: exact classes)."""
+    from .scoring import store_wang
 
     ref = resolve_set(store, set_key)
     if ref.ontology is None or ref.ontology not in store.batches():
         logger.warning("%s: no ontology in the store; training from gold names alone, SER exact classes only", ref.key)
-        return SetData(ref, (), "", ExactClasses(), True)
+        return SetData(ref, (), "", None)
     terms, digest = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SimilarityWarning)
-        index = ShippedIndex(similarity_index(store, method="bossy"))
-    return SetData(ref, tuple(terms), digest, index, False)
+    return SetData(ref, tuple(terms), digest, store_wang(store, ref.ontology))
 
 
 def read_corpus(

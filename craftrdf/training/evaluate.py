@@ -1,9 +1,10 @@
 """Train on some splits, score on others: the trained matcher's row in ``craftrdf reproduce`` section 4.
 
 The score is the Shared Task's slot error rate as ``craftrdf evaluate`` computes it
-(Jaccard boundaries, Wang ``bossy`` similarity), or with exact class matches only for a
-set the store has no ontology for. The false positives and negatives that cost most are
-counted by text and class, to say where a set falls short.
+(official pairing, Jaccard boundaries, Wang over the ontology's OWL graph: :mod:`.scoring`),
+or with exact class matches only for a set the store has no ontology for. The false
+positives and negatives that cost most are counted by text and class, to say where a set
+falls short.
 """
 
 from __future__ import annotations

@@ -181,6 +181,8 @@ def _read_meta(folder: Path) -> dict[str, Any]:
     for field in ("set", "configuration", "decision", "rules", "trained_on", "files"):
         if field not in meta:
             raise InputError(f"model.json lacks {field!r}", source=str(path))
+    if not isinstance(meta["files"], dict):
+        raise InputError("model.json: 'files' must map each table to its SHA-256", source=str(path))
     return meta
 
 
@@ -194,7 +196,10 @@ def _lines(folder: Path, name: str, digest: str, header: Sequence[str]) -> list[
         raise InputError(
             "changed since the model was written (SHA-256 differs from model.json): train again", source=str(path)
         )
-    lines = data.decode("utf-8").splitlines()
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 (byte {exc.start})", source=str(path)) from None
     if not lines or tuple(lines[0].split("\t")) != tuple(header):
         raise InputError(f"header must be {' | '.join(header)}", source=str(path), line=1)
     out = []

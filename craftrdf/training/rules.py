@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..matcher.normalize import NormalizedText, Normalizer
@@ -25,7 +25,7 @@ from ..model import Span
 from .abbreviations import definitions
 from .engine import Candidate, Decision, Key, Term
 
-__all__ = ["RuleContext", "Rules", "apply_rules"]
+__all__ = ["RuleContext", "Rules", "ShortForm", "apply_rules", "short_forms"]
 
 _CONJ = frozenset({"and", "or"})
 _GAP_LIST = re.compile(r"\s*,\s*")
@@ -46,8 +46,61 @@ class Rules:
 
 
 @dataclass(frozen=True, slots=True)
+class ShortForm:
+    """A short form defined in a document: its long form's extent, its normalized key, where it occurs.
+
+    ``occurrences`` are its whole-word occurrences from the definition on (the one in the
+    parentheses first).
+    """
+
+    short: str
+    long_start: int
+    long_end: int
+    key: Key
+    occurrences: tuple[tuple[int, int], ...]
+
+
+def short_forms(text: str, normalizer: Normalizer) -> tuple[ShortForm, ...]:
+    """Each short form's first definition in ``text`` (:func:`.abbreviations.definitions`), with its occurrences.
+
+    Depends on the text and the normalization only: computed once per document, used by
+    every decision the selection tries.
+    """
+    out = []
+    done: set[str] = set()
+    for d in definitions(text):
+        if d.short in done:
+            continue
+        done.add(d.short)
+        found = tuple(_whole_words(text, d.short, d.short_start))
+        out.append(ShortForm(d.short, d.long_start, d.long_end, normalizer.phrase(d.short), found))
+    return tuple(out)
+
+
+def _word_char(ch: str) -> bool:
+    """A character of a word as the short form's boundaries see it (``\\w`` or a hyphen)."""
+    return ch.isalnum() or ch in "_-"
+
+
+def _whole_words(text: str, short: str, start: int) -> Iterator[tuple[int, int]]:
+    """Occurrences of ``short`` from ``start`` on, neither side touching a word character (or a hyphen).
+
+    What ``re.finditer(r"(?<![\\w-])SF(?![\\w-])", text[start:])`` finds, with ``str.find``
+    (the regex scan cost a training run seconds): no look-behind at ``start`` itself.
+    """
+    i = text.find(short, start)
+    while i >= 0:
+        e = i + len(short)
+        if (i == start or not _word_char(text[i - 1])) and (e == len(text) or not _word_char(text[e])):
+            yield i, e
+            i = text.find(short, e)
+        else:
+            i = text.find(short, i + 1)
+
+
+@dataclass(frozen=True, slots=True)
 class RuleContext:
-    """What the rules need of one document and of the model."""
+    """What the rules need of one document and of the model (``short_forms``: the document's, once)."""
 
     document: str
     normalized: NormalizedText
@@ -55,6 +108,7 @@ class RuleContext:
     stats: Callable[[Term], tuple[int, int]]
     classes_of: Callable[[Key], Sequence[str]]
     decision: Decision
+    short_forms: Sequence[ShortForm]
 
     def best_class(self, key: Key) -> str | None:
         """The allowed class of ``key`` with the best estimate passing the decision, if any."""
@@ -87,23 +141,17 @@ def _overlaps(taken: list[tuple[int, int]], s: int, e: int) -> bool:
 def _abbreviations(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
     """``pairs`` with each defined short form given its long form's class, or dropped when the long
     form is not an annotation of the set (an "OM" defined as otitis media is no oculomotor nucleus)."""
-    text = ctx.normalized.tokenized.text
     ends = {spans[-1].end: (spans, cls) for spans, cls in pairs if len(spans) == 1}
     out = {(spans[0].start, spans[-1].end): (spans, cls) for spans, cls in pairs}
     taken = sorted(out)
-    done: set[str] = set()
-    for d in definitions(text):
-        if d.short in done:
-            continue
-        done.add(d.short)
+    for d in ctx.short_forms:
         hit = ends.get(d.long_end)
         cls = hit[1] if hit is not None and hit[0][0].start >= d.long_start else None
         if cls is not None:
-            tp, n = ctx.stats((ctx.normalizer.phrase(d.short), cls))
+            tp, n = ctx.stats((d.key, cls))
             if n >= 2 and ctx.decision.estimate(tp, n) < ctx.decision.threshold:
                 continue
-        for m in re.finditer(r"(?<![\w-])" + re.escape(d.short) + r"(?![\w-])", text[d.short_start :]):
-            s, e = d.short_start + m.start(), d.short_start + m.end()
+        for s, e in d.occurrences:
             if cls is None:
                 out.pop((s, e), None)  # left in ``taken``: nothing else is placed there
             elif (s, e) in out:

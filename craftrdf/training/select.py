@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,8 +29,6 @@ from ..matcher.config import FindAllMatches, MatcherConfig, Synonyms, TextNormal
 from ..matcher.dictionary import Dictionary
 from ..matcher.search import SearchIndex
 from ..model import Annotation, Span
-from ..similarity.wang import SimilarityWarning
-from ..sweeps.score import GoldStandard
 from .data import Corpus, SetData
 from .engine import (
     Candidate,
@@ -46,7 +43,8 @@ from .engine import (
     surface_term,
 )
 from .names import GoldNames, gold_names
-from .rules import RuleContext, Rules, apply_rules
+from .rules import RuleContext, Rules, ShortForm, apply_rules, short_forms
+from .scoring import official_scores
 from .symbols import symbol_candidates
 
 __all__ = [
@@ -117,6 +115,16 @@ class Prepared:
         self.names_by_key: dict[Key, list[tuple[str, frozenset[str]]]] = {}
         for (key, cls), docs in self.names.documents.items():
             self.names_by_key.setdefault(key, []).append((cls, docs))
+        self._short_forms: dict[str, tuple[ShortForm, ...]] = {}
+
+    def short_forms(self, document: str) -> tuple[ShortForm, ...]:
+        """The document's defined short forms under this configuration's normalization (computed once)."""
+        hit = self._short_forms.get(document)
+        if hit is None:
+            normalization = self.config.normalization
+            text = self.session.normalized(document, normalization).tokenized.text
+            hit = self._short_forms[document] = short_forms(text, self.session.normalizer(normalization))
+        return hit
 
 
 def prepare(
@@ -210,7 +218,8 @@ class FoldView:
             kept = resolve(choose_options(self.options[doc], decision))
             if rules.abbreviations or rules.coordination:
                 normalized = prepared.session.normalized(doc, normalization)
-                ctx = RuleContext(doc, normalized, normalizer, self.stats, self.classes_of, decision)
+                sf = prepared.short_forms(doc) if rules.abbreviations else ()
+                ctx = RuleContext(doc, normalized, normalizer, self.stats, self.classes_of, decision, sf)
                 out[doc] = apply_rules(ctx, kept, rules)
             else:
                 out[doc] = [(c.spans, cls) for c, cls, _ in kept]
@@ -270,10 +279,8 @@ def to_predictions(pairs: Pairs, texts: Mapping[str, str]) -> dict[str, list[Ann
 
 
 def shared_task_ser(data: SetData, corpus: Corpus, predictions: Mapping[str, Sequence[Annotation]]) -> float:
-    """The Shared Task's slot error rate of predictions on the corpus's documents."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SimilarityWarning)
-        return GoldStandard(data.key, corpus.gold, data.similarity).ser(predictions).ser
+    """The official Shared Task slot error rate of predictions on the corpus's documents (:mod:`.scoring`)."""
+    return official_scores(data.key, corpus.gold, predictions, data.wang).ser
 
 
 @dataclass(frozen=True, slots=True)

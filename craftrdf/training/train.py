@@ -106,7 +106,9 @@ def _meta(
         "variant": data.ref.variant,
         "ontology": data.ref.ontology if data.terms else None,
         "ontology_terms_digest": data.terms_digest or None,
-        "scoring": "exact classes only (no ontology in the store)" if data.exact_only else "Wang (bossy)",
+        "scoring": "exact classes only (no ontology in the store)"
+        if data.exact_only
+        else "official (Wang over the ontology's OWL graph)",
         "trained_on": {"splits": list(splits), "documents": sorted(corpus.texts)},
         "configuration": selection.config.params(),
         "decision": {

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from craftrdf.matcher.config import TextNormalization
 from craftrdf.matcher.normalize import Normalizer, normalize_text
 from craftrdf.matcher.tokenize import analyze
 from craftrdf.model import Span
 from craftrdf.training.engine import Candidate, Decision
-from craftrdf.training.rules import RuleContext, Rules, apply_rules
+from craftrdf.training.rules import RuleContext, Rules, _whole_words, apply_rules, short_forms
 
 NORM = Normalizer(TextNormalization("CASE_INSENSITIVE", "NONE", "NONE"))
 
 
 def context(text: str, names: dict[tuple[str, ...], list[str]]) -> RuleContext:
     nt = normalize_text(analyze(text, [(0, len(text))]), NORM)
-    return RuleContext("d", nt, NORM, lambda term: (0, 0), lambda key: names.get(key, []), Decision(0.5, 0.6))
+    stats, decision = (lambda term: (0, 0)), Decision(0.5, 0.6)
+    return RuleContext("d", nt, NORM, stats, lambda key: names.get(key, []), decision, short_forms(text, NORM))
 
 
 def kept(text: str, phrase: str, cls: str, key: tuple[str, ...]) -> tuple[Candidate, str, float]:
@@ -57,3 +63,18 @@ def test_coordination_follows_a_list():
     names = {("CD4", "cells"): ["CL:4"], ("CD8", "cells"): ["CL:8"]}
     out = apply_rules(context(text, names), [k], Rules(coordination=True))
     assert {c for _, c in out} == {"CL:B", "CL:4", "CL:8"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet="aB1_- (.α", max_size=40),
+    short=st.text(alphabet="aB1-α", min_size=1, max_size=3),
+    start=st.integers(0, 40),
+)
+def test_short_form_occurrences_are_the_regex_whole_words(text, short, start):
+    # the rule's definition, as a regex over the text from the definition on
+    expected = [
+        (start + m.start(), start + m.end())
+        for m in re.finditer(r"(?<![\w-])" + re.escape(short) + r"(?![\w-])", text[start:])
+    ]
+    assert list(_whole_words(text, short, min(start, len(text)))) == expected

@@ -180,3 +180,74 @@ def test_any_table_text_is_read_or_refused_with_input_error(pr_model, tmp_path_f
         assert "forms.tsv" in str(exc)
     else:
         assert all(r.tp <= r.n for r in model.terms)
+
+
+def _rewrite(m: Path, name: str, data: bytes) -> None:
+    """Replace one table and record its new digest, so the content itself is what is checked."""
+    import hashlib
+
+    (m / name).write_bytes(data)
+    meta = json.loads((m / "model.json").read_text())
+    meta["files"][name] = hashlib.sha256(data).hexdigest()
+    (m / "model.json").write_text(json.dumps(meta))
+
+
+def _version(m: Path) -> None:
+    meta = json.loads((m / "model.json").read_text())
+    meta["version"] = 0
+    (m / "model.json").write_text(json.dumps(meta))
+
+
+def _files_not_a_table(m: Path) -> None:
+    meta = json.loads((m / "model.json").read_text())
+    meta["files"] = ["names.tsv"]
+    (m / "model.json").write_text(json.dumps(meta))
+
+
+#: (what is done to a copy of a good model folder, what the one line must say)
+BAD_FOLDERS = {
+    "another version": (_version, "model format version 0; this craftrdf reads version 1"),
+    "model.json not JSON": (lambda m: (m / "model.json").write_text("{"), "unreadable model.json"),
+    "a table edited": (
+        lambda m: (m / "terms.tsv").write_text((m / "terms.tsv").read_text() + "a\tPR:1\t1\t1\t1.0\tyes\n"),
+        "terms.tsv: changed since the model was written",
+    ),
+    "a table missing": (lambda m: (m / "forms.tsv").unlink(), "forms.tsv: cannot read"),
+    "a table not UTF-8": (
+        lambda m: _rewrite(m, "names.tsv", b"tokens\tclass\tannotations\tdocuments\twritten\n\xff\tPR:1\t1\t1\t\n"),
+        "names.tsv: not UTF-8",
+    ),
+    "a count not a number": (
+        lambda m: _rewrite(m, "forms.tsv", b"form\tclass\ttrue_positives\tfinds\ncells\tPR:1\tmany\t1\n"),
+        "forms.tsv, line 2: not a count: 'many'",
+    ),
+    "digests not a table": (_files_not_a_table, "model.json: 'files' must map each table to its SHA-256"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FOLDERS))
+def test_cli_bad_model_folder_is_one_line_and_writes_nothing(sample_store_dir, pr_model, tmp_path, capsys, case):
+    spoil, message = BAD_FOLDERS[case]
+    m = _copy(pr_model, tmp_path / "m")
+    spoil(m)
+    out = tmp_path / "run"
+    args = ["annotate", "--store", str(sample_store_dir), "--set", "PR", "--model", str(m), str(sample_dir())]
+    code = main([*args, "--split", "test", "--out", str(out), "--no-cache"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1, err
+    assert message in err[0]
+    assert not out.exists()
+
+
+def test_cli_train_with_no_gold_in_the_split_is_one_line_and_keeps_the_old_folder(
+    sample_store_dir, pr_model, tmp_path, capsys
+):
+    # the sample's dev article (17244351) has no MOP annotation: its knowtator file holds no <annotation>
+    m = _copy(pr_model, tmp_path / "m")
+    before = {p.name: p.read_bytes() for p in m.iterdir()}
+    args = ["train", "--store", str(sample_store_dir), "--set", "MOP", "--on", "dev", "--out", str(m), "--no-cache"]
+    assert main(args) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "craftrdf: error: set MOP has no gold annotations in split dev: nothing to learn"
+    ]
+    assert {p.name: p.read_bytes() for p in m.iterdir()} == before
