@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 import subprocess
 import sys
@@ -157,23 +158,28 @@ def _steps(progress, total: int) -> None:
         progress(i, total, f"step {i}")
 
 
-def test_progress_off_a_terminal_is_a_start_and_an_end_line():
-    from craftrdf.cli._common import progress_bar
+def test_progress_off_a_terminal_is_a_start_and_an_end_line(caplog):
+    from craftrdf.cli._common import PROGRESS_LOGGER, progress_bar
 
-    out = io.StringIO()
+    caplog.set_level(logging.INFO, logger=PROGRESS_LOGGER)
+    out = io.StringIO()  # not a terminal: nothing is drawn on it, two records are logged
     ticks = iter([10.0, 12.5])
     _steps(progress_bar(False, name="build", stream=out, clock=lambda: next(ticks)), 300)
-    assert out.getvalue() == "build: started, 300 batches\nbuild: finished, 300 batches in 2.5 s\n"
-    out = io.StringIO()  # a resumed sweep starts part-way; without a name the first label names the stage
+    assert out.getvalue() == "" and caplog.messages == [
+        "build: started, 300 batches",
+        "build: finished, 300 batches in 2.5 s",
+    ]
+    caplog.clear()  # a resumed sweep starts part-way; without a name the first label names the stage
     progress = progress_bar(False, unit="configuration", stream=out, clock=lambda: 0.0)
     for done in (3, 4, 5):
         progress(done, 5, "CL")
-    assert out.getvalue() == (
-        "CL: started, 5 configurations (3 already done)\nCL: finished, 5 configurations in 0.0 s\n"
-    )
-    out = io.StringIO()
+    assert caplog.messages == [
+        "CL: started, 5 configurations (3 already done)",
+        "CL: finished, 5 configurations in 0.0 s",
+    ]
+    caplog.clear()
     _steps(progress_bar(True, name="build", stream=out), 3)  # -q: nothing
-    assert out.getvalue() == ""
+    assert out.getvalue() == "" and caplog.messages == []
 
 
 def test_progress_on_a_terminal_is_a_bar():
@@ -199,5 +205,5 @@ def test_demo_with_stderr_in_a_file_writes_a_few_readable_lines(tmp_path):
     text = log.read_text()
     lines = text.splitlines()
     assert "\r" not in text and len(lines) <= 6, text
-    assert re.fullmatch(r"build the sample: started, \d+ batches", lines[0]), text
-    assert re.fullmatch(r"build the sample: finished, \d+ batches in [\d.]+ s", lines[1]), text
+    assert re.fullmatch(r"INFO: build the sample: started, \d+ batches", lines[0]), text
+    assert re.fullmatch(r"INFO: build the sample: finished, \d+ batches in [\d.]+ s", lines[1]), text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import io
+import re
 import zipfile
 
 import pytest
@@ -94,6 +95,18 @@ def test_the_matcher_is_scored_against_every_gold_annotation(demo):
     hits = sum(1 for a in predicted if (a.document, tuple((s.start, s.end) for s in a.spans), a.class_id) in exact)
     assert hits <= total.matches <= total.pred_count
     assert total.ser == pytest.approx((total.substitutions + total.insertions + total.deletions) / total.ref_count)
+
+
+def test_the_matcher_finds_brain_where_the_sample_texts_say_brain(demo):
+    # by hand: the default configuration ignores case and stems with Porter ("brains" -> "brain"), and no
+    # longer UBERON_EXT name or exact synonym starting with "brain" occurs in the sample texts, so every
+    # word "brain" or "brains" and nothing else is annotated with brain
+    store, _ = demo
+    texts = {p.stem: p.read_text(encoding="utf-8") for p in (sample_dir() / "articles" / "txt").glob("*.txt")}
+    expected = {(d, m.start(), m.end()) for d, t in texts.items() for m in re.finditer(r"(?i)\bbrains?\b", t)}
+    found = [a for a in fetch_annotations(store, DEMO_MATCHER_SET) if a.class_id == DEMO_CLASS]
+    assert {(a.document, a.spans[0].start, a.spans[0].end) for a in found} == expected
+    assert len(found) == len(expected) == 71
 
 
 def test_the_demo_prints_each_step():

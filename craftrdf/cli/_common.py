@@ -28,13 +28,22 @@ class _TqdmHandler(logging.Handler):
         tqdm.write(self.format(record), file=sys.stderr)
 
 
+#: The logger of the start and end lines that stand for a progress bar off a terminal.
+PROGRESS_LOGGER = "craftrdf.progress"
+
+
 def setup_logging(verbose: int) -> None:
-    """Route log records and warnings to stderr through tqdm; -v INFO, -vv DEBUG."""
+    """Route log records and warnings to stderr through tqdm; -v INFO, -vv DEBUG.
+
+    The stage lines of :func:`progress_bar` (logger :data:`PROGRESS_LOGGER`) are shown without
+    -v: off a terminal they are the progress bar (-q turns them off, as it does the bars).
+    """
     handler = _TqdmHandler()
     handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
+    logging.getLogger(PROGRESS_LOGGER).setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
     # a data warning is one line naming the file and the place, not Python's source excerpt
     warnings.simplefilter("default")
     warnings.showwarning = lambda message, category, *_args, **_kw: logging.getLogger("craftrdf").warning("%s", message)
@@ -55,17 +64,18 @@ def progress_bar(
     stream: TextIO | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Callable[[int, int, str], None]:
-    """A progress callback ``(done, total, label)`` for one stage, written to stderr (or ``stream``).
+    """A progress callback ``(done, total, label)`` for one stage, for stderr (or ``stream``).
 
-    On a terminal, a tqdm bar. Elsewhere (a log file, a pipe, CI) one line when the stage
-    starts and one when it ends, instead of a carriage-return update per step: ``name``
-    (default: the first label) and ``unit`` word them. Nothing at all when ``disable``.
+    When that stream is a terminal, a tqdm bar drawn on it. Elsewhere (a log file, a pipe,
+    CI) an INFO record of :data:`PROGRESS_LOGGER` when the stage starts and one when it ends,
+    instead of a carriage-return update per step: ``name`` (default: the first label) and
+    ``unit`` word them. Nothing at all when ``disable``.
     """
     out = stream if stream is not None else sys.stderr
     if disable:
         return lambda done, total, label: None
     if not _is_terminal(out):
-        return _stage_lines(out, name, unit, clock)
+        return _stage_lines(name, unit, clock)
     from tqdm import tqdm
 
     bar = None
@@ -88,8 +98,9 @@ def _count(n: int, unit: str) -> str:
     return f"{n:,} {unit}{'es' if unit.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
-def _stage_lines(out: TextIO, name: str, unit: str, clock: Callable[[], float]) -> Callable[[int, int, str], None]:
-    """The progress callback for a stream that is not a terminal: a start line and an end line."""
+def _stage_lines(name: str, unit: str, clock: Callable[[], float]) -> Callable[[int, int, str], None]:
+    """The progress callback for a stream that is not a terminal: a start record and an end record."""
+    log = logging.getLogger(PROGRESS_LOGGER)
     started: float | None = None
     finished = False
     stage = name
@@ -100,12 +111,10 @@ def _stage_lines(out: TextIO, name: str, unit: str, clock: Callable[[], float]) 
             started = clock()
             stage = stage or label
             already = f" ({done:,} already done)" if 0 < done < total else ""
-            out.write(f"{stage}: started, {_count(total, unit)}{already}\n")
-            out.flush()
+            log.info("%s: started, %s%s", stage, _count(total, unit), already)
         if done >= total and not finished:
             finished = True
-            out.write(f"{stage}: finished, {_count(total, unit)} in {clock() - started:.1f} s\n")
-            out.flush()
+            log.info("%s: finished, %s in %.1f s", stage, _count(total, unit), clock() - started)
 
     return update
 

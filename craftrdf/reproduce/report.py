@@ -251,8 +251,11 @@ def _stats_nesting(
             f"{pf[0] - pb[0]:,.0f} nested annotations (bringing {pf[4] - pb[4]:,.0f} concepts used nowhere else "
             f"in the set), and its definition finds {n.same_set:,} in this release's {key}, so that row differs by "
             f"{f.annotations - pf[0]:+,.0f} annotations. {n.nested_project:,} annotations of {key} carry ids of the "
-            f"nested-annotation project (`{NESTED_PROJECT_PREFIX}…`); {n.nested_project_within:,} of them lie "
-            f"within another annotation of {key}."
+            f"nested-annotation project (`{NESTED_PROJECT_PREFIX}…`): {n.nested_project_within:,} of them lie "
+            f"within another annotation of {key}, {n.nested_project_anywhere:,} within an annotation of any set, "
+            f"and {n.nested_project - n.nested_project_anywhere:,} within none, so this release holds them as "
+            f"ordinary annotations of {key}; {n.nested_project_concepts:,} of its {n.concepts:,} concepts are used "
+            "by these annotations alone."
         )
     out += [
         "",
@@ -263,9 +266,10 @@ def _stats_nesting(
             f"{n.any_set:,} of {key}'s annotations would go, leaving {n.annotations - n.any_set:,}"
             for key, n in nesting.items()
         )
-        + ". Which concepts were gained or lost between the releases "
-        "cannot be measured here: the files of CRAFT v2.1 are not part of the current release, so only the net "
-        "changes above are.",
+        + ". The files of CRAFT v2.1 are not part of the current release, so which concepts were gained or "
+        "lost between the releases is measured only where the ids tell it: the annotations made in the "
+        "nested-annotation project and the concepts they alone bring, above; the rest of the net changes "
+        "cannot be attributed from these files.",
         "",
     ]
     return out

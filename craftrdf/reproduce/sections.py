@@ -106,8 +106,10 @@ class NestingCounts:
     ``same_set``: within another annotation of the same set (the paper's nesting);
     ``uberon_sets``: within an annotation of any of the sets asked about together;
     ``any_set``: within an annotation of any set in the store; ``nested_project``: annotations
-    whose id starts with :data:`NESTED_PROJECT_PREFIX`, and ``nested_project_within`` those of
-    them within another annotation of the same set.
+    whose id starts with :data:`NESTED_PROJECT_PREFIX`, ``nested_project_within`` those of
+    them within another annotation of the same set, ``nested_project_anywhere`` those within an
+    annotation of any set, and ``nested_project_concepts`` the classes that no other annotation
+    of the set uses (what the nested project's annotations alone bring to the set).
     """
 
     key: str
@@ -118,6 +120,8 @@ class NestingCounts:
     any_set: int
     nested_project: int
     nested_project_within: int
+    nested_project_anywhere: int = 0
+    nested_project_concepts: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +231,7 @@ def uberon_nesting(store: ReadableStore, keys: Sequence[str], documents: Sequenc
     for key, mine in anns.items():
         same = {i for i in mine if within.get(i, set()) & mine.keys()}
         project = [i for i, a in mine.items() if a.id.startswith(NESTED_PROJECT_PREFIX)]
+        elsewhere = {a.class_id for i, a in mine.items() if not a.id.startswith(NESTED_PROJECT_PREFIX)}
         out.append(
             NestingCounts(
                 key,
@@ -237,6 +242,8 @@ def uberon_nesting(store: ReadableStore, keys: Sequence[str], documents: Sequenc
                 sum(1 for i in mine if within.get(i)),
                 len(project),
                 sum(1 for i in project if i in same),
+                sum(1 for i in project if within.get(i)),
+                len({mine[i].class_id for i in project} - elsewhere),
             )
         )
         logger.info(

@@ -122,8 +122,16 @@ def test_cli_export(tmp_path):
     from craftrdf.demo import sample_dir
 
     store = str(tmp_path / "s")
-    r = craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "UBERON_EXT")
+    r = craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "UBERON_EXT,MOP_EXT")
     assert r.returncode == 0, r.stderr
+    # a Shared-Task-style directory: a file for each of the sample's 3 documents, as the corpus has one
+    # Knowtator file for each; MOP_EXT has no annotation in 17244351, so its file is empty
+    raw = raw_set("MOP/MOP+extensions")
+    r = craftrdf("export", "--store", store, "--set", "MOP_EXT", "--format", "bionlp", "--out", str(tmp_path / "m"))
+    assert r.returncode == 0, r.stderr
+    written = {p.stem: p.read_text(encoding="utf-8").splitlines() for p in (tmp_path / "m").iterdir()}
+    assert {d: len(lines) for d, lines in written.items()} == {d: len(a) for d, a in raw.items()}
+    assert written["17244351"] == [] and len(written) == 3
     out = tmp_path / "bionlp"
     r = craftrdf(
         "export",

@@ -118,7 +118,7 @@ def test_nesting_counts_and_what_moved_are_stated_in_counts():
         StatsRow("UBERON_core", "UBERON", "outermost", UBERON),
         StatsRow("UBERON_core+nested", "UBERON", "all", UBERON),
     ]
-    nesting = [NestingCounts("UBERON", 12_269, 838, 0, 61, 1_266, 119, 0)]
+    nesting = [NestingCounts("UBERON", 12_269, 838, 0, 61, 1_266, 119, 0, 9, 2)]
     text = _render(load_published(), stats, nesting=nesting)
     # the paper's nested annotations: 13,625 - 12,187 = 1,438; concepts 867 - 842 = 25 (by hand)
     assert _cells(text, "| UBERON | 12,269 |") == [
@@ -136,6 +136,9 @@ def test_nesting_counts_and_what_moved_are_stated_in_counts():
     assert "the paper counted 1,438 nested annotations (bringing 25 concepts" in text
     assert "so that row differs by -1,356 annotations" in text  # 12,269 - 13,625
     assert "1,266 of UBERON's annotations would go, leaving 11,003" in text
+    # 119 - 9 = 110 of the nested project's annotations lie within nothing
+    assert "0 of them lie within another annotation of UBERON, 9 within an annotation of any set, and 110" in text
+    assert "2 of its 838 concepts are used by these annotations alone" in text
     partial = _render(load_published(), stats, nesting=nesting, documents=2)
     assert "holds 2 of the paper's 67 articles" in partial and "net, between" not in partial
 
@@ -186,7 +189,18 @@ def test_statistics_and_nesting_of_a_hand_made_set():
     assert core.stats == ArticleStats(2, 2, 2, 1.0, 1.0, 2, 1.0, 1.0, 2)
     assert nested.stats == ArticleStats(2, 3, 3, 1.5, 1.5, 3, 1.5, 1.5, 3)
     # 'retinal' within the set; 'retinal' and 'brain' within some annotation of any set
-    assert uberon_nesting(store, ["MINE"], ["d1", "d2"]) == [NestingCounts("MINE", 3, 3, 1, 1, 2, 1, 1)]
+    # the nested project's 'retinal' lies within 'retinal ganglion cell layer'; retina is its class alone
+    assert uberon_nesting(store, ["MINE"], ["d1", "d2"]) == [NestingCounts("MINE", 3, 3, 1, 1, 2, 1, 1, 1, 1)]
+
+
+def test_annotations_of_the_nested_project_that_lie_within_nothing_are_counted_with_their_own_concepts():
+    store = AnnotationStore.memory()
+    _load(store, DATA / "moved.txt.knowtator.xml", "MINE")
+    # by hand from the file: 3 annotations, 2 classes; 'optic' [16,21) within 'optic nerve' [16,27);
+    # 2 nested-project ids, 1 of them within another annotation, 1 ('brain') within none; brain is
+    # used by no other annotation, optic nerve's class is also A_2's: 1 concept they alone bring
+    (n,) = uberon_nesting(store, ["MINE"], ["moved"])
+    assert n == NestingCounts("MINE", 3, 2, 1, 1, 1, 2, 1, 1, 1)
 
 
 def test_causes_are_the_spanless_and_repeated_span_annotations_when_they_make_the_difference():
