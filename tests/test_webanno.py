@@ -123,3 +123,32 @@ def test_literal_escaping_round_trips_through_oxigraph(value):
     line = f"<http://ex.org/s> <http://ex.org/p> {literal(value)} <http://ex.org/g> .\n"
     (q,) = list(ox.parse(line.encode("utf-8"), ox.RdfFormat.N_QUADS))
     assert q.object.value == value
+
+
+def test_one_document_lookup_is_the_set_filtered_by_document(sample_store):
+    # the whole set read and filtered here is the independent answer; the lookup starts from the
+    # document's targets instead (document-annotations.rq), so it must find the same records
+    for key in ("UBERON_EXT", "CL"):
+        whole = fetch_annotations(sample_store, key)
+        documents = sorted({a.document for a in whole})
+        assert len(documents) >= 2, key
+        for d in documents:
+            one = fetch_annotations(sample_store, key, document=d)
+            assert one and one == [a for a in whole if a.document == d]
+    assert fetch_annotations(sample_store, "UBERON_EXT", document="0") == []
+    assert fetch_annotations(sample_store, "NO_SUCH_SET", document=documents[0]) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.text(alphabet="12 a%#/\n", min_size=1, max_size=4), min_size=1, max_size=3, unique=True),
+    st.text(alphabet="12 a%#/\n", max_size=6),
+)
+def test_one_document_lookup_of_any_id_equals_the_filter(documents, asked):
+    # ids that the IRIs percent-encode (" ", "%", "#", "/") and ids no IRI can hold ("\n"): the
+    # lookup answers what the set's documents are called when read back, and nothing else
+    anns = [Annotation(f"a{i}", d, "UBERON:0000955", (Span(i, i + 2),)) for i, d in enumerate(documents)]
+    store = _store(anns)
+    whole = fetch_annotations(store, "TEST")
+    for d in {a.document for a in whole} | set(documents) | {asked}:
+        assert fetch_annotations(store, "TEST", document=d) == [a for a in whole if a.document == d]
