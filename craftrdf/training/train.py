@@ -26,11 +26,9 @@ from .names import GoldNames
 from .rules import Rules
 from .select import (
     DECISIONS,
-    FINALISTS,
     FULL,
     QUICK,
     QUICK_DECISIONS,
-    QUICK_FINALISTS,
     RULES,
     OntologySource,
     Prepared,
@@ -171,7 +169,6 @@ def train_set(
         decisions=QUICK_DECISIONS if quick else DECISIONS,
         rules=RULES,
         folds=folds,
-        finalists=QUICK_FINALISTS if quick else FINALISTS,
     )
     dg, dr, dp = _coordination_counts(prepared, corpus, selection)
     meta = _meta(data, splits, corpus, selection, folds, quick, (dg, dr, dp))
