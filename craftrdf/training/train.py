@@ -155,7 +155,8 @@ def train_set(
     t0 = time.perf_counter()
     splits = parse_on(on)
     data = data or read_set(store, set_key, registry=registry, cache_dir=cache_dir)
-    corpus = corpus or read_corpus(store, data.key, split_documents(store, splits))
+    if corpus is None:
+        corpus = read_corpus(store, data.key, split_documents(store, splits))
     if corpus.annotations == 0:
         raise NoGoldError(f"set {data.key} has no gold annotations in split {','.join(splits)}: nothing to learn")
     session = session or MatchingSession(corpus.texts, {}, cache_dir=cache_dir)
@@ -287,7 +288,8 @@ def score_on(
     """
     from .select import shared_task_ser
 
-    corpus = corpus or read_corpus(store, data.key, split_documents(store, splits))
+    if corpus is None:
+        corpus = read_corpus(store, data.key, split_documents(store, splits))
     leaked = set(corpus.texts) & set(model.documents)
     if leaked:
         raise ConfigError(f"documents {', '.join(sorted(leaked)[:3])} were used to train this model")
