@@ -394,8 +394,10 @@ def _trained(trained: Mapping[str, TestScore], published: Published) -> list[str
             "",
         ]
     out += [
-        "Sets without an ontology in the store learn from gold names alone, and their SER counts exact class "
-        "matches only (no Wang credit for a related class): they are marked *exact*.",
+        "Cross-validated and test SER are the official scorer's, as `craftrdf evaluate` computes them (its "
+        "pairing, Wang over the ontology's OWL graph). Sets without an ontology in the store learn from gold "
+        "names alone, and their SER counts exact class matches only (no Wang credit for a related class): they "
+        "are marked *exact*.",
         "",
         "| set | test SER | cross-validated SER | configuration (case, stemmer, synonyms) | threshold, prior | rules "
         "| discontinuous recovered on train+dev | costliest false positives | costliest false negatives | seconds |",

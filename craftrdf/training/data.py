@@ -32,7 +32,7 @@ from ..store import ReadableStore
 from ..sweeps.inputs import document_splits
 from ..webanno import document_texts, fetch_annotations
 
-__all__ = ["Corpus", "SetData", "parse_on", "read_corpus", "read_set", "split_documents"]
+__all__ = ["Corpus", "SetData", "parse_on", "read_corpora", "read_corpus", "read_set", "split_documents"]
 
 logger = logging.getLogger(__name__)
 
@@ -121,7 +121,14 @@ def read_corpus(
     store: ReadableStore, set_key: str, documents: Sequence[str], *, curies: CurieMap | None = None
 ) -> Corpus:
     """Texts and gold of ``documents`` for set ``set_key``; only these documents' gold is kept."""
-    wanted = set(documents)
+    return read_corpora(store, set_key, [documents], curies=curies)[0]
+
+
+def read_corpora(
+    store: ReadableStore, set_key: str, groups: Sequence[Sequence[str]], *, curies: CurieMap | None = None
+) -> list[Corpus]:
+    """:func:`read_corpus` for several groups of documents (train, test) with one read of the set's gold."""
+    wanted = {d for g in groups for d in g}
     texts = document_texts(store, wanted)
     missing = sorted(wanted - set(texts))
     if missing:
@@ -130,4 +137,4 @@ def read_corpus(
     for a in fetch_annotations(store, set_key, curies=curies):
         if a.document in wanted and a.spans:
             gold[a.document].append(a)
-    return Corpus({d: texts[d] for d in sorted(texts)}, {d: tuple(v) for d, v in gold.items()})
+    return [Corpus({d: texts[d] for d in sorted(g)}, {d: tuple(gold[d]) for d in sorted(g)}) for g in groups]

@@ -21,7 +21,7 @@ from ..model import Annotation
 from ..registry import Registry
 from ..store import ReadableStore
 from ..webanno import document_texts
-from .data import Corpus, parse_on, read_set, split_documents
+from .data import Corpus, parse_on, read_corpora, read_set, split_documents
 from .train import NoGoldError, TrainReport, score_on, train_set
 
 __all__ = ["TestScore", "costly", "train_and_test"]
@@ -84,12 +84,13 @@ def train_and_test(
     once for all of them. A set with no gold annotations in ``on`` is left out (logged).
     """
     train_splits, test_splits = parse_on(on), parse_on(test)
-    docs = split_documents(store, train_splits) + split_documents(store, test_splits)
-    session = MatchingSession(document_texts(store, docs), {}, cache_dir=cache_dir)
+    train_docs, test_docs = split_documents(store, train_splits), split_documents(store, test_splits)
+    session = MatchingSession(document_texts(store, train_docs + test_docs), {}, cache_dir=cache_dir)
     out: dict[str, TestScore] = {}
     for key in keys:
         t = time.perf_counter()
         data = read_set(store, key, registry=registry, cache_dir=cache_dir)
+        train_corpus, test_corpus = read_corpora(store, data.key, [train_docs, test_docs])
         try:
             report, model = train_set(
                 store,
@@ -101,12 +102,20 @@ def train_and_test(
                 cache_dir=cache_dir,
                 data=data,
                 session=session,
+                corpus=train_corpus,
             )
         except NoGoldError as exc:
             logger.warning("not trained: %s", exc)
             continue
         ser, corpus, predictions = score_on(
-            store, data, model, test_splits, registry=registry, cache_dir=cache_dir, session=session
+            store,
+            data,
+            model,
+            test_splits,
+            registry=registry,
+            cache_dir=cache_dir,
+            session=session,
+            corpus=test_corpus,
         )
         fp, fn = costly(corpus, predictions, data.key)
         out[data.key] = TestScore(data.key, ser, data.exact_only, report, fp, fn, time.perf_counter() - t)

@@ -142,18 +142,21 @@ def train_set(
     cache_dir: Path | None = None,
     data: SetData | None = None,
     session: MatchingSession | None = None,
+    corpus: Corpus | None = None,
 ) -> tuple[TrainReport, Model]:
     """Train a matcher for ``set_key`` on the documents of ``on``; write the model folder to ``out``.
 
     ``quick`` selects among fewer configurations and decisions. ``data``/``session`` let a
-    caller training several sets share the set's reads and the normalized texts. Raises
+    caller training several sets share the set's reads and the normalized texts; ``corpus``,
+    when given, must be the texts and gold of exactly the documents of ``on``. Raises
     ConfigError for an unknown set, a split with no documents or no gold annotations of the
     set (nothing is written then).
     """
     t0 = time.perf_counter()
     splits = parse_on(on)
     data = data or read_set(store, set_key, registry=registry, cache_dir=cache_dir)
-    corpus = read_corpus(store, data.key, split_documents(store, splits))
+    if corpus is None:
+        corpus = read_corpus(store, data.key, split_documents(store, splits))
     if corpus.annotations == 0:
         raise NoGoldError(f"set {data.key} has no gold annotations in split {','.join(splits)}: nothing to learn")
     session = session or MatchingSession(corpus.texts, {}, cache_dir=cache_dir)
@@ -277,11 +280,16 @@ def score_on(
     registry: Registry,
     cache_dir: Path | None = None,
     session: MatchingSession | None = None,
+    corpus: Corpus | None = None,
 ) -> tuple[float, Corpus, dict[str, list[Annotation]]]:
-    """The Shared Task slot error rate of a model on the documents of ``splits`` (with the corpus and predictions)."""
+    """The Shared Task slot error rate of a model on the documents of ``splits`` (with the corpus and predictions).
+
+    ``corpus``, when given, must be the texts and gold of exactly the documents of ``splits``.
+    """
     from .select import shared_task_ser
 
-    corpus = read_corpus(store, data.key, split_documents(store, splits))
+    if corpus is None:
+        corpus = read_corpus(store, data.key, split_documents(store, splits))
     leaked = set(corpus.texts) & set(model.documents)
     if leaked:
         raise ConfigError(f"documents {', '.join(sorted(leaked)[:3])} were used to train this model")
