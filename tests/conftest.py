@@ -16,10 +16,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Skip the ``long`` tests, saying how to run them, unless CRAFTRDF_LONG_TESTS=1."""
     if os.environ.get("CRAFTRDF_LONG_TESTS") == "1":
         return
-    skip = pytest.mark.skip(reason="a whole-corpus verification of minutes: run with CRAFTRDF_LONG_TESTS=1")
+    default = "a whole-corpus verification of minutes"
     for item in items:
-        if item.get_closest_marker("long") is not None:
-            item.add_marker(skip)
+        marker = item.get_closest_marker("long")
+        if marker is not None:  # ``@pytest.mark.long("why")`` says why in the skip reason
+            why = marker.args[0] if marker.args else default
+            item.add_marker(pytest.mark.skip(reason=f"{why}: run with CRAFTRDF_LONG_TESTS=1"))
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,8 @@
 
 A replacement used to drop the graph and then bulk-load the new version: killed between the
 two, the set was absent. The kill test below runs replacements in a child process and sends
-SIGKILL at a dozen delays spread over the replacement (from before it starts to after it
-ends); after each kill the store is opened again and the graph must be exactly the old
+SIGKILL once in each phase of the replacement, from before it starts to after it ends (a
+dozen delays in the long sweep); after each kill the store is opened again and the graph must be exactly the old
 version or exactly the new one. The versions are built here, so what "exactly" means is
 known without the code under test.
 """
@@ -29,15 +29,18 @@ from craftrdf.store import AnnotationStore
 G = "https://w3id.org/craftrdf/set/KILL"
 N = 10_000
 
+# The child reads the version from a file rather than importing this module, whose imports
+# (pytest, Hypothesis) would add a third to the start-up paid at every kill point.
 CHILD = """
 import sys, time
+from pathlib import Path
 from craftrdf.store import AnnotationStore
-from tests.test_replace import G, version
-path, which = sys.argv[1], sys.argv[2]
+path, graph, which, lines = sys.argv[1:5]
+version = Path(lines).read_text(encoding="utf-8").splitlines()
 with AnnotationStore.open(path) as store:
     print("READY", flush=True)
     t = time.perf_counter()
-    store.load_batch(G, version(which), digest=which)
+    store.load_batch(graph, version, digest=which)
     print("DONE", time.perf_counter() - t, flush=True)
 """
 
@@ -82,8 +85,11 @@ def run_child(path: Path, which: str, kill_after: float | str | None) -> float |
     ``kill_after="done"`` kills it once ``load_batch`` has returned, before the store is closed.
     """
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path]))
+    lines = path.parent / f"{which}.nq"
+    if not lines.exists():
+        lines.write_text("\n".join(version(which)) + "\n", encoding="utf-8")
     with subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(path), which], stdout=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-c", CHILD, str(path), G, which, str(lines)], stdout=subprocess.PIPE, text=True, env=env
     ) as child:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "READY"
@@ -109,12 +115,37 @@ def set_to(path: Path, which: str | None) -> None:
             store.load_batch(G, version(which), digest=which)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("start", "points"), [("old", 12), ("absent", 6)])
-def test_a_killed_load_leaves_the_old_version_or_the_new_one(tmp_path: Path, start: str, points: int) -> None:
-    """``old``: a replacement, killed at 12 points; ``absent``: a first load (its "old" is no graph), at 6.
+def _spread(points: int) -> tuple[float, ...]:
+    """``points - 1`` delays (fractions of an unkilled run) from 0 to 1.2, evenly spaced; "done" is the last point."""
+    return tuple(1.2 * i / (points - 2) for i in range(points - 1))
 
-    Delays are spread over the duration of an unkilled run; the last kill comes once ``load_batch``
+
+# A replacement (two unkilled runs at load 4: 0.43 and 0.51 s) spools the new lines (the first 2%),
+# dumps the old graph (to 18-36%), computes the difference (from 24-41% to 53-67%), runs its one
+# update transaction (to 100%), then closes the store. The default kills once per phase: before the
+# load (0), in the dump (0.12), in the difference (0.45), in the transaction (0.85), while closing
+# (1.2), and committed but not closed ("done"). A first load is one bulk load: before it (0),
+# inside it (0.6), after it (1.2) and "done". The long sweep spreads 12 and 6 points evenly.
+_SWEEP = pytest.mark.long("the full sweep of kill points (the default suite kills once per phase)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("start", "delays"),
+    [
+        ("old", (0.0, 0.12, 0.45, 0.85, 1.2)),
+        ("absent", (0.0, 0.6, 1.2)),
+        pytest.param("old", _spread(12), marks=_SWEEP),
+        pytest.param("absent", _spread(6), marks=_SWEEP),
+    ],
+    ids=["old-phases", "absent-phases", "old-12", "absent-6"],
+)
+def test_a_killed_load_leaves_the_old_version_or_the_new_one(
+    tmp_path: Path, start: str, delays: tuple[float, ...]
+) -> None:
+    """``old``: a replacement; ``absent``: a first load (its "old" is no graph); killed once per delay.
+
+    Delays are fractions of the duration of an unkilled run; the last kill comes once ``load_batch``
     has returned (committed, not yet flushed or closed), so the new version must be there.
     """
     path = tmp_path / "store"
@@ -124,8 +155,8 @@ def test_a_killed_load_leaves_the_old_version_or_the_new_one(tmp_path: Path, sta
     duration = run_child(path, "new", None)
     assert duration is not None and observed(path, "read") == after
     outcomes = []
-    for i in range(points):  # from the start to 20% past the measured end, then once load_batch returned
-        delay: float | str = duration * 1.2 * i / (points - 2) if i < points - 1 else "done"
+    for i, fraction in enumerate([*delays, "done"]):
+        delay: float | str = duration * fraction if isinstance(fraction, float) else fraction
         set_to(path, "old" if start == "old" else None)
         run_child(path, "new", delay)
         seen = observed(path, "read")
