@@ -230,18 +230,33 @@ def _independent_nested_count(craft_dir: Path, modules_sets: list[tuple[str, str
     return total, nested
 
 
-@pytest.mark.corpus
-@pytest.mark.slow
-def test_nested_count_over_all_ext_sets_matches_the_knowtator_files(corpus_store: Path, craft_dir: Path):
-    folders = [(k[:-4], k[:-4] + "+extensions") for k in EXT_SETS]
+def _check_nested_count(store_path: Path, craft_dir: Path, sets: tuple[str, ...]) -> int:
+    """The view's counts over ``sets`` (all, nested) against the Knowtator files; returns the total."""
+    folders = [(k[:-4], k[:-4] + "+extensions") for k in sets]
     total, nested = _independent_nested_count(craft_dir, folders)
-    assert total == 159_235
-    with AnnotationStore.open(corpus_store) as store:
-        got_all = run_view(store, ViewSpec(tuple(EXT_SETS), "all", "all"))
-        got_nested = run_view(store, ViewSpec(tuple(EXT_SETS), "all", "nested"))
+    with AnnotationStore.open(store_path) as store:
+        got_all = run_view(store, ViewSpec(sets, "all", "all"))
+        got_nested = run_view(store, ViewSpec(sets, "all", "nested"))
         pairs = nested_pairs(store, ("UBERON", "CL"), document="11319941")
     assert len(got_all) == total
     assert len(got_nested) == nested
     # the corpus README's example: UBERON 'retinal ganglion' inside CL 'retinal ganglion cell'
     texts = {(r[4].value if r[4] else None, r[8].value if r[8] else None) for r in pairs.rows}
     assert len(texts) > 0 and all(outer and inner and inner in outer for inner, outer in texts)
+    return total
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_nested_count_over_three_ext_sets_matches_the_knowtator_files(corpus_store: Path, craft_dir: Path):
+    # the same check as below on a fifth of the annotations: sets whose annotations nest in one
+    # another's (UBERON's anatomy inside CL's cells), with the smallest set for good measure;
+    # the total is the published one (Table 4: CL_EXT 6275 + 2872, MOP_EXT 386 + 111, UBERON_EXT 14910 + 7416)
+    assert _check_nested_count(corpus_store, craft_dir, ("CL_EXT", "MOP_EXT", "UBERON_EXT")) == 9147 + 497 + 22326
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@pytest.mark.long("the view over all ten *_EXT sets writes 160,000 view rows (about 45 s on a quiet machine)")
+def test_nested_count_over_all_ext_sets_matches_the_knowtator_files(corpus_store: Path, craft_dir: Path):
+    assert _check_nested_count(corpus_store, craft_dir, tuple(EXT_SETS)) == 159_235
