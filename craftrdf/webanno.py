@@ -187,7 +187,12 @@ def fetch_annotations(
     """
     curies = curies or CurieMap()
     if document is None:
-        result = run_query(store, resolve_query("annotations"), {"set": set_key}, curies=curies)
+        # the dataset restricted to the set's graph, read by hash joins of whole scans
+        # (set-annotations.rq): the rows of the `annotations` query, at a cost linear in the set
+        graphs = [set_iri(set_key)]
+        result = run_query(
+            store, resolve_query("set-annotations"), {"set": set_key}, curies=curies, named_graphs=graphs
+        )
     else:
         # from the document's targets, at the cost of its own annotations (``annotations`` with
         # ?document bound filters the whole set); the IRI is the one whose text after doc/ is

@@ -152,3 +152,18 @@ def test_one_document_lookup_of_any_id_equals_the_filter(documents, asked):
     whole = fetch_annotations(store, "TEST")
     for d in {a.document for a in whole} | set(documents) | {asked}:
         assert fetch_annotations(store, "TEST", document=d) == [a for a in whole if a.document == d]
+
+
+def test_whole_set_read_equals_the_annotations_query(sample_store):
+    # fetch_annotations hash-joins scans of the set's graph (set-annotations.rq); the library's
+    # `annotations` query, run over the whole store, is the other implementation of the same rows
+    from craftrdf.querying import run_query
+    from craftrdf.webanno import rows_to_annotations
+
+    for key in ("UBERON_EXT", "CL", "UBERON"):
+        result = run_query(sample_store, "annotations", {"set": key})
+        expected = sorted(
+            rows_to_annotations(result.columns, result.rows, CurieMap()), key=lambda a: (a.document, a.id)
+        )
+        got = sorted(fetch_annotations(sample_store, key), key=lambda a: (a.document, a.id))
+        assert got and got == expected, key
