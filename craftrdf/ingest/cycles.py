@@ -20,30 +20,32 @@ from ..curie import CurieMap
 from ..errors import DataWarning
 from ..vocab import RDFS
 
-__all__ = ["find_cycles", "warn_is_a_cycles"]
+__all__ = ["find_cycles", "strongly_connected_components", "warn_is_a_cycles"]
 
 _SUBCLASS = f" <{RDFS.subClassOf}> <"
 _SHOWN = 12  # classes named per cycle in a warning
 
 
-def find_cycles(parents: Mapping[str, Sequence[str]]) -> list[list[str]]:
-    """The cycles of a directed graph (node -> successors), each as its sorted nodes; sorted.
+def strongly_connected_components(successors: Mapping[str, Iterable[str]]) -> Iterator[list[str]]:
+    """The strongly connected components of a directed graph (node -> successors), one by one.
 
-    A cycle is a strongly connected component with two or more nodes, or one node with an
-    edge to itself.
+    Tarjan's algorithm, iteratively (an ontology's depth is not bounded by Python's recursion
+    limit). A component comes after every component it reaches, so a caller folding values
+    up a hierarchy (node -> parents) finds its parents' results already computed. Nodes that
+    only appear as successors are components too. Members are in the order the search
+    closed them; a one-node component says nothing about a self-loop.
 
-    >>> find_cycles({"a": ["b"], "b": ["c"], "c": ["a", "d"], "d": ["d"], "e": ["a"]})
-    [['a', 'b', 'c'], ['d']]
+    >>> list(strongly_connected_components({"a": ["b"], "b": ["a", "c"]}))
+    [['c'], ['b', 'a']]
     """
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
     stack: list[str] = []
-    out: list[list[str]] = []
-    for root in parents:
+    for root in list(successors):
         if root in index:
             continue
-        work: list[tuple[str, Iterator[str]]] = [(root, iter(parents.get(root, ())))]
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(successors.get(root, ())))]
         index[root] = low[root] = len(index)
         stack.append(root)
         on_stack.add(root)
@@ -54,7 +56,7 @@ def find_cycles(parents: Mapping[str, Sequence[str]]) -> list[list[str]]:
                     index[nxt] = low[nxt] = len(index)
                     stack.append(nxt)
                     on_stack.add(nxt)
-                    work.append((nxt, iter(parents.get(nxt, ()))))
+                    work.append((nxt, iter(successors.get(nxt, ()))))
                     break
                 if nxt in on_stack:
                     low[node] = min(low[node], index[nxt])
@@ -70,9 +72,21 @@ def find_cycles(parents: Mapping[str, Sequence[str]]) -> list[list[str]]:
                         component.append(member)
                         if member == node:
                             break
-                    if len(component) > 1 or node in parents.get(node, ()):
-                        out.append(sorted(component))
-    return sorted(out)
+                    yield component
+
+
+def find_cycles(parents: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """The cycles of a directed graph (node -> successors), each as its sorted nodes; sorted.
+
+    A cycle is a strongly connected component with two or more nodes, or one node with an
+    edge to itself.
+
+    >>> find_cycles({"a": ["b"], "b": ["c"], "c": ["a", "d"], "d": ["d"], "e": ["a"]})
+    [['a', 'b', 'c'], ['d']]
+    """
+    return sorted(
+        sorted(c) for c in strongly_connected_components(parents) if len(c) > 1 or c[0] in parents.get(c[0], ())
+    )
 
 
 def warn_is_a_cycles(lines: Iterable[str], *, source: str, curies: CurieMap | None = None) -> Iterator[str]:

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterator
 
+from ..ingest.cycles import strongly_connected_components
 from ..owlread import Expr, ObjectAnd, ObjectOr, ObjectRestriction, OntologyAxioms
 from ..vocab import OWL
 
@@ -261,42 +261,9 @@ def ancestor_closure(parents: dict[str, set[str]]) -> dict[str, frozenset[str]]:
     every component above it, so its ancestors are its parents' ancestors plus, for a
     cycle, its own members.
     """
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
     out: dict[str, frozenset[str]] = {}
-    for root in list(parents):
-        if root in index:
-            continue
-        work: list[tuple[str, Iterator[str]]] = [(root, iter(parents.get(root, ())))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, it = work[-1]
-            step = next(it, None)
-            if step is not None:
-                if step not in index:
-                    index[step] = low[step] = len(index)
-                    stack.append(step)
-                    on_stack.add(step)
-                    work.append((step, iter(parents.get(step, ()))))
-                elif step in on_stack:
-                    low[node] = min(low[node], index[step])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                members = []
-                while True:
-                    m = stack.pop()
-                    on_stack.discard(m)
-                    members.append(m)
-                    if m == node:
-                        break
-                _finish(members, parents, out)
+    for members in strongly_connected_components(parents):
+        _finish(members, parents, out)
     return out
 
 
