@@ -14,7 +14,7 @@ from ..matcher import MatcherConfig
 from ..registry import Registry, load_registry
 from ..store import AnnotationStore
 from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
-from ..training.evaluate import TestScore
+from ..training.evaluate import TestScore, Training, collect_trained, start_training
 from .figures import ser_figure, similarity_figure
 from .published import Published, load_published
 from .report import render_report
@@ -53,7 +53,8 @@ class ReproduceResult:
     seconds: float
     quick: bool
     skipped: tuple[str, ...]
-    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, training, similarity, figures.
+    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, similarity (--quick: training runs on
+    #: the workers meanwhile), training (what is left of it), figures.
     stages: tuple[tuple[str, float], ...] = ()
 
 
@@ -107,7 +108,6 @@ def reproduce(
             progress=progress,
             lap=lap,
         )
-    lap("similarity")
     grid_name = f"the quick grid, {len(grid)} configurations" if quick else f"all {len(grid)} configurations"
     sweeps, similarity = m.sweeps, m.similarity
     files = _figures(sweeps, similarity, published, out_dir)
@@ -203,27 +203,45 @@ def _measure(
             progress=progress,
         )
     lap("sweeps")
-    trained = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir)
-    lap("training")
+    # --quick trains on the sweeps' executor while this process computes the similarity distribution
+    training = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor)
     similarity = (
         similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
         if test
         else None
     )
+    lap("similarity")
+    trained = collect_trained(training)
+    lap("training")
     return _Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity, trained)
 
 
 def _train(
-    store: AnnotationStore, with_ontology: set[str], *, registry: Registry, quick: bool, out_dir: Path
-) -> dict[str, TestScore]:
-    """The trained matcher of section 4: every set with an ontology, and in a full run the sets without one."""
-    from ..training.evaluate import train_and_test
+    store: AnnotationStore,
+    with_ontology: set[str],
+    *,
+    registry: Registry,
+    quick: bool,
+    out_dir: Path,
+    executor: SweepExecutor | None,
+) -> Training:
+    """Start the trained matcher of section 4: every set with an ontology, in a full run the sets without one too.
 
+    --quick trains on ``executor`` (one task per set; the same models as in this process); a
+    full run trains here, since shipping every normalization's dictionary of every set at once
+    would hold them all in memory.
+    """
     keys = [k for k in SWEEP_SETS if k in with_ontology]
     if not quick:  # from gold names alone
         keys += sorted(k for k in gold_only_sets(store) if k not in keys)
-    return train_and_test(
-        store, keys, registry=registry, quick=quick, cache_dir=out_dir / "cache", out_dir=out_dir / "models"
+    return start_training(
+        store,
+        keys,
+        registry=registry,
+        quick=quick,
+        cache_dir=out_dir / "cache",
+        out_dir=out_dir / "models",
+        executor=executor if quick else None,
     )
 
 
