@@ -78,7 +78,9 @@ def reproduce(
     progress callback per stage (or None). Sets whose ontology is absent are skipped and
     listed in the report. Sentence splits and dictionaries are cached in ``out_dir/cache``.
     The sweeps apply CRAFT's post-processing rules and prefer labels over synonyms
-    (craftrdf's best), unless ``conceptmapper_faithful``.
+    (craftrdf's best), unless ``conceptmapper_faithful``. ``quick`` trains section 4's
+    matcher on ``executor`` too (one task per set), while this process computes the
+    similarity distribution.
     """
     t0 = clock()
     stages: list[tuple[str, float]] = []
@@ -271,6 +273,12 @@ def _header(
     return (
         f"Made by `craftrdf reproduce{' --quick' if quick else ''}` from {craft_dir} in {seconds:.0f} s ("
         + ", ".join(f"{name} {s:.0f} s" for name, s in stages)
+        + (
+            "; the trained matcher's sets were trained on the sweeps' workers during the similarity stage, "
+            "training counts what was left"
+            if quick
+            else ""
+        )
         + "). "
         f"Sweeps: {grid_name} on UBERON and UBERON_EXT"
         + ("; the default configuration on the other sets" if quick else " and on every other set")
