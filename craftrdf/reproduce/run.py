@@ -11,6 +11,7 @@ from pathlib import Path
 from ..builder import build_store, check_craft_dir
 from ..errors import ConfigError
 from ..matcher import MatcherConfig
+from ..model import Annotation
 from ..registry import Registry, load_registry
 from ..store import AnnotationStore
 from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
@@ -177,9 +178,10 @@ def _measure(
     counts = count_rows(store, published.counts)
     public = documents_of(store, ("train", "dev"))
     test = documents_of(store, ("test",))
-    causes = count_causes(store, counts)
+    fetched: dict[str, list[Annotation]] = {}  # each set's annotations read once for all sections
+    causes = count_causes(store, counts, fetched=fetched)
     stats = uberon_stats(store, public)
-    nesting = uberon_nesting(store, PAPER_SETS, public)
+    nesting = uberon_nesting(store, PAPER_SETS, public, fetched=fetched)
     lap("counts and statistics")
     sweeps: dict[str, SweepReport] = {}
     with_ontology = sets_with_ontology(store)
@@ -208,7 +210,9 @@ def _measure(
     # --quick trains on the sweeps' executor while this process computes the similarity distribution
     training = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor)
     similarity = (
-        similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
+        similarity_distribution(
+            store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache", fetched=fetched
+        )
         if test
         else None
     )
