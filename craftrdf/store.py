@@ -237,12 +237,20 @@ class AnnotationStore:
         return cls(store, path=directory, lock=lock, writable=mode == "write")
 
     def close(self) -> None:
-        """Flush (when writable) and release the lock; the object is unusable afterwards."""
+        """Flush (when writable), close the files and release the lock; the object is unusable afterwards."""
+        if not hasattr(self, "raw"):  # closed already
+            return
         if self.writable and self.path is not None:
             try:
                 self.raw.flush()
             except OSError as exc:  # pragma: no cover - disk failure
                 logger.error("flush failed: %s", exc)
+        if self.path is not None:
+            # RocksDB closes only when the last reference to the Oxigraph store goes; a caller's
+            # variable outliving the `with` kept it open, its background threads still writing
+            # files while the directory was removed ("Directory not empty"). Dropped before the
+            # lock is released, so the next opener finds it closed.
+            del self.raw
         if self._lock is not None:
             self._lock.release()
             self._lock = None

@@ -143,3 +143,14 @@ def test_orphan_bulk_files_are_removed_on_write_open(tmp_path):
     assert orphan.exists()  # a reader never deletes anything
     AnnotationStore.open(tmp_path / "s").close()
     assert not orphan.exists()
+
+
+def test_close_closes_the_files_even_while_the_object_lives(tmp_path):
+    # a variable outliving the `with` kept RocksDB open: reopening the directory in this
+    # process then fails on RocksDB's own lock, and its files could still change
+    with AnnotationStore.open(tmp_path / "s.store") as first:
+        first.load_batch("http://ex.org/g", _lines("http://ex.org/g", 5), digest="d1")
+    with AnnotationStore.open(tmp_path / "s.store") as again:
+        assert _count(again, "http://ex.org/g") == 6  # 5 quads + the digest
+    first.close()  # a second close is harmless
+    assert not hasattr(first, "raw")

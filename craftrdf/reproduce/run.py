@@ -11,10 +11,11 @@ from pathlib import Path
 from ..builder import build_store, check_craft_dir
 from ..errors import ConfigError
 from ..matcher import MatcherConfig
+from ..model import Annotation
 from ..registry import Registry, load_registry
 from ..store import AnnotationStore
 from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
-from ..training.evaluate import TestScore
+from ..training.evaluate import TestScore, Training, collect_trained, start_training
 from .figures import ser_figure, similarity_figure
 from .published import Published, load_published
 from .report import render_report
@@ -53,7 +54,8 @@ class ReproduceResult:
     seconds: float
     quick: bool
     skipped: tuple[str, ...]
-    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, training, similarity, figures.
+    #: Wall-clock seconds per stage: build, counts and statistics, sweeps, similarity (--quick: training runs on
+    #: the workers meanwhile), training (what is left of it), figures.
     stages: tuple[tuple[str, float], ...] = ()
 
 
@@ -77,7 +79,9 @@ def reproduce(
     progress callback per stage (or None). Sets whose ontology is absent are skipped and
     listed in the report. Sentence splits and dictionaries are cached in ``out_dir/cache``.
     The sweeps apply CRAFT's post-processing rules and prefer labels over synonyms
-    (craftrdf's best), unless ``conceptmapper_faithful``.
+    (craftrdf's best), unless ``conceptmapper_faithful``. ``quick`` trains section 4's
+    matcher on ``executor`` too (one task per set), while this process computes the
+    similarity distribution.
     """
     t0 = clock()
     stages: list[tuple[str, float]] = []
@@ -107,7 +111,6 @@ def reproduce(
             progress=progress,
             lap=lap,
         )
-    lap("similarity")
     grid_name = f"the quick grid, {len(grid)} configurations" if quick else f"all {len(grid)} configurations"
     sweeps, similarity = m.sweeps, m.similarity
     files = _figures(sweeps, similarity, published, out_dir)
@@ -175,9 +178,10 @@ def _measure(
     counts = count_rows(store, published.counts)
     public = documents_of(store, ("train", "dev"))
     test = documents_of(store, ("test",))
-    causes = count_causes(store, counts)
+    fetched: dict[str, list[Annotation]] = {}  # each set's annotations read once for all sections
+    causes = count_causes(store, counts, fetched=fetched)
     stats = uberon_stats(store, public)
-    nesting = uberon_nesting(store, PAPER_SETS, public)
+    nesting = uberon_nesting(store, PAPER_SETS, public, fetched=fetched)
     lap("counts and statistics")
     sweeps: dict[str, SweepReport] = {}
     with_ontology = sets_with_ontology(store)
@@ -203,27 +207,47 @@ def _measure(
             progress=progress,
         )
     lap("sweeps")
-    trained = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir)
-    lap("training")
+    # --quick trains on the sweeps' executor while this process computes the similarity distribution
+    training = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor)
     similarity = (
-        similarity_distribution(store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache")
+        similarity_distribution(
+            store, "UBERON_EXT", test, registry=registry, cache_dir=out_dir / "cache", fetched=fetched
+        )
         if test
         else None
     )
+    lap("similarity")
+    trained = collect_trained(training)
+    lap("training")
     return _Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity, trained)
 
 
 def _train(
-    store: AnnotationStore, with_ontology: set[str], *, registry: Registry, quick: bool, out_dir: Path
-) -> dict[str, TestScore]:
-    """The trained matcher of section 4: every set with an ontology, and in a full run the sets without one."""
-    from ..training.evaluate import train_and_test
+    store: AnnotationStore,
+    with_ontology: set[str],
+    *,
+    registry: Registry,
+    quick: bool,
+    out_dir: Path,
+    executor: SweepExecutor | None,
+) -> Training:
+    """Start the trained matcher of section 4: every set with an ontology, in a full run the sets without one too.
 
+    --quick trains on ``executor`` (one task per set; the same models as in this process); a
+    full run trains here, since shipping every normalization's dictionary of every set at once
+    would hold them all in memory.
+    """
     keys = [k for k in SWEEP_SETS if k in with_ontology]
     if not quick:  # from gold names alone
         keys += sorted(k for k in gold_only_sets(store) if k not in keys)
-    return train_and_test(
-        store, keys, registry=registry, quick=quick, cache_dir=out_dir / "cache", out_dir=out_dir / "models"
+    return start_training(
+        store,
+        keys,
+        registry=registry,
+        quick=quick,
+        cache_dir=out_dir / "cache",
+        out_dir=out_dir / "models",
+        executor=executor if quick else None,
     )
 
 
@@ -253,6 +277,12 @@ def _header(
     return (
         f"Made by `craftrdf reproduce{' --quick' if quick else ''}` from {craft_dir} in {seconds:.0f} s ("
         + ", ".join(f"{name} {s:.0f} s" for name, s in stages)
+        + (
+            "; the trained matcher's sets were trained on the sweeps' workers during the similarity stage, "
+            "training counts what was left"
+            if quick
+            else ""
+        )
         + "). "
         f"Sweeps: {grid_name} on UBERON and UBERON_EXT"
         + ("; the default configuration on the other sets" if quick else " and on every other set")

@@ -172,7 +172,18 @@ def count_rows(store: ReadableStore, published: Mapping[str, tuple[int, int, int
     return [CountRow(k, (v[0], v[1], v[2], v[3]), published_upper.get(k.upper())) for k, v in sorted(acc.items())]
 
 
-def count_causes(store: ReadableStore, rows: Sequence[CountRow]) -> list[CellCause]:
+def read_annotations(store: ReadableStore, key: str, fetched: dict[str, list[Annotation]] | None) -> list[Annotation]:
+    """A set's annotations, read once per ``fetched`` (the reads of one report, shared by its sections)."""
+    if fetched is None:
+        return fetch_annotations(store, key)
+    if key not in fetched:
+        fetched[key] = fetch_annotations(store, key)
+    return fetched[key]
+
+
+def count_causes(
+    store: ReadableStore, rows: Sequence[CountRow], *, fetched: dict[str, list[Annotation]] | None = None
+) -> list[CellCause]:
     """For each published count cell craftrdf does not reproduce, the annotations behind the difference.
 
     Two causes are looked for: annotations without any span (for an annotation count) and
@@ -184,10 +195,10 @@ def count_causes(store: ReadableStore, rows: Sequence[CountRow]) -> list[CellCau
     if len(differing) > EXPLAINED_CELLS:
         return []
     splits = document_splits(store)
-    fetched: dict[str, list[Annotation]] = {}
+    fetched = {} if fetched is None else fetched
     out = []
     for r, i in differing:
-        anns = fetched.setdefault(r.key, fetch_annotations(store, r.key))
+        anns = read_annotations(store, r.key, fetched)
         column = [a for a in anns if (splits.get(a.document) == "test") == (i >= 2)]
         if i % 2 == 0:
             kind, found = "no span", [a for a in column if not a.spans]
@@ -215,15 +226,28 @@ def uberon_stats(
     return out
 
 
-def uberon_nesting(store: ReadableStore, keys: Sequence[str], documents: Sequence[str]) -> list[NestingCounts]:
-    """:class:`NestingCounts` of each set in ``keys`` over ``documents``, from the store's containment links."""
+def uberon_nesting(
+    store: ReadableStore,
+    keys: Sequence[str],
+    documents: Sequence[str],
+    *,
+    fetched: dict[str, list[Annotation]] | None = None,
+) -> list[NestingCounts]:
+    """:class:`NestingCounts` of each set in ``keys`` over ``documents``, from the store's containment links.
+
+    ``fetched``: annotations already read by the report's other sections (see :func:`read_annotations`).
+    """
     ensure_containment(store)
     within: dict[str, set[str]] = defaultdict(set)
     for inner, outer in run_query(store, "containment-links").strings("inner", "outer"):
         within[inner].add(outer)
     chosen = set(documents)
     anns = {
-        key: {annotation_iri(key, a.document, a.id): a for a in fetch_annotations(store, key) if a.document in chosen}
+        key: {
+            annotation_iri(key, a.document, a.id): a
+            for a in read_annotations(store, key, fetched)
+            if a.document in chosen
+        }
         for key in keys
     }
     together = set().union(*anns.values()) if anns else set()
@@ -297,7 +321,13 @@ def run_sweeps(
 
 
 def similarity_distribution(
-    store: ReadableStore, key: str, documents: Sequence[str], *, registry: Registry, cache_dir: Path | None = None
+    store: ReadableStore,
+    key: str,
+    documents: Sequence[str],
+    *,
+    registry: Registry,
+    cache_dir: Path | None = None,
+    fetched: dict[str, list[Annotation]] | None = None,
 ) -> SimilarityDistribution:
     """Wang (is_a 0.8, part_of 0.6) between each gold class and the default matcher's class at the same spans.
 
@@ -315,7 +345,7 @@ def similarity_distribution(
     for doc, anns in predicted.items():
         for a in anns:
             at.setdefault((doc, a.spans), a.class_id)
-    gold = [a for a in fetch_annotations(store, key) if a.document in texts]
+    gold = [a for a in read_annotations(store, key, fetched) if a.document in texts]
     pairs = [(a.class_id, at[(a.document, a.spans)]) for a in gold if (a.document, a.spans) in at]
     left, right = [p[0] for p in pairs], [p[1] for p in pairs]
     values = []

@@ -125,11 +125,19 @@ def read_corpus(
 
 
 def read_corpora(
-    store: ReadableStore, set_key: str, groups: Sequence[Sequence[str]], *, curies: CurieMap | None = None
+    store: ReadableStore,
+    set_key: str,
+    groups: Sequence[Sequence[str]],
+    *,
+    curies: CurieMap | None = None,
+    texts: Mapping[str, str] | None = None,
 ) -> list[Corpus]:
-    """:func:`read_corpus` for several groups of documents (train, test) with one read of the set's gold."""
+    """:func:`read_corpus` for several groups of documents (train, test) with one read of the set's gold.
+
+    ``texts``, when given, are the documents' texts already read (several sets then share them).
+    """
     wanted = {d for g in groups for d in g}
-    texts = document_texts(store, wanted)
+    texts = document_texts(store, wanted) if texts is None else {d: texts[d] for d in wanted if d in texts}
     missing = sorted(wanted - set(texts))
     if missing:
         raise ConfigError(f"the store has no text for document(s) {', '.join(missing[:5])}")

@@ -9,22 +9,38 @@ falls short.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..matcher.annotate import MatchingSession
+from ..matcher.config import Synonyms, TextNormalization
+from ..matcher.dictionary import Dictionary, load_dictionary
 from ..model import Annotation
 from ..registry import Registry
+from ..sets import SetRef
 from ..store import ReadableStore
+from ..sweeps.executors import InlineExecutor, SweepExecutor, installed
 from ..webanno import document_texts
-from .data import Corpus, parse_on, read_corpora, read_set, split_documents
-from .train import NoGoldError, TrainReport, score_on, train_set
+from .data import Corpus, SetData, parse_on, read_corpora, read_set, split_documents
+from .select import OntologySource
+from .train import TrainReport, score_read, train_read
 
-__all__ = ["TestScore", "costly", "train_and_test"]
+__all__ = [
+    "TestScore",
+    "TrainInputs",
+    "Training",
+    "collect_trained",
+    "costly",
+    "start_training",
+    "train_and_test",
+    "train_one",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -61,10 +77,153 @@ def costly(
         for side, counter in ((pred - gold, fp), (gold - pred, fn)):
             for spans, cls in side:
                 counter[(" ... ".join(text[s.start : s.end] for s in spans), cls)] += 1
+    # ties by text and class: set order depends on the process's string hashing
     return (
-        tuple((t, c, n) for (t, c), n in fp.most_common(top)),
-        tuple((t, c, n) for (t, c), n in fn.most_common(top)),
+        tuple((t, c, n) for (t, c), n in sorted(fp.items(), key=lambda x: (-x[1], x[0]))[:top]),
+        tuple((t, c, n) for (t, c), n in sorted(fn.items(), key=lambda x: (-x[1], x[0]))[:top]),
     )
+
+
+class _StoreDictionaries(Mapping[tuple[TextNormalization, Synonyms], Dictionary]):
+    """A set's dictionaries read from the store on each use (none kept): training in this process.
+
+    The full selection tries several normalizations on big ontologies; reading all of them
+    up front would keep them all in memory at once.
+    """
+
+    def __init__(
+        self,
+        store: ReadableStore,
+        ref: SetRef,
+        registry: Registry,
+        cache_dir: Path | None,
+        keys: frozenset[tuple[TextNormalization, Synonyms]],
+    ) -> None:
+        self._read = (store, ref, registry, cache_dir)
+        self._keys = keys
+
+    def __getitem__(self, key: tuple[TextNormalization, Synonyms]) -> Dictionary:
+        store, ref, registry, cache_dir = self._read
+        return load_dictionary(store, ref, key[0], key[1], registry=registry, cache_dir=cache_dir)
+
+    def __iter__(self) -> Iterator[tuple[TextNormalization, Synonyms]]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _SetInputs:
+    """One set as its training task needs it: read from the store beforehand."""
+
+    data: SetData
+    train: Corpus
+    test: Corpus
+    #: The set's ontology dictionary per (normalization, synonyms) of the selection's configurations.
+    dictionaries: Mapping[tuple[TextNormalization, Synonyms], Dictionary]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TrainInputs:
+    """Everything the sets' training and scoring need, read from the store once (an executor's payload).
+
+    The texts are shared by every set's corpora (pickled once). ``sessions`` starts empty and
+    is filled in the process that runs the tasks: a worker keeps one matching session for all
+    the sets it trains, so each text is split and normalized once per process, not once per set.
+    """
+
+    token: str
+    texts: Mapping[str, str]
+    sets: Mapping[str, _SetInputs]
+    train_splits: tuple[str, ...]
+    quick: bool
+    cache_dir: Path | None
+    out_dir: Path | None
+    sessions: dict[str, MatchingSession] = field(default_factory=dict)
+
+    def session(self) -> MatchingSession:
+        """This process's matching session over the texts (made on first use)."""
+        if "s" not in self.sessions:
+            self.sessions["s"] = MatchingSession(self.texts, {}, cache_dir=self.cache_dir)
+        return self.sessions["s"]
+
+
+def _read_inputs(
+    store: ReadableStore,
+    keys: Sequence[str],
+    *,
+    registry: Registry,
+    train_splits: tuple[str, ...],
+    test_splits: tuple[str, ...],
+    quick: bool,
+    cache_dir: Path | None,
+    out_dir: Path | None,
+    ship: bool,
+) -> TrainInputs:
+    """Read every set's names, scorer, corpora and dictionaries from the store (sets without gold left out).
+
+    ``ship``: the inputs go to other processes, so the dictionaries are read now (else on use).
+    """
+    from .select import FULL, QUICK
+
+    train_docs, test_docs = split_documents(store, train_splits), split_documents(store, test_splits)
+    texts = document_texts(store, train_docs + test_docs)
+    wanted = {(c.normalization, c.synonyms) for c in (QUICK if quick else FULL)}
+    sets: dict[str, _SetInputs] = {}
+    for key in keys:
+        data = read_set(store, key, registry=registry, cache_dir=cache_dir)
+        train, test = read_corpora(store, data.key, [train_docs, test_docs], texts=texts)
+        if train.annotations == 0:
+            logger.warning("not trained: set %s has no gold annotations in split %s", data.key, ",".join(train_splits))
+            continue
+        dictionaries: Mapping[tuple[TextNormalization, Synonyms], Dictionary] = {}
+        if data.terms and ship:
+            dictionaries = {
+                (n, s): load_dictionary(store, data.ref, n, s, registry=registry, cache_dir=cache_dir)
+                for n, s in sorted(wanted, key=str)
+            }
+        elif data.terms:  # in this process: loaded when the selection asks, as many alive as it keeps
+            dictionaries = _StoreDictionaries(store, data.ref, registry, cache_dir, frozenset(wanted))
+        # the corpora point at the shared texts, so a payload carries each text once
+        sets[data.key] = _SetInputs(data, train, test, dictionaries)
+    digest = hashlib.sha256(repr((sorted(texts), sorted(sets), train_splits, quick)).encode()).hexdigest()[:16]
+    return TrainInputs(f"train-{digest}", texts, sets, train_splits, quick, cache_dir, out_dir)
+
+
+def _source_of(
+    dictionaries: Mapping[tuple[TextNormalization, Synonyms], Dictionary],
+) -> OntologySource | None:
+    """The ontology source of a set read beforehand (None: the set has no ontology)."""
+    if not dictionaries:
+        return None
+
+    def source(normalization: TextNormalization, synonyms: Synonyms) -> Dictionary:
+        return dictionaries[(normalization, synonyms)]
+
+    return source
+
+
+def train_one(shared: TrainInputs | str, key: str) -> TestScore:
+    """(A task) train set ``key`` of the shared inputs and score it on its test corpus."""
+    inputs: TrainInputs = installed(shared) if isinstance(shared, str) else shared
+    t = time.perf_counter()
+    s = inputs.sets[key]
+    source = _source_of(s.dictionaries)
+    session = inputs.session()
+    report, model = train_read(
+        s.data,
+        s.train,
+        source,
+        session,
+        splits=inputs.train_splits,
+        out=inputs.out_dir / key if inputs.out_dir is not None else None,
+        quick=inputs.quick,
+    )
+    ser, predictions = score_read(s.data, model, s.test, source, session)
+    fp, fn = costly(s.test, predictions, key)
+    logger.info("trained %s: test SER %.3f in %.1f s", key, ser, time.perf_counter() - t)
+    return TestScore(key, ser, s.data.exact_only, report, fp, fn, time.perf_counter() - t)
 
 
 def train_and_test(
@@ -77,47 +236,73 @@ def train_and_test(
     quick: bool = False,
     cache_dir: Path | None = None,
     out_dir: Path | None = None,
+    executor: SweepExecutor | None = None,
 ) -> dict[str, TestScore]:
     """Train each set on ``on`` and score it on ``test``; models in ``out_dir/<KEY>`` when given.
 
-    One matching session is shared by all sets, so each document is split and normalized
-    once for all of them. A set with no gold annotations in ``on`` is left out (logged).
+    Everything is read from the store first, in this process; the sets are then trained on
+    ``executor`` (default: one at a time in this process), one task per set, with the same
+    results either way. A set with no gold annotations in ``on`` is left out (logged).
     """
-    train_splits, test_splits = parse_on(on), parse_on(test)
-    train_docs, test_docs = split_documents(store, train_splits), split_documents(store, test_splits)
-    session = MatchingSession(document_texts(store, train_docs + test_docs), {}, cache_dir=cache_dir)
-    out: dict[str, TestScore] = {}
-    for key in keys:
-        t = time.perf_counter()
-        data = read_set(store, key, registry=registry, cache_dir=cache_dir)
-        train_corpus, test_corpus = read_corpora(store, data.key, [train_docs, test_docs])
-        try:
-            report, model = train_set(
-                store,
-                key,
-                on=train_splits,
-                registry=registry,
-                out=out_dir / data.key if out_dir is not None else None,
-                quick=quick,
-                cache_dir=cache_dir,
-                data=data,
-                session=session,
-                corpus=train_corpus,
-            )
-        except NoGoldError as exc:
-            logger.warning("not trained: %s", exc)
-            continue
-        ser, corpus, predictions = score_on(
+    return collect_trained(
+        start_training(
             store,
-            data,
-            model,
-            test_splits,
+            keys,
             registry=registry,
+            on=on,
+            test=test,
+            quick=quick,
             cache_dir=cache_dir,
-            session=session,
-            corpus=test_corpus,
+            out_dir=out_dir,
+            executor=executor,
         )
-        fp, fn = costly(corpus, predictions, data.key)
-        out[data.key] = TestScore(data.key, ser, data.exact_only, report, fp, fn, time.perf_counter() - t)
-        logger.info("trained %s: test SER %.3f in %.1f s", data.key, ser, time.perf_counter() - t)
-    return out
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Training:
+    """Training tasks started on an executor (:func:`start_training`); :func:`collect_trained` waits for them."""
+
+    executor: SweepExecutor
+    futures: tuple[tuple[str, Any], ...]
+
+
+def start_training(
+    store: ReadableStore,
+    keys: Sequence[str],
+    *,
+    registry: Registry,
+    on: str = "train,dev",
+    test: str = "test",
+    quick: bool = False,
+    cache_dir: Path | None = None,
+    out_dir: Path | None = None,
+    executor: SweepExecutor | None = None,
+) -> Training:
+    """Read the sets from the store and submit one training task per set to ``executor``.
+
+    The caller may do other work (in this process) before :func:`collect_trained`; with no
+    executor the tasks run, one at a time, when collected.
+    """
+    inputs = _read_inputs(
+        store,
+        keys,
+        registry=registry,
+        train_splits=parse_on(on),
+        test_splits=parse_on(test),
+        quick=quick,
+        cache_dir=cache_dir,
+        out_dir=out_dir,
+        ship=executor is not None,
+    )
+    executor = executor or InlineExecutor()
+    shared = executor.share(inputs)
+    return Training(executor, tuple((k, executor.submit(train_one, shared, k)) for k in inputs.sets))
+
+
+def collect_trained(training: Training) -> dict[str, TestScore]:
+    """Wait for the tasks of :func:`start_training`; the scores in the order the sets were given."""
+    futures = [f for _, f in training.futures]
+    for _ in training.executor.as_completed(futures):
+        pass
+    return {k: f.result() for k, f in training.futures}

@@ -161,6 +161,27 @@ def train_set(
         raise NoGoldError(f"set {data.key} has no gold annotations in split {','.join(splits)}: nothing to learn")
     session = session or MatchingSession(corpus.texts, {}, cache_dir=cache_dir)
     source = _ontology_source(store, data, registry, cache_dir)
+    return train_read(data, corpus, source, session, splits=splits, out=out, quick=quick, folds=folds, t0=t0)
+
+
+def train_read(
+    data: SetData,
+    corpus: Corpus,
+    source: OntologySource | None,
+    session: MatchingSession,
+    *,
+    splits: Sequence[str],
+    out: Path | None = None,
+    quick: bool = False,
+    folds: int = 5,
+    t0: float | None = None,
+) -> tuple[TrainReport, Model]:
+    """:func:`train_set` once the store has been read: no store needed (an executor's worker runs it).
+
+    ``source`` gives the set's ontology dictionary per normalization (None: gold names alone);
+    ``corpus`` must hold gold annotations (the caller checks).
+    """
+    t0 = time.perf_counter() if t0 is None else t0
     selection, prepared = select(
         session,
         corpus,
@@ -286,14 +307,29 @@ def score_on(
 
     ``corpus``, when given, must be the texts and gold of exactly the documents of ``splits``.
     """
-    from .select import shared_task_ser
-
     if corpus is None:
         corpus = read_corpus(store, data.key, split_documents(store, splits))
+    source = _ontology_source(store, data, registry, cache_dir)
+    ser, predictions = score_read(data, model, corpus, source, session)
+    return ser, corpus, predictions
+
+
+def score_read(
+    data: SetData,
+    model: Model,
+    corpus: Corpus,
+    source: OntologySource | None,
+    session: MatchingSession | None = None,
+) -> tuple[float, dict[str, list[Annotation]]]:
+    """:func:`score_on` once the store has been read (slot error rate and predictions); no store needed.
+
+    Raises ConfigError when a document of ``corpus`` was used to train the model.
+    """
+    from .select import shared_task_ser
+
     leaked = set(corpus.texts) & set(model.documents)
     if leaked:
         raise ConfigError(f"documents {', '.join(sorted(leaked)[:3])} were used to train this model")
-    source = _ontology_source(store, data, registry, cache_dir)
     ontology = source(model.config.normalization, model.config.synonyms) if source is not None else None
     predictions = predict(model, corpus.texts, ontology=ontology, session=session)
-    return shared_task_ser(data, corpus, predictions), corpus, predictions
+    return shared_task_ser(data, corpus, predictions), predictions
