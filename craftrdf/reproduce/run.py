@@ -79,9 +79,8 @@ def reproduce(
     progress callback per stage (or None). Sets whose ontology is absent are skipped and
     listed in the report. Sentence splits and dictionaries are cached in ``out_dir/cache``.
     The sweeps apply CRAFT's post-processing rules and prefer labels over synonyms
-    (craftrdf's best), unless ``conceptmapper_faithful``. ``quick`` trains section 4's
-    matcher on ``executor`` too (one task per set), while this process computes the
-    similarity distribution.
+    (craftrdf's best), unless ``conceptmapper_faithful``. ``quick`` trains section 4's matcher
+    on ``executor`` too (one task per set) while this process computes the similarity distribution.
     """
     t0 = clock()
     stages: list[tuple[str, float]] = []
