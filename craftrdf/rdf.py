@@ -72,7 +72,7 @@ def mint(base: str, *parts: str) -> str:
 
     >>> mint("https://w3id.org/craftrdf/", "ann", "UBERON_EXT", "a b/c")
     'https://w3id.org/craftrdf/ann/UBERON_EXT/a%20b%2Fc'
-    >>> mint("https://w3id.org/craftrdf/", "doc", "1\n")  # fullmatch: "$" would accept a final newline
+    >>> mint("https://w3id.org/craftrdf/", "doc", "1\\n")  # fullmatch: "$" would accept a final newline
     'https://w3id.org/craftrdf/doc/1%0A'
     """
     return base + "/".join(p if _SAFE_PART.fullmatch(p) else quote(p, safe="+-_.~") for p in parts)
