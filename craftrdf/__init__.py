@@ -17,10 +17,11 @@ Each function's docstring says what it does and which module has every option; t
 """
 
 import typing as _typing
-from importlib import import_module as _import_module
 from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 from types import MappingProxyType as _MappingProxyType
+
+from ._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from ._api import annotate, build, evaluate, export, load, open, query, serve, sweep, train, view
@@ -55,16 +56,7 @@ _HOMES = _MappingProxyType(
 )
 
 
-def __getattr__(name: str) -> _typing.Any:
-    """A public name, imported from its module on first use."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'craftrdf' has no attribute {name!r}")
-    return getattr(_import_module(f".{home}", __name__), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = _lazy_exports(__name__, _HOMES)
 
 
 try:

@@ -38,6 +38,7 @@ LAYERS = {
     "lexer": "base",
     "bindings": "base",
     "_storelock": "base",
+    "_lazy": "base",
     "_nquads_stream": "base",
     "ontologies": "base",
     "queries": "base",

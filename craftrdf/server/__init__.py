@@ -13,8 +13,9 @@ negotiation), :mod:`.workers` (the pool of query processes and :class:`PooledSto
 from __future__ import annotations
 
 import typing as _typing
-from importlib import import_module as _import_module
 from types import MappingProxyType as _MappingProxyType
+
+from .._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from .app import ServerConfig, create_app, read_token, serve
@@ -32,16 +33,7 @@ _HOMES = _MappingProxyType(
 )
 
 
-def __getattr__(name: str) -> _typing.Any:
-    """A public name, imported from its module on first use."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'craftrdf.server' has no attribute {name!r}")
-    return getattr(_import_module(f".{home}", __name__), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = _lazy_exports(__name__, _HOMES)
 
 
 __all__ = [
