@@ -23,6 +23,7 @@ __all__ = [
     "inferred_graph",
     "mapping_graph",
     "ontology_graph",
+    "ontology_name",
     "relations_graph",
     "set_iri",
 ]
@@ -76,6 +77,19 @@ def annotation_document(iri: str) -> str | None:
 def ontology_graph(name: str) -> str:
     """The graph of one ontology file (``UBERON+extensions``, ``GO``, ...)."""
     return mint(BASE, "ontology", name)
+
+
+def ontology_name(graph: str) -> str:
+    """The ontology name of a graph minted by :func:`ontology_graph`; ConfigError for any other IRI.
+
+    >>> ontology_name(ontology_graph("UBERON+extensions"))
+    'UBERON+extensions'
+    """
+    prefix = BASE + "ontology/"
+    name = unquote(graph[len(prefix) :]) if graph.startswith(prefix) else ""
+    if not name or "/" in name or ontology_graph(name) != graph:
+        raise ConfigError(f"{graph} is not an ontology graph of craftrdf ({prefix}<name>)")
+    return name
 
 
 def mapping_graph(key: str) -> str:

@@ -134,6 +134,22 @@ def test_classify_extensions_places_union_classes(toy_store):
     assert idx.similarity("TOY_EXT:bone", "TOY:0000006") == pytest.approx(3.24 / 6.64, abs=1e-12)
 
 
+def test_classify_extensions_on_one_ontology_or_all_merged_gives_the_same_values(toy_store):
+    # what reproduce's similarity section relies on: an ontology that references no other one
+    # (toy_extensions beside Wang's Figure 1) has the same placements and values read alone or merged
+    alone = similarity_index(toy_store, ontology="toy_extensions", classify_extensions=True, cache=None)
+    merged = similarity_index(toy_store, classify_extensions=True, cache=None)
+    assert "GO:0043229" in merged and "GO:0043229" not in alone
+    for idx in (alone, merged):
+        # by hand in test_classify_extensions_places_union_classes: 3.24 / 6.64
+        assert idx.similarity("TOY_EXT:bone", "TOY:0000006") == pytest.approx(3.24 / 6.64, abs=1e-12)
+        # TOY:4 (muscle tissue) has parents 2, muscle, tissues, any_case (4 and nerve 8 meet at 1), each at
+        # 0.8, and 1 and nested (muscle is a member of nested) at 0.64: SV(4) = 1 + 4 * 0.8 + 2 * 0.64 = 5.48;
+        # muscle (4 and 5 meet at 1) has 1 and nested at 0.8: SV(muscle) = 2.6; common {muscle, 1, nested}:
+        # (0.8 + 0.64 + 0.64) + 2.6 = 4.68  ->  4.68 / 8.08
+        assert idx.similarity("TOY_EXT:muscle", "TOY:0000004") == pytest.approx(4.68 / 8.08, abs=1e-12)
+
+
 def test_parallel_extension_classes_are_their_base(sample_store):
     g = load_term_graph(sample_store, cache=None)
     assert g.parallel, "the sample has parallel SO_EXT classes"
