@@ -328,6 +328,7 @@ def similarity_distribution(
     registry: Registry,
     cache_dir: Path | None = None,
     fetched: dict[str, list[Annotation]] | None = None,
+    placements: Sequence[tuple[str, str]] | None = None,
 ) -> SimilarityDistribution:
     """Wang (is_a 0.8, part_of 0.6) between each gold class and the default matcher's class at the same spans.
 
@@ -335,7 +336,8 @@ def similarity_distribution(
     a gold annotation is paired with the first prediction that has exactly its spans.
     Computed over the set's ontology graph alone (``UBERON+extensions`` for UBERON_EXT), with the
     extension classes as shipped and placed by their definitions (``classify_extensions``).
-    Classes outside that graph count as 0.
+    Classes outside that graph count as 0. ``placements``: that graph's structural placements
+    computed beforehand (:func:`craftrdf.similarity.graph.structural_placements`), else computed here.
     """
     from ..similarity import similarity_index
 
@@ -355,7 +357,9 @@ def similarity_distribution(
     ontology = ontology_name(ref.require_ontology())
     values = []
     for classify in (False, True):
-        index = similarity_index(store, method="wang", classify_extensions=classify, ontology=ontology)
+        index = similarity_index(
+            store, method="wang", classify_extensions=classify, ontology=ontology, placements=placements
+        )
         sims = index.pairs(left, right, missing="nan")
         values.append(tuple(0.0 if v != v else float(v) for v in sims))  # NaN: a class the graph lacks
     return SimilarityDistribution(

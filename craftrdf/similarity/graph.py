@@ -31,10 +31,10 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import pyoxigraph as ox
 
@@ -53,6 +53,9 @@ from .wang import (
     weighted_dag,
 )
 
+if TYPE_CHECKING:
+    from ..owlread import OntologyAxioms
+
 __all__ = [
     "GRAPH_QUERY",
     "Method",
@@ -63,6 +66,7 @@ __all__ = [
     "parse_weights",
     "relation_iri",
     "similarity_index",
+    "structural_placements",
 ]
 
 logger = logging.getLogger(__name__)
@@ -292,6 +296,7 @@ def similarity_index(
     curies: CurieMap | None = None,
     cache: SimilarityCache | None = DEFAULT_CACHE,
     engine: Engine = "auto",
+    placements: Sequence[tuple[str, str]] | None = None,
 ) -> WangIndex:
     """A :class:`WangIndex` over the store's ontology graph, for ``method`` and ``weights``.
 
@@ -306,7 +311,9 @@ def similarity_index(
     parallel extension classes are aliases of their base. Deprecated classes are in the
     index but not offered by ``top_k``. ``engine`` is :class:`WangIndex`'s (compiled
     kernels when numba works, by default). Cached per store and
-    ``(ontology, weights, classify_extensions, engine)``.
+    ``(ontology, weights, classify_extensions, engine)``. ``placements``: with a named
+    ``ontology``, the structural reasoner's placements of it computed beforehand (:func:`structural_placements`
+    of this store's ontology, on a worker process say); None computes them here when needed.
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
@@ -326,6 +333,8 @@ def similarity_index(
     if classify_extensions:
         report = place_extensions(graph)
         edges.extend((child, RDFS.subClassOf, parent) for child, parent in report.edges())
+        if placements is not None and ontology is not None:
+            entries.setdefault(("placements", ontology), list(placements))
         edges.extend((c, RDFS.subClassOf, p) for c, p in _reasoned_placements(store, ontology, cm, entries))
     dag = weighted_dag(edges, by_iri, nodes=graph.classes)
     aliases = {p: b for p, b in graph.parallel.items() if b in dag}
@@ -339,7 +348,6 @@ def _reasoned_placements(
 ) -> list[tuple[str, str]]:
     """The structural reasoner's edges from an extension class to its new parents, as CURIEs (cached)."""
     from ..owlread import read_ontology
-    from ..reasoning.structural import classify_structural
 
     key = ("placements", ontology)
     hit = entries.get(key)
@@ -349,10 +357,24 @@ def _reasoned_placements(
     names = [ontology] if ontology else [g[len(prefix) :] for g in store.batches() if g.startswith(prefix)]
     out: list[tuple[str, str]] = []
     for name in names:
-        for child, parent in classify_structural(read_ontology(store, name)):
-            c, p = curies.compress(child), curies.compress(parent)
-            # extension classes placed (union members under their union are place_extensions' part)
-            if "_EXT:" in c and "/craftrdf/ref/" not in parent:
-                out.append((c, p))
+        out.extend(structural_placements(read_ontology(store, name), curies))
     entries[key] = out
+    return out
+
+
+def structural_placements(onto: OntologyAxioms, curies: CurieMap | None = None) -> list[tuple[str, str]]:
+    """The structural reasoner's edges ``(extension class, new parent)`` of one ontology, as CURIEs.
+
+    What ``classify_extensions`` adds beside :func:`~craftrdf.similarity.extensions.place_extensions`;
+    ``onto`` is :func:`craftrdf.owlread.read_ontology`'s (it pickles, so this can run in another process).
+    """
+    from ..reasoning.structural import classify_structural
+
+    cm = curies or CurieMap()
+    out: list[tuple[str, str]] = []
+    for child, parent in classify_structural(onto):
+        c, p = cm.compress(child), cm.compress(parent)
+        # extension classes placed (union members under their union are place_extensions' part)
+        if "_EXT:" in c and "/craftrdf/ref/" not in parent:
+            out.append((c, p))
     return out
