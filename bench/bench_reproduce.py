@@ -43,6 +43,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     totals: list[float] = []
     floors: list[float] = []
+    by_stage: dict[str, list[float]] = {}
     for i in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="bench-reproduce-") as tmp:
             load = _load()
@@ -53,6 +54,8 @@ def main() -> None:
                 if pool is not None:
                     pool.close()
             totals.append(result.seconds)
+            for name, seconds in result.stages:
+                by_stage.setdefault(name, []).append(seconds)
             stages = ", ".join(f"{name} {s:.1f}" for name, s in result.stages)
             print(f"run {i + 1}: reproduce --quick {result.seconds:.1f} s (load {load}; {stages})", flush=True)
             t = time.perf_counter()
@@ -66,6 +69,7 @@ def main() -> None:
         f"{total / GOAL:.2f} of the {GOAL:.0f} s goal"
     )
     print(f"median build alone (floor): {floor:.1f} s; reproduce / floor = {total / floor:.2f}x")
+    print("median per stage: " + ", ".join(f"{name} {statistics.median(v):.1f} s" for name, v in by_stage.items()))
 
 
 if __name__ == "__main__":
