@@ -36,22 +36,26 @@ from __future__ import annotations
 import re
 import warnings
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
 from ..errors import DataWarning
 from ..model import Annotation, Span
-from .bossy import Boundary, Scores
-from .official_graph import OfficialWang, round_half_up
+from .bossy import Boundary, Scores, total
+from .official_graph import OfficialGraph, OfficialWang, round_half_up
 
 __all__ = [
+    "exact_wang",
     "java_hash_order",
     "java_string_hash",
     "official_class",
     "official_rates",
     "official_row",
+    "official_scores",
+    "prepare_official",
     "score_official",
+    "score_prepared",
     "spans_overlap",
 ]
 
@@ -163,10 +167,15 @@ def _aggregate(a: Annotation) -> tuple[int, int]:
 # -- one document -------------------------------------------------------------------------------
 
 
-def _prepare(
-    annotations: Sequence[Annotation], wang: OfficialWang, set_key: str | None, unknown: set[str]
+def prepare_official(
+    annotations: Sequence[Annotation], wang: OfficialWang, set_key: str | None, unknown: set[str] | None = None
 ) -> list[Annotation]:
-    """Renamed, one per id (the last), known classes only, sorted by aggregate span (stable)."""
+    """One side of a document as the official scorer compares it (rules 1-3), sorted by aggregate span (stable).
+
+    Classes renamed (:func:`official_class`), one annotation per id (the last), classes
+    ``wang``'s graph does not declare left out (added to ``unknown`` when given). A side
+    prepared once can be scored many times with :func:`score_prepared`.
+    """
     by_id: dict[str, Annotation] = {}
     for a in annotations:
         c = official_class(a.class_id, set_key)
@@ -176,7 +185,7 @@ def _prepare(
     for a in by_id.values():
         if a.class_id in wang.graph:
             kept.append(a)
-        else:
+        elif unknown is not None:
             unknown.add(a.class_id)
     return sorted(kept, key=_aggregate)
 
@@ -220,7 +229,7 @@ def score_official(
     if boundary not in ("exact", "jaccard"):
         raise ValueError(f"unknown boundary {boundary!r}: expected 'exact' or 'jaccard'")
     unknown: set[str] = set()
-    r, p = _prepare(refs, wang, set_key, unknown), _prepare(preds, wang, set_key, unknown)
+    r, p = prepare_official(refs, wang, set_key, unknown), prepare_official(preds, wang, set_key, unknown)
     if unknown:
         doc = next((a.document for a in (*refs, *preds)), "?")
         warnings.warn(
@@ -229,6 +238,14 @@ def score_official(
             DataWarning,
             stacklevel=2,
         )
+    return score_prepared(r, p, wang, boundary=boundary)
+
+
+def score_prepared(
+    refs: Sequence[Annotation], preds: Sequence[Annotation], wang: OfficialWang, *, boundary: Boundary = "jaccard"
+) -> Scores:
+    """:func:`score_official` of two sides already through :func:`prepare_official` (rules 4-7)."""
+    r, p = refs, preds
     per_test: dict[int, list[int]] = {}
     for i, j in _candidates(r, p):
         per_test.setdefault(j, []).append(i)
@@ -253,6 +270,39 @@ def score_official(
                 m += score
     kept = len(used_r)
     return Scores(float(m), len(p) - kept, len(r) - kept, len(r), len(p), exact=m)
+
+
+def official_scores(
+    set_key: str,
+    gold: Mapping[str, Sequence[Annotation]],
+    predictions: Mapping[str, Sequence[Annotation]],
+    wang: OfficialWang | None,
+) -> Scores:
+    """Totals over the documents of ``gold`` (a document with no prediction has none), scored officially.
+
+    ``wang`` None: exact classes only (:func:`exact_wang` over the classes of both sides).
+    Annotations of classes the ontology does not declare are left out, as the official
+    scorer does (its warnings are not repeated here: ``craftrdf evaluate`` shows them).
+    """
+    if wang is None:
+        seen = {a.class_id for side in (gold, predictions) for d in gold for a in side.get(d, ())}
+        wang = exact_wang(seen, set_key)
+    per_doc = []
+    for doc in sorted(gold):
+        r = prepare_official(gold[doc], wang, set_key)
+        per_doc.append(score_prepared(r, prepare_official(predictions.get(doc, ()), wang, set_key), wang))
+    return total(per_doc)
+
+
+def exact_wang(classes: Iterable[str], set_key: str) -> OfficialWang:
+    """A scorer that declares ``classes`` (as the set's scorer renames them) with no edge: exact classes only.
+
+    >>> w = exact_wang(["PR:1", "PR:2"], "PR")
+    >>> w.similarity("PR:1", "PR:1"), w.similarity("PR:1", "PR:2"), "PR:3" in w.graph
+    (Decimal('1.0000000000'), Decimal('0E-10'), False)
+    """
+    declared = frozenset(official_class(c, set_key) for c in classes)
+    return OfficialWang(OfficialGraph(declared, {}, "exact classes"))
 
 
 # -- rates --------------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ __all__ = [
     "round_half_up",
     "set_scorers",
     "store_official_graph",
+    "store_wang",
 ]
 
 logger = logging.getLogger(__name__)
@@ -282,6 +283,17 @@ def store_official_graph(store: object, ontology: str | None) -> OfficialGraph:
     if not declared:
         raise ConfigError(f"the store has no classes in ontology graph {graph}")
     return _edges_to_graph(declared, edges, f"store graph {graph}")
+
+
+def store_wang(store: object, ontology: str) -> OfficialWang:
+    """The official scorer's Wang similarity over the ontology graph ``ontology`` (an IRI) of the store."""
+    from urllib.parse import unquote
+
+    from ..iris import ontology_graph
+
+    prefix = ontology_graph("")
+    name = unquote(ontology[len(prefix) :]) if ontology.startswith(prefix) else ontology
+    return OfficialWang(store_official_graph(store, name))
 
 
 # -- the similarity ---------------------------------------------------------------------------
