@@ -39,6 +39,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from functools import lru_cache
 
 from ..errors import DataWarning
 from ..model import Annotation, Span
@@ -102,6 +103,12 @@ def java_string_hash(text: str) -> int:
     return h
 
 
+@lru_cache(maxsize=1 << 14)
+def _key_hash(key: str) -> int:
+    """``java_string_hash`` of a ``test_<i>``/``ref_<j>`` key, remembered (a sweep asks for the same few thousand)."""
+    return java_string_hash(key)
+
+
 def java_hash_order(keys: Sequence[str], *, table_size: int = 0) -> list[str]:
     """The iteration order of a default ``java.util.HashMap``/``HashSet`` given insertion order.
 
@@ -116,12 +123,14 @@ def java_hash_order(keys: Sequence[str], *, table_size: int = 0) -> list[str]:
     ['ref_0', 'ref_14', 'ref_7']
     """
     unique = list(dict.fromkeys(keys))
+    if len(unique) < 2:  # most candidate lists: nothing to order
+        return unique
     buckets = 16
     while max(len(unique), table_size) > buckets * 3 // 4:
         buckets *= 2
 
     def bucket(item: tuple[int, str]) -> tuple[int, int]:
-        h = java_string_hash(item[1])
+        h = _key_hash(item[1])
         return ((h ^ (h >> 16)) & (buckets - 1), item[0])
 
     return [k for _, k in sorted(enumerate(unique), key=bucket)]
@@ -155,13 +164,21 @@ def _chars(spans: Iterable[Span]) -> set[int]:
 def _boundary(ref: Annotation, pred: Annotation, boundary: Boundary) -> Decimal:
     if boundary == "exact":
         return Decimal(1) if sorted(ref.spans) == sorted(pred.spans) else Decimal(0)
-    r, p = _chars(ref.spans), _chars(pred.spans)
-    common = len(r & p)
-    return round_half_up(Fraction(common, len(r) + len(p) - common))
+    if len(ref.spans) == 1 and len(pred.spans) == 1:  # the usual case, without building character sets
+        (a,), (b,) = ref.spans, pred.spans
+        common = max(0, min(a.end, b.end) - max(a.start, b.start))
+        size_r, size_p = max(0, a.end - a.start), max(0, b.end - b.start)
+    else:
+        r, p = _chars(ref.spans), _chars(pred.spans)
+        common, size_r, size_p = len(r & p), len(r), len(p)
+    return round_half_up(Fraction(common, size_r + size_p - common))
 
 
 def _aggregate(a: Annotation) -> tuple[int, int]:
-    return (min(s.start for s in a.spans), max(s.end for s in a.spans)) if a.spans else (0, 0)
+    spans = a.spans
+    if len(spans) == 1:
+        return spans[0].start, spans[0].end
+    return (min(s.start for s in spans), max(s.end for s in spans)) if spans else (0, 0)
 
 
 # -- one document -------------------------------------------------------------------------------

@@ -69,13 +69,10 @@ def round_half_up(value: Fraction, places: int = 10) -> Decimal:
     >>> round_half_up(Fraction(2, 3)), round_half_up(Fraction(1, 8), 2), round_half_up(Fraction(-1, 8), 2)
     (Decimal('0.6666666667'), Decimal('0.13'), Decimal('-0.13'))
     """
-    scale = 10**places
-    scaled = abs(value) * scale
-    whole = int(scaled)
-    if scaled - whole >= Fraction(1, 2):
-        whole += 1
-    sign = "-" if value < 0 else ""
-    return Decimal(f"{sign}{whole}").scaleb(-places)
+    # floor(|n/d| * 10**places + 1/2) in integers: the same digits as Fraction arithmetic, several times faster
+    n, d = abs(value.numerator), value.denominator
+    whole = (2 * n * 10**places + d) // (2 * d)
+    return Decimal(-whole if value < 0 else whole).scaleb(-places)
 
 
 def _url_encode(text: str) -> str:
