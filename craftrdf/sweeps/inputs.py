@@ -4,7 +4,8 @@ Store-bound objects do not pickle, so everything a worker needs is read here int
 :class:`~craftrdf.sweeps.run.SweepInputs`: the documents of the chosen splits (texts and
 sentence spans), the dictionary's names (:func:`~craftrdf.matcher.dictionary.load_terms`,
 cached on disk), the set's gold annotations, the official scorer's Wang similarity over the
-set's ontology (as ``craftrdf evaluate`` and ``craftrdf train`` use it) and, for ``apply_craft_rules``, the set's mapping data.
+set's ontology (as ``craftrdf evaluate`` and ``craftrdf train`` use it) and, for
+``apply_craft_rules``, the set's mapping data.
 """
 
 from __future__ import annotations

@@ -132,6 +132,7 @@ def test_extension_definitions_in_the_store_are_not_scorer_edges() -> None:
     # by hand from the file: muscle tissue's one parent is tissue; the extension class muscle has none
     assert from_store.parents[obo + "TOY_0000004"] == (obo + "TOY_0000002",)
     assert obo + "TOY_EXT_muscle" not in from_store.parents and "TOY_EXT:muscle" in from_store
+
     # the OWL API names an extension class .../TOY_EXT#_x, the store .../TOY_EXT_x: the same class for lookup
     def named(iri: str) -> str:
         return iri.replace("_EXT#_", "_EXT_")

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from craftrdf.errors import ConfigError
+from craftrdf.evaluation.official_graph import OfficialGraph, OfficialWang
 from craftrdf.evaluation.run import evaluate_sets
 from craftrdf.matcher import MatcherConfig, annotate_texts, grid
 from craftrdf.matcher.dictionary import DictionaryTerm
 from craftrdf.model import Annotation, Span
-from craftrdf.evaluation.official_graph import OfficialGraph, OfficialWang
 from craftrdf.sweeps import InlineExecutor, LocalPool, SweepInputs, load_grid, read_results, run_sweep
 
 TEXTS = {"d1": "The Brain and the lens fibers of the eye.", "d2": "Eye lenses; brain regions."}
