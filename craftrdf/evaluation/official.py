@@ -171,7 +171,9 @@ def _boundary(ref: Annotation, pred: Annotation, boundary: Boundary) -> Decimal:
     else:
         r, p = _chars(ref.spans), _chars(pred.spans)
         common, size_r, size_p = len(r & p), len(r), len(p)
-    return round_half_up(Fraction(common, size_r + size_p - common))
+    union = size_r + size_p - common
+    # round_half_up(Fraction(common, union)) in integers (common >= 0): the same Decimal, no Fraction
+    return Decimal((2 * common * 10**10 + union) // (2 * union)).scaleb(-10)
 
 
 def _aggregate(a: Annotation) -> tuple[int, int]:
@@ -218,8 +220,11 @@ def _candidates(refs: Sequence[Annotation], preds: Sequence[Annotation]) -> list
         groups.setdefault(agg[j], []).append(j)
     walk: list[int] = []
     for span in sorted(groups):
-        keys = [f"test_{j}" for j in groups[span]]
-        walk.extend(int(k[5:]) for k in java_hash_order(keys, table_size=len(preds)))
+        js = groups[span]
+        if len(js) == 1:  # most spans: no tie to order
+            walk.append(js[0])
+            continue
+        walk.extend(int(k[5:]) for k in java_hash_order([f"test_{j}" for j in js], table_size=len(preds)))
     rank = {j: n for n, j in enumerate(walk)}
     out: list[tuple[int, int]] = []
     for i, r in enumerate(refs):
@@ -271,8 +276,10 @@ def score_prepared(
         ctx.prec = 80
         for tkey in java_hash_order([f"test_{j}" for j in per_test]):
             j = int(tkey[5:])
-            for rkey in java_hash_order([f"ref_{i}" for i in per_test[j]]):
-                i = int(rkey[4:])
+            candidates = per_test[j]
+            if len(candidates) > 1:
+                candidates = [int(k[4:]) for k in java_hash_order([f"ref_{i}" for i in candidates])]
+            for i in candidates:
                 b = _boundary(r[i], p[j], boundary)
                 score = b * wang.similarity(r[i].class_id, p[j].class_id) if b else Decimal(0)
                 scored.append((score, i, j))
