@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ..curie import CurieMap
 from .official_graph import OfficialWang, store_official_graph
+
+if TYPE_CHECKING:
+    from ..store import ReadableStore
 
 __all__ = ["OfficialIndex", "bossy_index"]
 
@@ -87,7 +90,7 @@ class OfficialIndex:
         return scored[:k]
 
 
-def bossy_index(store: object, *, ontology: str | None = None) -> OfficialIndex:
+def bossy_index(store: ReadableStore, *, ontology: str | None = None) -> OfficialIndex:
     """The :class:`OfficialIndex` of the store's ontology graph (every ontology graph, merged, by default).
 
     The graph is :func:`~craftrdf.evaluation.official_graph.store_official_graph`'s; labels
@@ -96,7 +99,7 @@ def bossy_index(store: object, *, ontology: str | None = None) -> OfficialIndex:
     from ..similarity import load_term_graph
 
     cm = CurieMap()
-    terms = load_term_graph(store, ontology=ontology, curies=cm)  # type: ignore[arg-type]
+    terms = load_term_graph(store, ontology=ontology, curies=cm)
     return OfficialIndex(
         OfficialWang(store_official_graph(store, ontology)), curies=cm, labels=terms.labels, excluded=terms.deprecated
     )

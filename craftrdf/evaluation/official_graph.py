@@ -33,8 +33,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..store import ReadableStore
 
 __all__ = [
     "BOSSY_WEIGHT",
@@ -46,6 +50,7 @@ __all__ = [
     "round_half_up",
     "set_scorers",
     "store_official_graph",
+    "store_wang",
 ]
 
 logger = logging.getLogger(__name__)
@@ -68,13 +73,10 @@ def round_half_up(value: Fraction, places: int = 10) -> Decimal:
     >>> round_half_up(Fraction(2, 3)), round_half_up(Fraction(1, 8), 2), round_half_up(Fraction(-1, 8), 2)
     (Decimal('0.6666666667'), Decimal('0.13'), Decimal('-0.13'))
     """
-    scale = 10**places
-    scaled = abs(value) * scale
-    whole = int(scaled)
-    if scaled - whole >= Fraction(1, 2):
-        whole += 1
-    sign = "-" if value < 0 else ""
-    return Decimal(f"{sign}{whole}").scaleb(-places)
+    # floor(|n/d| * 10**places + 1/2) in integers: the same digits as Fraction arithmetic, several times faster
+    n, d = abs(value.numerator), value.denominator
+    whole = (2 * n * 10**places + d) // (2 * d)
+    return Decimal(-whole if value < 0 else whole).scaleb(-places)
 
 
 def _url_encode(text: str) -> str:
@@ -249,7 +251,7 @@ def read_official_graph(path: str | Path) -> OfficialGraph:
 # -- from the store ---------------------------------------------------------------------------
 
 
-def store_official_graph(store: object, ontology: str | None) -> OfficialGraph:
+def store_official_graph(store: ReadableStore, ontology: str | None) -> OfficialGraph:
     """The official scorer's graph read from the OWL axioms of ``/ontology/<ontology>`` in the store.
 
     ``ontology`` None reads every ontology graph of the store, merged.
@@ -265,23 +267,36 @@ def store_official_graph(store: object, ontology: str | None) -> OfficialGraph:
     from ..querying import run_query
 
     graph = ontology_graph(ontology) if ontology is not None else "every ontology graph"
-    params = {"graph": graph} if ontology is not None else {}
-    result = run_query(store, "official-graph", params)  # type: ignore[arg-type]
+    # one query per ontology graph, the graph bound: unbound, the query scans every graph of the
+    # store (the annotations' rdf:type triples too) to keep the ontology graphs' rows at the end
+    names = [graph] if ontology is not None else sorted(g for g in store.batches() if g.startswith(_ONTOLOGY_GRAPHS))
     declared: set[str] = set()
     edges: list[tuple[str, str]] = []
-    for row in result.rows:
-        g, child, parent, kind = (getattr(x, "value", None) for x in row)
-        if child is None or not str(g).startswith(_ONTOLOGY_GRAPHS):
-            continue
-        if kind == "class":
-            declared.add(child)
-        elif parent is not None:
-            edges.append((child, parent))
-            if kind == "equivalent":
-                edges.append((parent, child))
+    for name in names:
+        for row in run_query(store, "official-graph", {"graph": name}).rows:
+            _, child, parent, kind = (getattr(x, "value", None) for x in row)
+            if child is None:
+                continue
+            if kind == "class":
+                declared.add(child)
+            elif parent is not None:
+                edges.append((child, parent))
+                if kind == "equivalent":
+                    edges.append((parent, child))
     if not declared:
         raise ConfigError(f"the store has no classes in ontology graph {graph}")
     return _edges_to_graph(declared, edges, f"store graph {graph}")
+
+
+def store_wang(store: ReadableStore, ontology: str) -> OfficialWang:
+    """The official scorer's Wang similarity over the ontology graph ``ontology`` (an IRI) of the store."""
+    from urllib.parse import unquote
+
+    from ..iris import ontology_graph
+
+    prefix = ontology_graph("")
+    name = unquote(ontology[len(prefix) :]) if ontology.startswith(prefix) else ontology
+    return OfficialWang(store_official_graph(store, name))
 
 
 # -- the similarity ---------------------------------------------------------------------------
@@ -332,7 +347,7 @@ class OfficialWang:
         return value
 
 
-def set_scorers(store: object | None, craft: str | Path | None) -> Callable[[str], OfficialWang]:
+def set_scorers(store: ReadableStore | None, craft: str | Path | None) -> Callable[[str], OfficialWang]:
     """For a set key, the :class:`OfficialWang` of that set's ontology, built once per ontology.
 
     As the official scorer, from the set's OBO file in the CRAFT directory ``craft`` when it is

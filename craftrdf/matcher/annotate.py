@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
@@ -120,7 +121,8 @@ class Matcher:
         self.normalizer = Normalizer(self.config.normalization)
         self.dictionary = _source(dictionary)(self.config.normalization, self.config.synonyms, self.normalizer)
         on = canonical(self.config).orderIndependentLookup is OrderIndependentLookup.ON
-        self.index = SearchIndex(self.dictionary, on)
+        # built now, not on first search: threads sharing this matcher then only read it
+        self.index = SearchIndex(self.dictionary, on).prepare(self.config.search_key)
 
     def annotate(self, text: str, *, document: str = "text") -> list[Annotation]:
         """The annotations of one text (ids ``M1``, ``M2``... in text order)."""
@@ -156,7 +158,8 @@ class MatchingSession:
     search structures. ``cache_dir`` also keeps sentence spans on disk (keyed by the
     text's SHA-256), as the dictionary source may keep dictionaries.
     :meth:`release` frees the normalized texts of a normalization once a sweep is done
-    with it.
+    with it. Safe to share between threads (a Dask worker's): what is built on first use
+    is built under one lock, so once; the searches run outside it.
     """
 
     texts: Mapping[str, str]
@@ -170,6 +173,7 @@ class MatchingSession:
     _normalized: dict[tuple[str, TextNormalization], NormalizedText] = field(default_factory=dict, repr=False)
     _dictionaries: dict[tuple[TextNormalization, Synonyms], Dictionary] = field(default_factory=dict, repr=False)
     _indexes: dict[tuple[TextNormalization, Synonyms, bool], SearchIndex] = field(default_factory=dict, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __post_init__(self) -> None:
         self._source = _source(self.dictionary)
@@ -189,28 +193,30 @@ class MatchingSession:
 
     def sentences(self, document: str) -> list[tuple[int, int]]:
         """Sentence spans of a document: split now, or taken from a pending split or the disk cache."""
-        hit = self._sentences.get(document)
-        if hit is not None:
-            return hit
-        pending = self._pending.pop(document, None)
-        spans = pending.result() if pending is not None else self._cached_sentences(document)
-        if spans is None or pending is not None:
-            if spans is None:
-                spans = split_sentences(self.texts[document])
-            path = self._sentence_cache(document)
-            if path is not None:
-                _write_json(path, {"splitter": _SPLITTER, "spans": spans})
-        self._sentences[document] = spans
-        return spans
+        with self._lock:
+            hit = self._sentences.get(document)
+            if hit is not None:
+                return hit
+            pending = self._pending.pop(document, None)
+            spans = pending.result() if pending is not None else self._cached_sentences(document)
+            if spans is None or pending is not None:
+                if spans is None:
+                    spans = split_sentences(self.texts[document])
+                path = self._sentence_cache(document)
+                if path is not None:
+                    _write_json(path, {"splitter": _SPLITTER, "spans": spans})
+            self._sentences[document] = spans
+            return spans
 
     def use_sentences(self, spans: Mapping[str, Sequence[tuple[int, int]]]) -> None:
         """Take sentence spans computed elsewhere (by :func:`split_sentences`) for the documents given.
 
         A sweep splits once in the parent and ships the spans to its workers.
         """
-        for d, s in spans.items():
-            if d in self.texts:
-                self._sentences[d] = [(a, b) for a, b in s]
+        with self._lock:
+            for d, s in spans.items():
+                if d in self.texts:
+                    self._sentences[d] = [(a, b) for a, b in s]
 
     def split_in(self, executor: Executor, documents: Iterable[str] | None = None) -> int:
         """Start splitting the sentences of documents not split yet (nor cached) on ``executor``.
@@ -219,57 +225,63 @@ class MatchingSession:
         needed, so other work (the dictionary) can proceed meanwhile. Any
         :class:`concurrent.futures.Executor` works (a process pool is what helps).
         """
-        n = 0
-        for d in documents if documents is not None else self.texts:
-            if d in self._sentences or d in self._pending or d in self._tokenized:
-                continue
-            cached = self._cached_sentences(d)
-            if cached is not None:
-                self._sentences[d] = cached
-                continue
-            self._pending[d] = executor.submit(split_sentences, self.texts[d])
-            n += 1
-        return n
+        with self._lock:
+            n = 0
+            for d in documents if documents is not None else self.texts:
+                if d in self._sentences or d in self._pending or d in self._tokenized:
+                    continue
+                cached = self._cached_sentences(d)
+                if cached is not None:
+                    self._sentences[d] = cached
+                    continue
+                self._pending[d] = executor.submit(split_sentences, self.texts[d])
+                n += 1
+            return n
 
     def tokenized(self, document: str) -> TokenizedText:
         """Sentences and tokens of a document."""
-        hit = self._tokenized.get(document)
-        if hit is None:
-            hit = self._tokenized[document] = analyze(self.texts[document], self.sentences(document))
-            self._sentences.pop(document, None)
-        return hit
+        with self._lock:
+            hit = self._tokenized.get(document)
+            if hit is None:
+                hit = self._tokenized[document] = analyze(self.texts[document], self.sentences(document))
+                self._sentences.pop(document, None)
+            return hit
 
     def normalizer(self, normalization: TextNormalization) -> Normalizer:
         """The (memoizing) normalizer of a normalization, shared by texts and dictionary."""
-        hit = self._normalizers.get(normalization)
-        if hit is None:
-            hit = self._normalizers[normalization] = Normalizer(normalization)
-        return hit
+        with self._lock:
+            hit = self._normalizers.get(normalization)
+            if hit is None:
+                hit = self._normalizers[normalization] = Normalizer(normalization)
+            return hit
 
     def normalized(self, document: str, normalization: TextNormalization) -> NormalizedText:
         """A document's tokens under one normalization."""
-        key = (document, normalization)
-        hit = self._normalized.get(key)
-        if hit is None:
-            hit = self._normalized[key] = normalize_text(self.tokenized(document), self.normalizer(normalization))
-        return hit
+        with self._lock:
+            key = (document, normalization)
+            hit = self._normalized.get(key)
+            if hit is None:
+                hit = self._normalized[key] = normalize_text(self.tokenized(document), self.normalizer(normalization))
+            return hit
 
     def dictionary_for(self, normalization: TextNormalization, synonyms: Synonyms) -> Dictionary:
         """The normalized dictionary of (normalization, synonyms)."""
-        key = (normalization, Synonyms(synonyms))
-        hit = self._dictionaries.get(key)
-        if hit is None:
-            hit = self._dictionaries[key] = self._source(normalization, key[1], self.normalizer(normalization))
-        return hit
+        with self._lock:
+            key = (normalization, Synonyms(synonyms))
+            hit = self._dictionaries.get(key)
+            if hit is None:
+                hit = self._dictionaries[key] = self._source(normalization, key[1], self.normalizer(normalization))
+            return hit
 
     def index(self, config: MatcherConfig) -> SearchIndex:
         """The search structures a configuration uses."""
-        on = canonical(config).orderIndependentLookup is OrderIndependentLookup.ON
-        key = (config.normalization, config.synonyms, on)
-        hit = self._indexes.get(key)
-        if hit is None:
-            hit = self._indexes[key] = SearchIndex(self.dictionary_for(config.normalization, config.synonyms), on)
-        return hit
+        with self._lock:
+            on = canonical(config).orderIndependentLookup is OrderIndependentLookup.ON
+            key = (config.normalization, config.synonyms, on)
+            hit = self._indexes.get(key)
+            if hit is None:
+                hit = self._indexes[key] = SearchIndex(self.dictionary_for(config.normalization, config.synonyms), on)
+            return hit
 
     def prepare(self, documents: Iterable[str] | None = None) -> None:
         """Split and tokenize the documents now (the per-document one-time work)."""
@@ -279,6 +291,8 @@ class MatchingSession:
     def annotate(self, config: MatcherConfig, documents: Iterable[str] | None = None) -> dict[str, list[Annotation]]:
         """Annotations of every document (or the given ones) under ``config``, by document id."""
         index = self.index(config)
+        with self._lock:
+            index.prepare(config.search_key)  # so the searches, outside the lock, only read it
         out: dict[str, list[Annotation]] = {}
         for d in documents if documents is not None else self.texts:
             out[d] = _annotations(d, self.normalized(d, config.normalization), index, config)
@@ -286,8 +300,9 @@ class MatchingSession:
 
     def release(self, normalization: TextNormalization | None = None) -> None:
         """Forget normalized texts (of one normalization, or all) to free memory."""
-        for key in [k for k in self._normalized if normalization is None or k[1] == normalization]:
-            del self._normalized[key]
+        with self._lock:
+            for key in [k for k in self._normalized if normalization is None or k[1] == normalization]:
+                del self._normalized[key]
 
 
 def _splitter_id() -> str:

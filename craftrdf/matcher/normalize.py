@@ -35,6 +35,7 @@ once per document and :class:`~craftrdf.matcher.config.TextNormalization`.
 from __future__ import annotations
 
 import re
+import threading
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,8 +152,11 @@ class Normalizer:
         self.stop_words: frozenset[str] = (
             pubmed_stop_words() if self.normalization.stopWords is StopWords.PUBMED else frozenset()
         )
-        # raw token -> normalized form, or "" for a stop word (tokens are never empty)
+        # raw token -> normalized form, or "" for a stop word (tokens are never empty); filling it from
+        # several threads is harmless (a token's form is always the same)
         self._memo: dict[str, str] = {}
+        # PyStemmer's stemmer "has internal state, so must not be called concurrently" (its docstring)
+        self._stem_lock = threading.Lock()
 
     def __reduce__(self) -> tuple[type[Normalizer], tuple[TextNormalization]]:
         return (Normalizer, (self.normalization,))
@@ -160,7 +164,10 @@ class Normalizer:
     def normalize(self, token: str) -> str:
         """The normalized form of one token (stop words are normalized too; see :meth:`is_stop`)."""
         folded = self._fold(token)
-        return self._stem(folded) if self._stem is not None else folded
+        if self._stem is None:
+            return folded
+        with self._stem_lock:
+            return self._stem(folded)
 
     def is_stop(self, token: str) -> bool:
         """True when ``token`` (as written, lower-cased) is a stop word of this normalization."""

@@ -3,8 +3,9 @@
 Store-bound objects do not pickle, so everything a worker needs is read here into a
 :class:`~craftrdf.sweeps.run.SweepInputs`: the documents of the chosen splits (texts and
 sentence spans), the dictionary's names (:func:`~craftrdf.matcher.dictionary.load_terms`,
-cached on disk), the set's gold annotations, the ``bossy`` Wang index (as
-``craftrdf evaluate`` uses it) and, for ``apply_craft_rules``, the set's mapping data.
+cached on disk), the set's gold annotations, the official scorer's Wang similarity over the
+set's ontology (as ``craftrdf evaluate`` and ``craftrdf train`` use it) and, for
+``apply_craft_rules``, the set's mapping data.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pyoxigraph as ox
 
 from ..curie import CurieMap
 from ..errors import ConfigError
+from ..evaluation.official_graph import store_wang
 from ..ingest.corpus import SPLITS
 from ..iris import DOCUMENTS_GRAPH
 from ..matcher.annotate import MatchingSession
@@ -30,7 +32,6 @@ from ..store import ReadableStore
 from ..vocab import CRAFT, FABIO
 from ..webanno import document_texts, fetch_annotations
 from .run import SweepInputs
-from .score import ShippedIndex
 
 __all__ = ["document_splits", "prepare_inputs", "prepare_split_inputs"]
 
@@ -100,8 +101,6 @@ def prepare_split_inputs(
     The set's annotations, dictionary, mappings and similarity index are read from the
     store a single time and shared by the inputs returned, one per entry of ``splits``.
     """
-    from ..similarity import similarity_index
-
     curies = curies or CurieMap()
     ref = resolve_set(store, set_key)
     key = ref.key
@@ -115,7 +114,8 @@ def prepare_split_inputs(
         chosen.append((names, pmids))
     terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
     annotations = fetch_annotations(store, key, curies=curies)
-    index = ShippedIndex(similarity_index(store, method="bossy"))
+    # the official scorer's graph of the set's own ontology (None: exact classes only, as training)
+    wang = store_wang(store, ref.ontology) if ref.ontology is not None and ref.ontology in store.batches() else None
     rules = craft_rules(key, ref.variant) if apply_craft_rules else ()
     mappings = set_mappings(store, key, curies=curies) if rules else None
     out = []
@@ -142,7 +142,7 @@ def prepare_split_inputs(
                 sentences,
                 tuple(terms),
                 {d: tuple(v) for d, v in gold.items()},
-                index,
+                wang,
                 rules,
                 mappings,
                 label,

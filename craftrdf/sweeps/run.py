@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..evaluation.official_graph import OfficialWang
 from ..matcher.annotate import MATCHER_VERSION, MatchingSession
 from ..matcher.config import MatcherConfig, Synonyms, TextNormalization, grid
 from ..matcher.dictionary import CACHE_VERSION, Dictionary, DictionaryTerm
@@ -39,7 +40,7 @@ from ..similarity.wang import SimilarityWarning
 from .executors import InlineExecutor, SweepExecutor, installed
 from .grid import RunGroup, plan
 from .results import ResultsFile, SweepRow
-from .score import ClassSimilarity, GoldStandard
+from .score import GoldStandard
 
 __all__ = [
     "Progress",
@@ -61,8 +62,9 @@ class SweepInputs:
 
     ``texts``/``sentences``/``gold`` are keyed by document id (every document scored is
     a key of ``gold``, possibly with no annotations); ``terms`` are the dictionary's
-    names (:func:`~craftrdf.matcher.dictionary.fetch_terms`); ``similarity`` the Wang
-    index of the Shared Task score (``bossy``), which also decides ontology membership;
+    names (:func:`~craftrdf.matcher.dictionary.fetch_terms`); ``similarity`` the official
+    scorer's Wang similarity over the set's ontology, which also decides ontology membership
+    (None: exact classes only; see :class:`~craftrdf.sweeps.score.GoldStandard`);
     ``rules`` CRAFT's post-processing rules applied to predictions with ``mappings``.
     ``documents`` says in words which documents these are (for reports); ``prefer_labels``
     builds dictionaries with :meth:`Dictionary.build`'s ``prefer_labels`` (not ConceptMapper's
@@ -74,7 +76,7 @@ class SweepInputs:
     sentences: Mapping[str, tuple[tuple[int, int], ...]]
     terms: tuple[DictionaryTerm, ...]
     gold: Mapping[str, tuple[Annotation, ...]]
-    similarity: ClassSimilarity
+    similarity: OfficialWang | None
     rules: tuple[str, ...] = ()
     mappings: Mappings | None = None
     documents: str = ""
@@ -91,7 +93,8 @@ class SweepInputs:
 def _token(inputs: SweepInputs) -> str:
     """A digest of what decides the rows (texts, names, gold, rules, matcher version)."""
     h = hashlib.sha256(MATCHER_VERSION.encode())
-    h.update(json.dumps([inputs.set_key, list(inputs.rules), inputs.prefer_labels, CACHE_VERSION]).encode())
+    # "official": rows scored by the official scorer; a results.csv of the older is_a-only SER is not resumed
+    h.update(json.dumps([inputs.set_key, list(inputs.rules), inputs.prefer_labels, CACHE_VERSION, "official"]).encode())
     for d in sorted(inputs.texts):
         h.update(d.encode() + b"\0" + hashlib.sha256(inputs.texts[d].encode("utf-8")).digest())
         for a in sorted(inputs.gold[d], key=lambda a: (a.spans, a.class_id)):

@@ -144,9 +144,10 @@ class TrainInputs:
 
     def session(self) -> MatchingSession:
         """This process's matching session over the texts (made on first use)."""
-        if "s" not in self.sessions:
-            self.sessions["s"] = MatchingSession(self.texts, {}, cache_dir=self.cache_dir)
-        return self.sessions["s"]
+        hit = self.sessions.get("s")
+        if hit is None:  # setdefault: two threads of a Dask worker asking at once get one session
+            hit = self.sessions.setdefault("s", MatchingSession(self.texts, {}, cache_dir=self.cache_dir))
+        return hit
 
 
 def _read_inputs(

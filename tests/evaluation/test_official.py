@@ -28,6 +28,7 @@ from craftrdf.evaluation.official import (
     spans_overlap,
 )
 from craftrdf.evaluation.official_graph import (
+    OfficialGraph,
     OfficialWang,
     obo_iri,
     read_official_graph,
@@ -114,6 +115,34 @@ def test_store_graph_gives_the_same_similarities(wang: OfficialWang) -> None:
     for a in classes:
         for b in classes:
             assert other.similarity(a, b) == wang.similarity(a, b), (a, b)
+
+
+def test_extension_definitions_in_the_store_are_not_scorer_edges() -> None:
+    """The store writes TOY_EXT:muscle's def: as an owl:unionOf; the scorer reads the OBO file, where it is text."""
+    from craftrdf.loader import load_files
+    from craftrdf.store import AnnotationStore
+
+    path = DATA / "similarity" / "toy_extensions.obo"
+    store = AnnotationStore.memory()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        load_files(store, [path])
+    from_store, from_file = store_official_graph(store, "toy_extensions"), read_official_graph(path)
+    obo = "http://purl.obolibrary.org/obo/"
+    # by hand from the file: muscle tissue's one parent is tissue; the extension class muscle has none
+    assert from_store.parents[obo + "TOY_0000004"] == (obo + "TOY_0000002",)
+    assert obo + "TOY_EXT_muscle" not in from_store.parents and "TOY_EXT:muscle" in from_store
+
+    # the OWL API names an extension class .../TOY_EXT#_x, the store .../TOY_EXT_x: the same class for lookup
+    def named(iri: str) -> str:
+        return iri.replace("_EXT#_", "_EXT_")
+
+    def edges(g: OfficialGraph) -> set[tuple[str, str]]:
+        return {(named(c), named(p)) for c, ps in g.parents.items() for p in ps}
+
+    assert edges(from_store) == edges(from_file)
+    sim = OfficialWang(from_store).similarity("TOY_EXT:muscle", "TOY:0000004")
+    assert sim == OfficialWang(from_file).similarity("TOY_EXT:muscle", "TOY:0000004") == 0
 
 
 def _turtle_as_nquads(path: Path, graph: str) -> list[str]:

@@ -46,3 +46,24 @@ def test_dev_split_row_equals_an_independent_count(craft_dir, corpus_store, tmp_
     tp = len(pred & gold)
     assert (row.tp, row.fp, row.fn) == (tp, len(pred) - tp, len(gold) - tp)
     assert 0.0 < row.ser < 1.0
+
+
+def test_uberon_ext_ser_equals_the_official_scorer_on_the_obo_file(craft_dir, corpus_store, tmp_path):
+    """The sweep's SER of one configuration is ``craftrdf evaluate --craft``'s: the scorer's graph read from the
+    UBERON+extensions OBO file (not the store), over the same predictions made by the matcher directly."""
+    from craftrdf.evaluation.official_graph import set_scorers
+    from craftrdf.evaluation.run import evaluate_sets
+
+    config = MatcherConfig(caseMatch="CASE_IGNORE", synonyms="ALL")
+    with AnnotationStore.open(corpus_store, mode="read") as store:
+        registry = load_registry()
+        inputs = prepare_inputs(store, "UBERON_EXT", split="dev", registry=registry, cache_dir=tmp_path)
+        terms = fetch_terms(store, resolve_set(store, "UBERON_EXT"), registry=registry)
+    out = annotate_texts(dict(inputs.texts), terms, config)
+    report = evaluate_sets(
+        {"UBERON_EXT": dict(inputs.gold)},
+        {"UBERON_EXT": out},
+        official=set_scorers(None, craft_dir),
+        criteria=("exact",),
+    )[0]
+    assert run_sweep(inputs, [config]).rows[0].ser == report.total.ser

@@ -8,13 +8,12 @@ import json
 import pytest
 
 from craftrdf.errors import ConfigError
+from craftrdf.evaluation.official_graph import OfficialGraph, OfficialWang
 from craftrdf.evaluation.run import evaluate_sets
 from craftrdf.matcher import MatcherConfig, annotate_texts, grid
 from craftrdf.matcher.dictionary import DictionaryTerm
 from craftrdf.model import Annotation, Span
-from craftrdf.similarity.wang import WangIndex
 from craftrdf.sweeps import InlineExecutor, LocalPool, SweepInputs, load_grid, read_results, run_sweep
-from craftrdf.sweeps.score import ShippedIndex
 
 TEXTS = {"d1": "The Brain and the lens fibers of the eye.", "d2": "Eye lenses; brain regions."}
 TERMS = (
@@ -46,6 +45,10 @@ DAG = {
 }
 
 
+#: the official scorer's graph of DAG (each edge one step, weighted 0.65 by the scorer)
+GRAPH = OfficialGraph(frozenset(DAG), {c: tuple(p) for c, p in DAG.items() if p})
+
+
 def gold_annotations() -> dict[str, tuple[Annotation, ...]]:
     out: dict[str, list[Annotation]] = {d: [] for d in TEXTS}
     for i, (doc, spans, cls) in enumerate(sorted(GOLD)):
@@ -60,7 +63,7 @@ def inputs() -> SweepInputs:
         {},
         TERMS,
         gold_annotations(),
-        ShippedIndex(WangIndex(DAG)),
+        OfficialWang(GRAPH),
         documents="hand-made (2 documents)",
     )
 
@@ -94,18 +97,17 @@ def test_every_row_equals_the_matcher_run_directly():
         assert (row.tp, row.fp, row.fn) == (tp, len(pred) - tp, len(GOLD) - tp), row.config.label()
 
 
-def test_ser_equals_the_evaluation_of_the_same_predictions():
-    index = WangIndex(DAG)
+def test_ser_equals_the_official_evaluation_of_the_same_predictions():
+    """The sweep's SER is ``craftrdf evaluate``'s official one (evaluate_sets with the official scorer)."""
     for config in (MatcherConfig(), MatcherConfig(synonyms="ALL", caseMatch="CASE_IGNORE")):
         out = annotate_texts(TEXTS, list(TERMS), config)
         report = evaluate_sets(
             {"UBERON": dict(gold_annotations())},
             {"UBERON": out},
-            index.similarity,
-            known=index.__contains__,
+            official=lambda _key: OfficialWang(GRAPH),
             criteria=("exact",),
         )[0]
-        assert run_sweep(inputs(), [config]).rows[0].ser == pytest.approx(report.total.ser)
+        assert run_sweep(inputs(), [config]).rows[0].ser == report.total.ser
 
 
 def test_resume_skips_finished_configurations(tmp_path):

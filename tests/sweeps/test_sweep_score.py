@@ -1,24 +1,24 @@
-"""Scoring inside the sweep: exact-span counts by hand, overlap clusters, SER equal to the evaluation's scorer."""
+"""Scoring inside the sweep: exact-span counts by hand, SER equal to the official scorer's (by hand and per document)."""
 
 from __future__ import annotations
 
 import random
+import warnings
+from decimal import Decimal
 
 import pytest
 
-from craftrdf.evaluation.bossy import score_document
+from craftrdf.evaluation.bossy import total
+from craftrdf.evaluation.official import official_rates, score_official
+from craftrdf.evaluation.official_graph import OfficialGraph, OfficialWang
 from craftrdf.model import Annotation, Span
-from craftrdf.sweeps.score import ExactCounts, GoldStandard, overlap_clusters
+from craftrdf.sweeps.score import ExactCounts, GoldStandard
 
-
-class Flat:
-    """Similarity 1 for equal classes, 0.5 for classes sharing their first letter, else 0; knows A*, B*, C*."""
-
-    def similarity(self, a: str, b: str) -> float:
-        return 1.0 if a == b else 0.5 if a[0] == b[0] else 0.0
-
-    def __contains__(self, term: object) -> bool:
-        return isinstance(term, str) and term[:1] in "ABC"
+#: A1, A2 under A; B1, B2 under B; C1 alone; Z9 not declared (left out on both sides)
+GRAPH = OfficialGraph(
+    frozenset({"A", "A1", "A2", "B", "B1", "B2", "C1"}),
+    {"A1": ("A",), "A2": ("A",), "B1": ("B",), "B2": ("B",)},
+)
 
 
 def ann(doc: str, cls: str, *spans: tuple[int, int], id: str = "T") -> Annotation:
@@ -40,7 +40,7 @@ def test_exact_counts_of_a_hand_made_example():
         "d2": [ann("d2", "A1", (0, 4))],
     }  # FP (span), gold A1 of d2 is an FN
     # by hand: TP 2, FP 3, FN 2; P 2/5, R 2/4, F1 = 2*0.4*0.5/0.9
-    counts = GoldStandard("X", gold, Flat()).exact(pred)
+    counts = GoldStandard("X", gold, None).exact(pred)
     assert (counts.tp, counts.fp, counts.fn) == (2, 3, 2)
     assert counts.precision == pytest.approx(0.4) and counts.recall == pytest.approx(0.5)
     assert counts.f1 == pytest.approx(0.4 / 0.9)
@@ -52,61 +52,61 @@ def test_exact_counts_ignore_documents_without_gold_and_count_duplicates_once():
         "d1": [ann("d1", "A1", (0, 5), id="M1"), ann("d1", "A1", (0, 5), id="M2")],
         "other": [ann("other", "A1", (0, 5))],
     }
-    assert GoldStandard("X", gold, Flat()).exact(pred) == ExactCounts(1, 0, 0)
+    assert GoldStandard("X", gold, None).exact(pred) == ExactCounts(1, 0, 0)
     assert ExactCounts(0, 0, 0).f1 == 0.0
 
 
-def test_overlap_clusters_by_hand():
-    refs = [ann("d", "A", (0, 5)), ann("d", "A", (20, 30)), ann("d", "A", (50, 60))]
-    preds = [ann("d", "A", (3, 8)), ann("d", "A", (7, 12)), ann("d", "A", (25, 26)), ann("d", "A", (70, 80))]
-    # (0,5)-(3,8)-(7,12) chain; (20,30)-(25,26); (50,60) and (70,80) alone (one side only: left out)
-    assert overlap_clusters(refs, preds) == [([0], [0, 1]), ([1], [2])]
-
-
-def test_touching_extents_are_separate_clusters():
-    refs = [ann("d", "A", (0, 5))]
-    preds = [ann("d", "A", (5, 9))]
-    assert overlap_clusters(refs, preds) == []
-
-
 @pytest.mark.parametrize("seed", range(25))
-def test_ser_equals_the_evaluation_scorer_on_random_documents(seed):
-    """The cluster-by-cluster pairing gives the same totals as score_document over the whole document."""
+def test_ser_equals_the_official_scorer_document_by_document(seed):
+    """Gold prepared once and scored twice: the totals of score_official over the same documents."""
     rng = random.Random(seed)
-    classes = ["A1", "A2", "B1", "B2", "C1", "Z9"]  # Z9 is not in the ontology: left out on both sides
+    classes = ["A1", "A2", "B1", "B2", "C1", "Z9"]
 
-    def random_ann(i: int) -> Annotation:
+    def random_ann(doc: str, i: int) -> Annotation:
         start = rng.randrange(0, 200)
         spans = [(start, start + rng.randrange(1, 15))]
         if rng.random() < 0.2:
             s2 = spans[0][1] + rng.randrange(2, 10)
             spans.append((s2, s2 + rng.randrange(1, 8)))
-        return ann("d", rng.choice(classes), *spans, id=f"T{i}")
+        return ann(doc, rng.choice(classes), *spans, id=f"T{i}")
 
-    refs = [random_ann(i) for i in range(rng.randrange(0, 30))]
-    preds = [random_ann(i) for i in range(rng.randrange(0, 30))]
-    sim = Flat()
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        expected = score_document(refs, preds, sim.similarity, boundary="jaccard", set_key="X", known=sim)
-    got = GoldStandard("X", {"d": refs}, sim).ser({"d": preds})
-    assert got.matches == pytest.approx(expected.matches)
-    assert (got.insertions, got.deletions, got.ref_count, got.pred_count) == (
-        expected.insertions,
-        expected.deletions,
-        expected.ref_count,
-        expected.pred_count,
-    )
-    assert got.ser == pytest.approx(expected.ser)
+    docs = ["d1", "d2", "d3"]
+    gold = {d: [random_ann(d, i) for i in range(rng.randrange(0, 30))] for d in docs}
+    wang = OfficialWang(GRAPH)
+    standard = GoldStandard("X", gold, wang)
+    for _ in range(2):
+        pred = {d: [random_ann(d, i) for i in range(rng.randrange(0, 30))] for d in docs[:2]}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = total(score_official(gold[d], pred.get(d, []), OfficialWang(GRAPH), set_key="X") for d in docs)
+        got = standard.ser(pred)
+        assert got.exact == expected.exact
+        assert (got.insertions, got.deletions, got.ref_count, got.pred_count) == (
+            expected.insertions,
+            expected.deletions,
+            expected.ref_count,
+            expected.pred_count,
+        )
+        assert got.ser == expected.ser
 
 
 def test_ser_of_a_hand_made_document():
-    # gold A1 [0,10); prediction A2 [0,5): Jaccard 0.5, similarity 0.5 -> M = 0.25; plus an insertion
+    # gold A1 [0,10); prediction A2 [0,5): Jaccard 0.5; Wang(A1, A2) with A1 -> A, A2 -> A:
+    # common ancestor A: (0.65 + 0.65) / (1.65 + 1.65) = 0.3939393939 (10 decimals), so M = 0.19696969695.
+    # B1 [30,40) overlaps no gold: an insertion; Z9 is not declared: left out (P = 2, not 3).
     gold = {"d": [ann("d", "A1", (0, 10))]}
-    pred = {"d": [ann("d", "A2", (0, 5)), ann("d", "B1", (30, 40))]}
-    s = GoldStandard("X", gold, Flat()).ser(pred)
-    # N 1, P 2, M 0.25, I 1, D 0, S = 1 - 0 - 0.25 = 0.75; SER = (0.75 + 1 + 0) / 1
-    assert (s.matches, s.insertions, s.deletions) == (0.25, 1, 0)
-    assert s.ser == pytest.approx(1.75)
+    pred = {"d": [ann("d", "A2", (0, 5), id="T1"), ann("d", "B1", (30, 40), id="T2"), ann("d", "Z9", (0, 10), id="T3")]}
+    s = GoldStandard("X", gold, OfficialWang(GRAPH)).ser(pred)
+    assert s.exact == Decimal("0.19696969695")
+    assert (s.insertions, s.deletions, s.ref_count, s.pred_count) == (1, 0, 1, 2)
+    # S = N - D - M = 0.80303030305; SER = (S + I + D) / N = 1.80303030305 -> 1.8030303031 (10 decimals, half up)
+    assert official_rates(s)["SER"] == Decimal("1.8030303031")
+
+
+def test_ser_without_an_ontology_counts_exact_classes_only():
+    # no graph: A1 against A2 on the same span is a substitution worth 0, not Wang credit
+    gold = {"d": [ann("d", "A1", (0, 10))]}
+    pred = {"d": [ann("d", "A2", (0, 10), id="T1"), ann("d", "A1", (20, 30), id="T2")]}
+    s = GoldStandard("X", gold, None).ser(pred)
+    assert (s.matches, s.insertions, s.deletions, s.ref_count, s.pred_count) == (0.0, 1, 0, 1, 2)
+    assert s.ser == 2.0  # S = 1 - 0 - 0 = 1, I = 1
