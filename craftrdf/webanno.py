@@ -45,6 +45,7 @@ __all__ = [
     "parse_spans_text",
     "rows_to_annotations",
     "set_nquads",
+    "set_rows",
     "spans_text",
 ]
 
@@ -176,6 +177,10 @@ def set_nquads(
 # -- read back ---------------------------------------------------------------------------------
 
 
+# (annotation, document, class, spans, text) cells of one row of set-annotations.rq
+_Row = tuple[Term | None, Term | None, Term | None, Term | None, Term | None]
+
+
 def fetch_annotations(
     store: ReadableStore, set_key: str, *, document: str | None = None, curies: CurieMap | None = None
 ) -> list[Annotation]:
@@ -187,15 +192,7 @@ def fetch_annotations(
     """
     curies = curies or CurieMap()
     if document is None:
-        # the dataset restricted to the set's graph, read by hash joins of whole scans
-        # (set-annotations.rq): the rows of the `annotations` query
-        query = resolve_query("set-annotations")
-        key = {"set": bind_value(set_key, curies)}
-        try:
-            answer = solutions(store.query(query.text, substitutions=key, named_graphs=[set_iri(set_key)]))
-        except RuntimeError as exc:  # an embedded store's failure, as run_query reports it
-            raise QueryError(f"query {query.name} failed: {exc}") from None
-        return _records(_by_document(answer), curies)
+        return _records(set_rows(store, set_key, curies=curies), curies)
     # from the document's targets, at the cost of its own annotations (``annotations`` with
     # ?document bound filters the whole set); the IRI is the one whose text after doc/ is
     # ``document``, as that query's test compares, so both select the same rows
@@ -215,9 +212,26 @@ def _sorted_rows(result: QueryResult) -> list[tuple[Term | None, ...]]:
     return [row for _, row in sorted(zip(keys, result.rows), key=lambda kr: kr[0])]
 
 
+def set_rows(store: ReadableStore, set_key: str, *, curies: CurieMap | None = None) -> Iterator[_Row]:
+    """A whole set's rows of ``queries/set-annotations.rq`` as (annotation, document, class, spans, text) terms.
+
+    Sorted by document, then annotation IRI, as :func:`fetch_annotations` returns its records
+    (spans and text None where the annotation has none); for writers that want the stored
+    terms rather than records (the derived view rows). The query runs on the set's graph only,
+    as hash joins of whole scans, and its rows are read once: grouped by document as they
+    arrive, then each document's sorted on its own (docs/scale.md).
+    """
+    query = resolve_query("set-annotations")
+    key = {"set": bind_value(set_key, curies or CurieMap())}
+    try:
+        answer = solutions(store.query(query.text, substitutions=key, named_graphs=[set_iri(set_key)]))
+    except RuntimeError as exc:  # an embedded store's failure, as run_query reports it
+        raise QueryError(f"query {query.name} failed: {exc}") from None
+    return _by_document(answer)
+
+
 def _by_document(answer: ox.QuerySolutions) -> Iterator[_Row]:
-    """The rows of set-annotations.rq as (annotation, document, class, spans, text), in the order of
-    :func:`_sorted_rows`, read in one pass.
+    """The rows in the order of :func:`_sorted_rows`, read in one pass.
 
     Rows are grouped by document as they arrive and each document's are sorted on their own:
     at 10x CRAFT sorting all 220,000 rows at once cost 2.3 us a row, a document's at a time 0.6 us.
@@ -239,9 +253,6 @@ def _by_document(answer: ox.QuerySolutions) -> Iterator[_Row]:
         rows = groups[document]
         rows.sort(key=_annotation_key)
         yield from rows
-
-
-_Row = tuple[Term | None, Term | None, Term | None, Term | None, Term | None]
 
 
 def _annotation_key(row: _Row) -> str:
