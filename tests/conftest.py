@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +120,47 @@ def corpus_store(craft_dir: Path, request: pytest.FixtureRequest) -> Path:
         _start_corpus_build(request.config)
         build = request.config.stash[_CORPUS_BUILD]
     return build.wait()
+
+
+class _SharedReader:
+    """The corpus store opened read-only once, for tests that share what the library caches per store object."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._store: AnnotationStore | None = None
+
+    def get(self) -> AnnotationStore:
+        if self._store is None:
+            self._store = AnnotationStore.open(self.path, mode="read")
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+@pytest.fixture(scope="session")
+def _shared_corpus_reader(corpus_store: Path) -> Iterator[_SharedReader]:
+    reader = _SharedReader(corpus_store)
+    yield reader
+    reader.close()
+
+
+@pytest.fixture
+def corpus_reader(_shared_corpus_reader: _SharedReader) -> AnnotationStore:
+    """The session's corpus store, open read-only and shared between tests: term graphs and similarity
+    indexes, cached per store object, are then read once (the all-ontology ``bossy`` index of the
+    evaluation and of the sweep). Never write to it."""
+    return _shared_corpus_reader.get()
+
+
+@pytest.fixture
+def corpus_store_for_writing(_shared_corpus_reader: _SharedReader) -> Path:
+    """The corpus store's path for a test that opens it for writing: the shared reader is closed first
+    (one writer, no reader beside it), and reopened by the next test that asks for it."""
+    _shared_corpus_reader.close()
+    return _shared_corpus_reader.path
 
 
 @pytest.fixture(scope="module")
