@@ -41,7 +41,7 @@ from .querying import QueryResult, resolve_query, run_query
 from .rdf import iri, literal, quad
 from .store import ReadableStore, WritableStore, require_writable
 from .vocab import BASE, CRAFT
-from .webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads
+from .webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads, set_rows
 
 __all__ = [
     "ClassFilter",
@@ -288,6 +288,10 @@ def _stale_rows(store: ReadableStore, sets: Sequence[str]) -> list[str]:
     return stale
 
 
+# the cells of craftrdf.webanno.set_rows' rows
+_SET_COLUMNS = ("annotation", "document", "class", "spans", "text")
+
+
 def ensure_view_rows(store: WritableStore, sets: Sequence[str]) -> int:
     """Bring the derived view rows of ``sets`` up to date; returns how many sets were rewritten.
 
@@ -305,13 +309,13 @@ def ensure_view_rows(store: WritableStore, sets: Sequence[str]) -> int:
     for key in stale:
         if set_iri(key) not in batches:
             raise ConfigError(f"no annotation set {key} in the store")
-        result = run_query(store, "annotations", {"set": key})
         g = iri(view_rows_graph(key))
         row = iri(_ROW)
         lines = []
-        for ann, document, cls, spans, text in result.optional_strings(
-            "annotation", "document", "class", "spans", "text"
-        ):
+        # the whole set in one pass of set-annotations.rq (the `annotations` query's rows, by
+        # hash joins rather than per-annotation lookups: docs/scale.md)
+        result = QueryResult(_SET_COLUMNS, tuple(set_rows(store, key)))
+        for ann, document, cls, spans, text in result.optional_strings(*_SET_COLUMNS):
             value = json.dumps([document, cls, spans, text], ensure_ascii=False)
             lines.append(f"<{ann}> {row} {literal(value)} {g} .")
         store.load_batch(view_rows_graph(key), lines, digest=_rows_digest(batches[set_iri(key)].digest))

@@ -1,10 +1,22 @@
-"""Shared fixtures: where the real CRAFT corpus is, and the tiny fixtures in tests/data."""
+"""Shared fixtures: where the real CRAFT corpus is, and the tiny fixtures in tests/data.
+
+The full-corpus store (``corpus_store``) takes about a minute and a half of CPU to build. Its build
+starts in a child process as soon as the tests are collected, and the modules that use it run last,
+so on CI's two cores it is built beside the rest of the suite instead of before its first user.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 
 from craftrdf.store import AnnotationStore
@@ -13,15 +25,63 @@ from tests.helpers.sample import sample_store as build_sample
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip the ``long`` tests, saying how to run them, unless CRAFTRDF_LONG_TESTS=1."""
-    if os.environ.get("CRAFTRDF_LONG_TESTS") == "1":
+    """Skip the ``long`` tests unless CRAFTRDF_LONG_TESTS=1; run the corpus store's modules last, its build started."""
+    long_tests = os.environ.get("CRAFTRDF_LONG_TESTS") == "1"
+    if not long_tests:
+        default = "a whole-corpus verification of minutes"
+        for item in items:
+            marker = item.get_closest_marker("long")
+            if marker is not None:  # ``@pytest.mark.long("why")`` says why in the skip reason
+                why = marker.args[0] if marker.args else default
+                item.add_marker(pytest.mark.skip(reason=f"{why}: run with CRAFTRDF_LONG_TESTS=1"))
+    users = [i for i in items if "corpus_store" in getattr(i, "fixturenames", ())]
+    # whole modules move (their module-scoped fixtures are set up once), in their own order:
+    # test_corpus_build's rebuild, a writer, still runs after the readers before it
+    modules = {i.path for i in users}
+    items[:] = [i for i in items if i.path not in modules] + [i for i in items if i.path in modules]
+    if not config.option.collectonly and any(long_tests or i.get_closest_marker("long") is None for i in users):
+        _start_corpus_build(config)
+
+
+@dataclass
+class _CorpusBuild:
+    """``craftrdf build`` of the full corpus, running in a child process."""
+
+    proc: subprocess.Popen[bytes]
+    store: Path
+    log: Path
+
+    def wait(self) -> Path:
+        """The built store; fails the fixture with the build's last log lines when it failed."""
+        if self.proc.wait() != 0:
+            tail = self.log.read_text(encoding="utf-8", errors="replace").splitlines()[-20:]
+            pytest.fail(f"building the corpus store failed (exit {self.proc.returncode}):\n" + "\n".join(tail))
+        return self.store
+
+
+_CORPUS_BUILD = pytest.StashKey[_CorpusBuild]()
+
+
+def _start_corpus_build(config: pytest.Config) -> None:
+    craft = find_craft_dir()
+    prebuilt = os.environ.get("CRAFTRDF_CORPUS_STORE")
+    if craft is None or (prebuilt and Path(prebuilt).is_dir()) or _CORPUS_BUILD in config.stash:
         return
-    default = "a whole-corpus verification of minutes"
-    for item in items:
-        marker = item.get_closest_marker("long")
-        if marker is not None:  # ``@pytest.mark.long("why")`` says why in the skip reason
-            why = marker.args[0] if marker.args else default
-            item.add_marker(pytest.mark.skip(reason=f"{why}: run with CRAFTRDF_LONG_TESTS=1"))
+    work = Path(tempfile.mkdtemp(prefix="craftrdf-corpus-"))
+    store, log = work / "craft.store", work / "build.log"
+    cmd = [sys.executable, "-m", "craftrdf.cli", "-q", "build", "--craft", str(craft), "--store", str(store)]
+    with open(log, "wb") as fh:  # the child holds its own descriptor
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
+    config.stash[_CORPUS_BUILD] = _CorpusBuild(proc, store, log)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    build = config.stash.get(_CORPUS_BUILD, None)
+    if build is not None:
+        if build.proc.poll() is None:  # the session stopped before needing it (-x, Ctrl-C)
+            build.proc.kill()
+            build.proc.wait()
+        shutil.rmtree(build.store.parent, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -46,39 +106,103 @@ def data_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def corpus_store(craft_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A store built once per test session from the full corpus; open it with mode="read".
+def corpus_store(craft_dir: Path, request: pytest.FixtureRequest) -> Path:
+    """A store built once per test session from the full corpus with ``craftrdf build``; open it with mode="read".
 
+    The build was started at collection (see the module docstring); this waits for it.
     For development only, CRAFTRDF_CORPUS_STORE names an already built store to reuse
     (CI leaves it unset, so the suite always builds from the raw files there).
     """
     prebuilt = os.environ.get("CRAFTRDF_CORPUS_STORE")
     if prebuilt and Path(prebuilt).is_dir():
         return Path(prebuilt)
-    import warnings
-
-    from craftrdf.builder import build_store
-    from craftrdf.errors import DataWarning
-    from craftrdf.registry import load_registry
-    from craftrdf.store import AnnotationStore
-
-    path = tmp_path_factory.mktemp("corpus") / "craft.store"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DataWarning)
-        with AnnotationStore.open(path) as store:
-            build_store(craft_dir, store, registry=load_registry())
-    return path
+    build = request.config.stash.get(_CORPUS_BUILD, None)
+    if build is None:  # asked for by name (request.getfixturevalue): collection did not see it coming
+        _start_corpus_build(request.config)
+        build = request.config.stash[_CORPUS_BUILD]
+    return build.wait()
 
 
-@pytest.fixture(scope="module")
-def sample_store() -> AnnotationStore:
-    """The bundled sample in memory, built once per test module (modules may add sets to it)."""
+class _SharedReader:
+    """The corpus store opened read-only once, for tests that share what the library caches per store object."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._store: AnnotationStore | None = None
+
+    def get(self) -> AnnotationStore:
+        if self._store is None:
+            self._store = AnnotationStore.open(self.path, mode="read")
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+@pytest.fixture(scope="session")
+def _shared_corpus_reader(corpus_store: Path) -> Iterator[_SharedReader]:
+    reader = _SharedReader(corpus_store)
+    yield reader
+    reader.close()
+
+
+@pytest.fixture
+def corpus_reader(_shared_corpus_reader: _SharedReader) -> AnnotationStore:
+    """The session's corpus store, open read-only and shared between tests: term graphs and similarity
+    indexes, cached per store object, are then read once (the all-ontology ``bossy`` index of the
+    evaluation and of the sweep). Never write to it."""
+    return _shared_corpus_reader.get()
+
+
+@pytest.fixture
+def corpus_store_for_writing(_shared_corpus_reader: _SharedReader) -> Path:
+    """The corpus store's path for a test that opens it for writing: the shared reader is closed first
+    (one writer, no reader beside it), and reopened by the next test that asks for it."""
+    _shared_corpus_reader.close()
+    return _shared_corpus_reader.path
+
+
+@pytest.fixture(scope="session")
+def _pristine_sample() -> AnnotationStore:
+    """The bundled sample built in memory once per session; tests get copies (sample_store)."""
     return build_sample()
 
 
 @pytest.fixture(scope="module")
-def sample_store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled sample as an on-disk store (closed), built once per test module, for commands and servers."""
+def sample_store(_pristine_sample: AnnotationStore) -> AnnotationStore:
+    """The bundled sample in memory, a fresh copy per test module (modules may add sets to it).
+
+    Copying the session's build is a quarter of the CPU of building it again from the sample's files.
+    """
+    copy = ox.Store()
+    copy.bulk_extend(_pristine_sample.raw.quads_for_pattern(None, None, None, None))
+    return AnnotationStore(copy)
+
+
+@pytest.fixture(scope="session")
+def sample_store_copy(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """``copy(path, sets=None)``: the bundled sample (``sets`` of it) as a closed on-disk store at ``path``.
+
+    Each ``sets`` is built once per session (tests/helpers/sample.py) and its directory copied, so a
+    module may write to its copy.
+    """
     from tests.helpers.sample import sample_store_path
 
-    return sample_store_path(tmp_path_factory.mktemp("sample") / "sample.store")
+    built: dict[tuple[str, ...] | None, Path] = {}
+
+    def copy(path: Path, *, sets: Sequence[str] | None = None) -> Path:
+        key = tuple(sets) if sets is not None else None
+        if key not in built:
+            built[key] = sample_store_path(tmp_path_factory.mktemp("pristine") / "sample.store", sets=sets)
+        shutil.copytree(built[key], path)
+        return path
+
+    return copy
+
+
+@pytest.fixture(scope="module")
+def sample_store_dir(sample_store_copy: Callable[..., Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sample as an on-disk store (closed), one copy per test module, for commands and servers."""
+    return sample_store_copy(tmp_path_factory.mktemp("sample") / "sample.store")

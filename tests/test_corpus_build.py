@@ -84,9 +84,9 @@ def test_ontology_classes_equal_raw_term_stanzas(store_path: Path, craft_dir: Pa
     assert counts["UBERON+extensions"] == stanzas
 
 
-def test_rebuild_of_the_corpus_loads_nothing(store_path: Path, craft_dir: Path):
-    # (runs last among the users of the shared store: it opens it for writing)
-    with AnnotationStore.open(store_path) as store:
+def test_rebuild_of_the_corpus_loads_nothing(corpus_store_for_writing: Path, craft_dir: Path):
+    # (runs after this module's readers of the shared store: it opens it for writing)
+    with AnnotationStore.open(corpus_store_for_writing) as store:
         before = len(store)
         report = build_store(craft_dir, store, registry=load_registry())
         assert report.loaded == {}

@@ -289,14 +289,23 @@ def store_official_graph(store: ReadableStore, ontology: str | None) -> Official
 
 
 def store_wang(store: ReadableStore, ontology: str) -> OfficialWang:
-    """The official scorer's Wang similarity over the ontology graph ``ontology`` (an IRI) of the store."""
+    """The official scorer's Wang similarity over the ontology graph ``ontology`` (an IRI) of the store.
+
+    The graph is read once per store and ontology (kept in the similarity cache, dropped when the
+    store's batches change): a sweep and the training of one set, in one process, share it.
+    """
     from urllib.parse import unquote
 
     from ..iris import ontology_graph
+    from ..similarity.graph import DEFAULT_CACHE
 
     prefix = ontology_graph("")
     name = unquote(ontology[len(prefix) :]) if ontology.startswith(prefix) else ontology
-    return OfficialWang(store_official_graph(store, name))
+    entries = DEFAULT_CACHE.entries(store)
+    graph = entries.get(("official-graph", name))
+    if not isinstance(graph, OfficialGraph):
+        graph = entries[("official-graph", name)] = store_official_graph(store, name)
+    return OfficialWang(graph)
 
 
 # -- the similarity ---------------------------------------------------------------------------

@@ -115,19 +115,17 @@ def _isolated(annotations):
     return [a for a in annotations if all(chars[(a.document, c)] == 1 for s in a.spans for c in range(s.start, s.end))]
 
 
-def test_gold_moved_to_is_a_parents_scores_as_computed_by_hand(corpus_store, craft_dir):
+def test_gold_moved_to_is_a_parents_scores_as_computed_by_hand(corpus_reader, craft_dir):
     """Every isolated UBERON gold annotation moved to its first is_a parent: the matches are the
     sum of Wang scores computed by hand over the official graph (is_a, genus, union members)."""
     from dataclasses import replace
 
     from craftrdf.similarity import similarity_index
-    from craftrdf.store import AnnotationStore
     from craftrdf.webanno import fetch_annotations
 
     parents, graph = _obo_parents(craft_dir, "UBERON", "UBERON")
-    with AnnotationStore.open(corpus_store, mode="read") as store:
-        gold_all = [a for a in fetch_annotations(store, "UBERON") if a.class_id in parents]
-        index = similarity_index(store, method="bossy")
+    gold_all = [a for a in fetch_annotations(corpus_reader, "UBERON") if a.class_id in parents]
+    index = similarity_index(corpus_reader, method="bossy")  # the sweep's too: cached on the shared store
     gold = [a for a in _isolated(gold_all) if parents[a.class_id]]
     assert len(gold) > 5000  # most UBERON annotations stand alone and have a parent
     pred = [replace(a, class_id=parents[a.class_id][0]) for a in gold]

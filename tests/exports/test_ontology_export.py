@@ -164,8 +164,17 @@ def test_owl_export_loads_in_owlready2(tmp_path: Path) -> None:
     assert len(paw.equivalent_to) == 1  # (manus or pes) and part_of some Mammalia
 
 
+#: UBERON's two files, 306,000 and 307,000 quads: half a minute of CPU between them; the default suite
+#: exports the eight other CRAFT files, extension classes (CL, MOP, SO, GO_MF) among them
+_UBERON_LONG = pytest.mark.long("exporting UBERON and UBERON+extensions to OBO (20 s of CPU; docs/testing.md)")
+_OBO_PARAMS = [
+    pytest.param(rel, id=rel.rsplit("/", 1)[1], marks=_UBERON_LONG if rel.startswith("UBERON/") else ())
+    for rel in CRAFT_OBO_FILES
+]
+
+
 @pytest.mark.corpus
-@pytest.mark.parametrize("rel", CRAFT_OBO_FILES, ids=lambda r: r.rsplit("/", 1)[1])
+@pytest.mark.parametrize("rel", _OBO_PARAMS)
 def test_every_craft_ontology_exports_to_obo_that_pronto_and_fastobo_load(
     craft_dir: Path, rel: str, tmp_path: Path
 ) -> None:

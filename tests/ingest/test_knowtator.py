@@ -11,6 +11,7 @@ import itertools
 import re
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from craftrdf.curie import CurieMap
 from craftrdf.errors import AnnotationFormatError, DataWarning
 from craftrdf.ingest.knowtator import read_knowtator, read_knowtator2
 from craftrdf.ingest.validate import validate_annotations
-from craftrdf.model import Span
+from craftrdf.model import Annotation, Span
 
 KNOWTATOR = Path(__file__).resolve().parent.parent / "data" / "knowtator"
 
@@ -248,26 +249,47 @@ def test_corpus_has_twenty_sets_of_97(craft_dir: Path) -> None:
     assert all(len(list(d.glob("*.txt.knowtator.xml"))) == 97 for d in sets)
 
 
-@pytest.mark.corpus
-def test_every_knowtator_file_parses_with_raw_counts_and_validates(craft_dir: Path) -> None:
-    total = 0
-    spanless: list[str] = []
-    texts: dict[str, str] = {}
+@dataclass(frozen=True)
+class ReadFile:
+    """One corpus Knowtator file as read_knowtator read it, with the DataWarnings it gave."""
+
+    path: Path
+    annotations: list[Annotation]
+    warnings: list[str]
+
+
+@pytest.fixture(scope="module")
+def corpus_files(craft_dir: Path) -> list[ReadFile]:
+    """Every Knowtator file of the 20 sets, read once for the two whole-corpus tests below."""
+    out = []
     for set_dir in knowtator_sets(craft_dir):
         for path in sorted(set_dir.glob("*.txt.knowtator.xml")):
-            pmid = path.name.split(".")[0]
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 anns = read_knowtator(path)
-            raw = len(RAW_ANNOTATION.findall(path.read_text(encoding="utf-8")))
-            assert len(anns) == raw, path
-            assert all(a.document == pmid for a in anns), path
-            spanless += [str(w.message) for w in caught if issubclass(w.category, DataWarning)]
-            text = texts.get(pmid) or texts.setdefault(pmid, article_text(craft_dir, pmid))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DataWarning)
-                validate_annotations(anns, text, source=str(path))
-            total += raw
+            out.append(ReadFile(path, anns, [str(w.message) for w in caught if issubclass(w.category, DataWarning)]))
+    return out
+
+
+@pytest.mark.corpus
+def test_every_knowtator_file_parses_with_raw_counts_and_validates(
+    craft_dir: Path, corpus_files: list[ReadFile]
+) -> None:
+    total = 0
+    spanless: list[str] = []
+    texts: dict[str, str] = {}
+    for f in corpus_files:
+        path, anns = f.path, f.annotations
+        pmid = path.name.split(".")[0]
+        raw = len(RAW_ANNOTATION.findall(path.read_text(encoding="utf-8")))
+        assert len(anns) == raw, path
+        assert all(a.document == pmid for a in anns), path
+        spanless += f.warnings
+        text = texts.get(pmid) or texts.setdefault(pmid, article_text(craft_dir, pmid))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DataWarning)
+            validate_annotations(anns, text, source=str(path))
+        total += raw
     assert total == CORPUS_ANNOTATIONS
     assert len(spanless) == 1 and SPANLESS_MENTION in spanless[0]
 
@@ -287,18 +309,15 @@ def test_the_spanless_annotation(craft_dir: Path) -> None:
 
 
 @pytest.mark.corpus
-def test_discontinuous_spans_keep_file_order(craft_dir: Path) -> None:
+def test_discontinuous_spans_keep_file_order(corpus_files: list[ReadFile]) -> None:
     # CRAFT v5.0.2: two discontinuous annotations have pieces out of text order and three
     # have overlapping pieces; a reader that sorted or merged spans would lose them.
     out_of_order = overlapping = 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DataWarning)
-        for set_dir in knowtator_sets(craft_dir):
-            for path in set_dir.glob("*.txt.knowtator.xml"):
-                for ann in read_knowtator(path):
-                    ordered = sorted(ann.spans)
-                    out_of_order += list(ann.spans) != ordered
-                    overlapping += any(a.end > b.start for a, b in itertools.pairwise(ordered))
+    for f in corpus_files:
+        for ann in f.annotations:
+            ordered = sorted(ann.spans)
+            out_of_order += list(ann.spans) != ordered
+            overlapping += any(a.end > b.start for a, b in itertools.pairwise(ordered))
     assert (out_of_order, overlapping) == (2, 3)
 
 

@@ -19,13 +19,13 @@ from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
 from craftrdf.vocab import CM
 from craftrdf.webanno import fetch_annotations
-from tests.helpers.sample import SAMPLE_PMIDS, sample_store_path
+from tests.helpers.sample import SAMPLE_PMIDS
 
 
 @pytest.fixture(scope="module")
-def sample_store(tmp_path_factory) -> Path:
+def sample_store(sample_store_copy, tmp_path_factory) -> Path:
     """The sample's Uberon sets on disk (this module's commands open the store by path)."""
-    return sample_store_path(tmp_path_factory.mktemp("store") / "sample.store", sets=["UBERON", "UBERON_EXT"])
+    return sample_store_copy(tmp_path_factory.mktemp("store") / "sample.store", sets=["UBERON", "UBERON_EXT"])
 
 
 def test_cli_writes_bionlp_and_a_run_graph_that_reads_back(sample_store, tmp_path, capsys):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +25,15 @@ from craftrdf.registry import load_registry
 from craftrdf.store import AnnotationStore
 from craftrdf.sweeps.executors import DaskExecutor, InlineExecutor
 from craftrdf.vocab import CRAFT
-from tests.helpers.sample import SAMPLE_PMIDS, sample_store_path
+from tests.helpers.sample import SAMPLE_PMIDS
 
 distributed = pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")
-def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def store_path(sample_store_copy: Callable[..., Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample's UBERON_EXT set and ontology on disk."""
-    return sample_store_path(tmp_path_factory.mktemp("store") / "sample.store", sets=["UBERON_EXT"])
+    return sample_store_copy(tmp_path_factory.mktemp("store") / "sample.store", sets=["UBERON_EXT"])
 
 
 @pytest.fixture(scope="module")

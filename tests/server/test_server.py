@@ -20,15 +20,15 @@ from craftrdf.demo import sample_dir
 from craftrdf.server.app import ServerConfig, create_app
 from craftrdf.server.workers import StoreOpener, WorkerPool
 from craftrdf.vocab import BASE, OA, RDFS
-from tests.helpers.sample import article_text, raw_set, sample_store_path
+from tests.helpers.sample import article_text, raw_set
 
 UBERON_EXT = "UBERON/UBERON+extensions"
 OA_PREFIX = "PREFIX oa: <http://www.w3.org/ns/oa#>\n"
 
 
 @pytest.fixture(scope="module")
-def store_path(tmp_path_factory):
-    return sample_store_path(tmp_path_factory.mktemp("server") / "sample.store")
+def store_path(sample_store_copy, tmp_path_factory):
+    return sample_store_copy(tmp_path_factory.mktemp("server") / "sample.store")
 
 
 @pytest.fixture(scope="module")

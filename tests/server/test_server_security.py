@@ -21,7 +21,6 @@ from craftrdf.server.app import ServerConfig, create_app
 from craftrdf.server.guard import Limits
 from craftrdf.server.workers import StoreOpener, WorkerPool
 from craftrdf.vocab import BASE
-from tests.helpers.sample import sample_store_path
 from tests.helpers.server import running
 
 TOKEN = "security-test-token-abcdef0123456789"
@@ -38,8 +37,8 @@ def answers(client) -> None:
 
 
 @pytest.fixture(scope="module")
-def store_path(tmp_path_factory):
-    return sample_store_path(tmp_path_factory.mktemp("security") / "sample.store")
+def store_path(sample_store_copy, tmp_path_factory):
+    return sample_store_copy(tmp_path_factory.mktemp("security") / "sample.store")
 
 
 @pytest.fixture(scope="module")

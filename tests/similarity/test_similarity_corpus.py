@@ -5,14 +5,14 @@ from __future__ import annotations
 import heapq
 import random
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from craftrdf.builder import build_store
 from craftrdf.curie import CurieMap
-from craftrdf.registry import load_registry
+from craftrdf.iris import set_iri
 from craftrdf.similarity import (
     SimilarityWarning,
     load_term_graph,
@@ -28,12 +28,10 @@ UBERON_EXT = "UBERON+extensions"
 
 
 @pytest.fixture(scope="module")
-def uberon_store(craft_dir) -> AnnotationStore:
-    store = AnnotationStore.memory()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        build_store(craft_dir, store, registry=load_registry(), sets=["UBERON", "UBERON_EXT"])
-    return store
+def uberon_store(corpus_store: Path) -> Iterator[AnnotationStore]:
+    """The session's full-corpus store, read-only: these tests read its UBERON sets and ontology graphs."""
+    with AnnotationStore.open(corpus_store, mode="read") as store:
+        yield store
 
 
 def best_first_s_values(parents: Mapping[str, list[tuple[str, float]]], term: str) -> dict[str, float]:
@@ -105,7 +103,10 @@ def test_classify_extensions_places_bone_element_or_tissue(uberon_store):
 
 
 def test_all_pairs_of_the_uberon_classes_annotated_in_craft(uberon_store):
-    rows = uberon_store.query("SELECT DISTINCT ?cls WHERE { GRAPH ?g { ?a <http://www.w3.org/ns/oa#hasBody> ?cls } }")
+    rows = uberon_store.query(
+        "SELECT DISTINCT ?cls WHERE { GRAPH ?g { ?a <http://www.w3.org/ns/oa#hasBody> ?cls } }",
+        named_graphs=[set_iri("UBERON"), set_iri("UBERON_EXT")],  # the store holds every set; these two are UBERON's
+    )
     cm = CurieMap()
     terms = sorted(cm.compress(r["cls"].value) for r in rows)
     idx = similarity_index(uberon_store, ontology=UBERON_EXT)

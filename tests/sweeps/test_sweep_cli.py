@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from craftrdf.sweeps import COLUMNS, read_results
-from tests.helpers.sample import sample_store_path
 
 GRID = """[grid]
 caseMatch = ["CASE_SENSITIVE", "CASE_INSENSITIVE", "CASE_IGNORE", "CASE_FOLD_DIGITS"]
@@ -24,8 +23,8 @@ searchStrategy = ["CONTIGUOUS_MATCH", "SKIP_ANY_MATCH", "SKIP_ANY_MATCH_ALLOW_OV
 
 
 @pytest.fixture(scope="module")
-def store_path(tmp_path_factory) -> Path:
-    return sample_store_path(tmp_path_factory.mktemp("store") / "sample.store", sets=["UBERON", "UBERON_EXT"])
+def store_path(sample_store_copy, tmp_path_factory) -> Path:
+    return sample_store_copy(tmp_path_factory.mktemp("store") / "sample.store", sets=["UBERON", "UBERON_EXT"])
 
 
 def sweep_args(store: Path, out: Path, *extra: str) -> list[str]:

@@ -9,7 +9,6 @@ import pytest
 from craftrdf.matcher import MatcherConfig, annotate_texts, fetch_terms
 from craftrdf.registry import load_registry
 from craftrdf.sets import resolve_set
-from craftrdf.store import AnnotationStore
 from craftrdf.sweeps import prepare_inputs, run_sweep
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
@@ -27,7 +26,7 @@ def knowtator_gold(path) -> set[tuple[str, tuple[tuple[int, int], ...], str]]:
     return out
 
 
-def test_dev_split_row_equals_an_independent_count(craft_dir, corpus_store, tmp_path):
+def test_dev_split_row_equals_an_independent_count(craft_dir, corpus_reader, tmp_path):
     dev = (craft_dir / "articles/ids/craft-ids-dev.txt").read_text().split()
     assert len(dev) == 7
     gold = set()
@@ -35,10 +34,10 @@ def test_dev_split_row_equals_an_independent_count(craft_dir, corpus_store, tmp_
         gold |= knowtator_gold(craft_dir / "concept-annotation/UBERON/UBERON/knowtator" / f"{pmid}.txt.knowtator.xml")
     texts = {p: (craft_dir / "articles/txt" / f"{p}.txt").read_text(encoding="utf-8") for p in dev}
     config = MatcherConfig()
-    with AnnotationStore.open(corpus_store, mode="read") as store:
-        registry = load_registry()
-        inputs = prepare_inputs(store, "UBERON", split="dev", registry=registry, cache_dir=tmp_path)
-        terms = fetch_terms(store, resolve_set(store, "UBERON"), registry=registry)
+    store = corpus_reader  # shared: the evaluation's tests may have read its bossy index already
+    registry = load_registry()
+    inputs = prepare_inputs(store, "UBERON", split="dev", registry=registry, cache_dir=tmp_path)
+    terms = fetch_terms(store, resolve_set(store, "UBERON"), registry=registry)
     assert sorted(inputs.texts) == sorted(dev) and inputs.texts == texts
     row = run_sweep(inputs, [config]).rows[0]
     out = annotate_texts(texts, terms, config)
