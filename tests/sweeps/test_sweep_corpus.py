@@ -47,17 +47,16 @@ def test_dev_split_row_equals_an_independent_count(craft_dir, corpus_reader, tmp
     assert 0.0 < row.ser < 1.0
 
 
-def test_uberon_ext_ser_equals_the_official_scorer_on_the_obo_file(craft_dir, corpus_store, tmp_path):
+def test_uberon_ext_ser_equals_the_official_scorer_on_the_obo_file(craft_dir, corpus_reader, tmp_path):
     """The sweep's SER of one configuration is ``craftrdf evaluate --craft``'s: the scorer's graph read from the
     UBERON+extensions OBO file (not the store), over the same predictions made by the matcher directly."""
     from craftrdf.evaluation.official_graph import set_scorers
     from craftrdf.evaluation.run import evaluate_sets
 
     config = MatcherConfig(caseMatch="CASE_IGNORE", synonyms="ALL")
-    with AnnotationStore.open(corpus_store, mode="read") as store:
-        registry = load_registry()
-        inputs = prepare_inputs(store, "UBERON_EXT", split="dev", registry=registry, cache_dir=tmp_path)
-        terms = fetch_terms(store, resolve_set(store, "UBERON_EXT"), registry=registry)
+    registry = load_registry()
+    inputs = prepare_inputs(corpus_reader, "UBERON_EXT", split="dev", registry=registry, cache_dir=tmp_path)
+    terms = fetch_terms(corpus_reader, resolve_set(corpus_reader, "UBERON_EXT"), registry=registry)
     out = annotate_texts(dict(inputs.texts), terms, config)
     report = evaluate_sets(
         {"UBERON_EXT": dict(inputs.gold)},
