@@ -24,6 +24,7 @@ from tests.helpers.corpus import DATA, find_craft_dir, find_go_obo
 from tests.helpers.sample import sample_store as build_sample
 
 
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection: no build for a corpus test deselected
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip the ``long`` tests unless CRAFTRDF_LONG_TESTS=1; run the corpus store's modules last, its build started."""
     long_tests = os.environ.get("CRAFTRDF_LONG_TESTS") == "1"

@@ -145,6 +145,23 @@ def test_extension_definitions_in_the_store_are_not_scorer_edges() -> None:
     assert sim == OfficialWang(from_file).similarity("TOY_EXT:muscle", "TOY:0000004") == 0
 
 
+def test_store_wang_reads_a_graph_once_per_store_and_again_when_the_store_changes() -> None:
+    from craftrdf.evaluation.official_graph import store_wang
+    from craftrdf.iris import ontology_graph
+    from craftrdf.loader import load_files
+    from craftrdf.store import AnnotationStore
+
+    store = AnnotationStore.memory()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        load_files(store, [DATA / "similarity" / "toy_extensions.obo"])
+        first = store_wang(store, ontology_graph("toy_extensions"))
+        assert store_wang(store, ontology_graph("toy_extensions")).graph is first.graph
+        load_files(store, [DATA / "similarity" / "wang2007_fig1.obo"])  # a new batch: the cache is dropped
+        again = store_wang(store, ontology_graph("toy_extensions"))
+    assert again.graph is not first.graph and again.graph == first.graph
+
+
 def _turtle_as_nquads(path: Path, graph: str) -> list[str]:
     import pyoxigraph as ox
 
