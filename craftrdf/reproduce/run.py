@@ -8,7 +8,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from ..builder import build_store, check_craft_dir
 from ..errors import ConfigError
@@ -45,8 +44,6 @@ __all__ = ["SWEEP_SETS", "ReproduceResult", "reproduce"]
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
 #: The sets whose ontology CRAFT ships in a size that fits (those of the Shared Task comparison).
 SWEEP_SETS = ("CL", "CL_EXT", "GO_MF", "GO_MF_EXT", "MOP", "MOP_EXT", "SO", "SO_EXT", "UBERON", "UBERON_EXT")
 PAPER_SETS = ("UBERON", "UBERON_EXT")
@@ -64,7 +61,7 @@ class ReproduceResult:
     quick: bool
     skipped: tuple[str, ...]
     #: Wall-clock seconds per stage: build, counts and statistics, sweeps, similarity (--quick: training runs on
-    #: the workers from the end of the grids), training (what is left of it), figures.
+    #: the workers meanwhile), training (what is left of it), figures.
     stages: tuple[tuple[str, float], ...] = ()
 
 
@@ -219,16 +216,10 @@ def _measure(
     # --quick: the other sets run the default configuration alone; one configuration runs faster in
     # this process than shipped to workers (measured: 10 s against 13-18 s for the eight sets)
     plans = {k: grid if k in PAPER_SETS or not quick else (MatcherConfig(),) for k in SWEEP_SETS if k in with_ontology}
-    # --quick trains on the sweeps' executor, from the end of the grids, while this process finishes the other
-    # sets and computes the similarity distribution
-    sweeps, training = _sweep_sets(
-        store,
-        plans,
-        executor,
-        sweep,
-        lambda: _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor),
-    )
+    sweeps = _sweep_sets(store, plans, executor, sweep)
     lap("sweeps")
+    # --quick trains on the sweeps' executor while this process computes the similarity distribution
+    training = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor)
     similarity = (
         similarity_distribution(
             store,
@@ -253,35 +244,25 @@ def _sweep_sets(
     plans: dict[str, tuple[MatcherConfig, ...]],
     executor: SweepExecutor | None,
     sweep: Callable[[str, tuple[MatcherConfig, ...], SweepExecutor | None], SweepReport],
-    then: Callable[[], T],
-) -> tuple[dict[str, SweepReport], T]:
+) -> dict[str, SweepReport]:
     """``sweep`` each set of ``plans`` (key -> configurations): one configuration here, a grid on ``executor``.
 
     The grids run from a second thread, which mostly waits for the workers, while this thread
     sweeps the one-configuration sets: the workers would otherwise idle during those, and this
-    process during the grids. ``then`` (the training's start, which submits to ``executor``) runs
-    once the grids are done, in that thread too, so the workers go on while this thread finishes.
-    The same sweeps either way; reports in the order of ``plans``, and what ``then`` returned.
+    process during the grids. The same sweeps either way; reports in the order of ``plans``.
     """
     from ..similarity import similarity_index
 
     pooled = [k for k, configs in plans.items() if executor is not None and len(configs) > 1]
     here = [k for k in plans if k not in pooled]
     if not (pooled and here):
-        reports = {k: sweep(k, plans[k], executor if k in pooled else None) for k in plans}
-        return reports, then()
+        return {k: sweep(k, plans[k], executor if k in pooled else None) for k in plans}
     similarity_index(store, method="bossy")  # every sweep's scorer (cached per store): built once, not by both threads
-
-    def grids() -> tuple[dict[str, SweepReport], T]:
-        reports = {k: sweep(k, plans[k], executor) for k in pooled}
-        return reports, then()
-
     with ThreadPoolExecutor(1, thread_name_prefix="reproduce-sweeps") as driver:
-        background = driver.submit(grids)
+        grids = driver.submit(lambda: {k: sweep(k, plans[k], executor) for k in pooled})
         done = {k: sweep(k, plans[k], None) for k in here}
-        pooled_reports, started = background.result()
-    done |= pooled_reports
-    return {k: done[k] for k in plans}, started
+        done |= grids.result()
+    return {k: done[k] for k in plans}
 
 
 def _warm_up(store: AnnotationStore, executor: SweepExecutor | None, cache_dir: Path) -> WarmUp | None:
@@ -350,8 +331,8 @@ def _header(
         f"Made by `craftrdf reproduce{' --quick' if quick else ''}` from {craft_dir} in {seconds:.0f} s ("
         + ", ".join(f"{name} {s:.0f} s" for name, s in stages)
         + (
-            "; the trained matcher's sets were trained on the sweeps' workers from the end of the grids, "
-            "training counts what was left after the similarity stage"
+            "; the trained matcher's sets were trained on the sweeps' workers during the similarity stage, "
+            "training counts what was left"
             if quick
             else ""
         )
