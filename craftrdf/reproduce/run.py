@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -192,31 +191,29 @@ def _measure(
     if warm is not None:
         warm.wait_for_sentences()
     lap("counts and statistics")
+    sweeps: dict[str, SweepReport] = {}
     with_ontology = sets_with_ontology(store)
     skipped = [k for k in SWEEP_SETS if k not in with_ontology]
     for key in skipped:
         logger.warning("reproduce: skipped %s: the store holds no ontology for it", key)
-
-    def sweep(key: str, configs: tuple[MatcherConfig, ...], on: SweepExecutor | None) -> SweepReport:
-        return run_sweeps(
+    for key in (k for k in SWEEP_SETS if k in with_ontology):
+        # --quick: the other sets run the default configuration alone; one configuration runs faster in
+        # this process than shipped to workers (measured: 10 s against 13-18 s for the eight sets)
+        configs = grid if key in PAPER_SETS or not quick else (MatcherConfig(),)
+        sweeps |= run_sweeps(
             store,
             [key],
             configs,
             registry=registry,
             out_dir=out_dir / "sweeps",
-            executor=on,
+            executor=executor if len(configs) > 1 else None,
             cache_dir=out_dir / "cache",
             apply_craft_rules=not conceptmapper_faithful,
             prefer_labels=not conceptmapper_faithful,
             plot=len(configs) > 1,
             term_filter=TermFilter(),
             progress=progress,
-        )[key]
-
-    # --quick: the other sets run the default configuration alone; one configuration runs faster in
-    # this process than shipped to workers (measured: 10 s against 13-18 s for the eight sets)
-    plans = {k: grid if k in PAPER_SETS or not quick else (MatcherConfig(),) for k in SWEEP_SETS if k in with_ontology}
-    sweeps = _sweep_sets(store, plans, executor, sweep)
+        )
     lap("sweeps")
     # --quick trains on the sweeps' executor while this process computes the similarity distribution
     training = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor)
@@ -237,32 +234,6 @@ def _measure(
     trained = collect_trained(training)
     lap("training")
     return _Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity, trained)
-
-
-def _sweep_sets(
-    store: AnnotationStore,
-    plans: dict[str, tuple[MatcherConfig, ...]],
-    executor: SweepExecutor | None,
-    sweep: Callable[[str, tuple[MatcherConfig, ...], SweepExecutor | None], SweepReport],
-) -> dict[str, SweepReport]:
-    """``sweep`` each set of ``plans`` (key -> configurations): one configuration here, a grid on ``executor``.
-
-    The grids run from a second thread, which mostly waits for the workers, while this thread
-    sweeps the one-configuration sets: the workers would otherwise idle during those, and this
-    process during the grids. The same sweeps either way; reports in the order of ``plans``.
-    """
-    from ..similarity import similarity_index
-
-    pooled = [k for k, configs in plans.items() if executor is not None and len(configs) > 1]
-    here = [k for k in plans if k not in pooled]
-    if not (pooled and here):
-        return {k: sweep(k, plans[k], executor if k in pooled else None) for k in plans}
-    similarity_index(store, method="bossy")  # every sweep's scorer (cached per store): built once, not by both threads
-    with ThreadPoolExecutor(1, thread_name_prefix="reproduce-sweeps") as driver:
-        grids = driver.submit(lambda: {k: sweep(k, plans[k], executor) for k in pooled})
-        done = {k: sweep(k, plans[k], None) for k in here}
-        done |= grids.result()
-    return {k: done[k] for k in plans}
 
 
 def _warm_up(store: AnnotationStore, executor: SweepExecutor | None, cache_dir: Path) -> WarmUp | None:

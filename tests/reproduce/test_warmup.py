@@ -1,18 +1,15 @@
-"""reproduce's overlaps: the warm-up (sentence splits, structural placements) and the grids beside the other sets."""
+"""reproduce's warm-up: sentence splits into the cache and structural placements, computed off this process."""
 
 from __future__ import annotations
 
-import threading
 import warnings
 
 import pytest
 
 from craftrdf.iris import DOCUMENTS_GRAPH, document_iri
 from craftrdf.loader import load_files
-from craftrdf.matcher import MatcherConfig
 from craftrdf.matcher.annotate import MatchingSession
 from craftrdf.owlread import read_ontology
-from craftrdf.reproduce.run import _sweep_sets
 from craftrdf.reproduce.warmup import WarmUpInputs, place_on_worker, split_on_worker, start_warm_up
 from craftrdf.similarity import SimilarityWarning, similarity_index
 from craftrdf.store import AnnotationStore
@@ -88,29 +85,3 @@ def test_similarity_index_uses_placements_given(toy_store):
     # restricted: itself 1, organ 3 at 0.8, 1 at 0.64 -> 2.44; organ: 1 + 0.8 = 1.8 (no extension class
     # has organ as a member); common {3, 1}: (0.8 + 0.64) + 1.8 = 3.24  ->  3.24 / 4.24
     assert given.similarity("TOY_EXT:restricted", "TOY:0000003") == pytest.approx(3.24 / 4.24, abs=1e-12)
-
-
-def test_grids_run_on_the_executor_beside_the_one_configuration_sets(toy_store):
-    started = threading.Event()
-    seen: dict[str, tuple[str, object]] = {}
-    pool = InlineExecutor()
-
-    def sweep(key, configs, on):
-        seen[key] = (threading.current_thread().name, on)
-        if len(configs) > 1:  # the grid waits for the other set to start: both must run at once
-            assert started.wait(10), "the one-configuration set did not start while the grid ran"
-        else:
-            started.set()
-        return f"report of {key}"
-
-    grid = (MatcherConfig(), MatcherConfig(synonyms="ALL"))
-    plans = {"GRID": grid, "ONE": (MatcherConfig(),), "GRID2": grid}
-    out = _sweep_sets(toy_store, plans, pool, sweep)
-    assert list(out) == ["GRID", "ONE", "GRID2"] and out["ONE"] == "report of ONE"
-    assert seen["ONE"] == (threading.current_thread().name, None)
-    assert seen["GRID"][1] is pool and seen["GRID"][0] != threading.current_thread().name
-    # without an executor everything runs here, in order
-    seen.clear()
-    started.set()
-    assert list(_sweep_sets(toy_store, plans, None, sweep)) == ["GRID", "ONE", "GRID2"]
-    assert set(seen.values()) == {(threading.current_thread().name, None)}
