@@ -60,6 +60,16 @@ def test_terms_keep_module_classes_and_extension_classes_only(store):
     )
 
 
+def test_a_class_obsolete_in_one_ontology_graph_is_kept_where_another_has_it_current(store):
+    # the deprecation is read from the set's own ontology graph, not from any graph of the store
+    add_set(store, "UBERON", "UBERON", "tiny-uberon-current.obo")
+    current = fetch_terms(store, resolve_set(store, "UBERON"), registry=REGISTRY)
+    assert current == [DictionaryTerm("UBERON:0000999", "old brain part", "LABEL")]
+    assert "UBERON:0000999" not in {
+        t.class_id for t in fetch_terms(store, resolve_set(store, "UBERON_EXT"), registry=REGISTRY)
+    }
+
+
 def test_go_terms_keep_the_modules_namespace_and_extension_classes():
     s = AnnotationStore.memory()
     add_set(s, "GO_BP_EXT", "GO_BP", "tiny-go.obo")
