@@ -11,10 +11,10 @@ is a document id of the set (e.g. r000-11319941). Not part of the test suite.
 from __future__ import annotations
 
 import json
-import statistics
 import sys
-import time
 from collections.abc import Callable
+
+from bench_growth_layers import median_wall_cpu  # run as python bench/...: its directory is on sys.path
 
 import craftrdf
 from craftrdf.querying import resolve_query, run_query
@@ -22,17 +22,6 @@ from craftrdf.store import AnnotationStore
 from craftrdf.webanno import fetch_annotations
 
 RUN = "SCALE"
-
-
-def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """Median wall and CPU seconds of ``repeat`` calls."""
-    wall, cpu = [], []
-    for _ in range(repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        fn()
-        cpu.append(time.process_time() - start_cpu)
-        wall.append(time.perf_counter() - start)
-    return round(statistics.median(wall), 3), round(statistics.median(cpu), 3)
 
 
 def main() -> None:
@@ -58,7 +47,7 @@ def main() -> None:
             timings["fetch_annotations (whole set)"] = lambda: fetch_annotations(store, RUN)
             timings["view proper classes (view.rq)"] = lambda: craftrdf.view(store, RUN, classes="proper")
             for label, fn in timings.items():
-                out[label] = timed(fn, repeat)
+                out[label] = tuple(round(x, 3) for x in median_wall_cpu(fn, repeat))
                 print(path, label, out[label], flush=True)
         print(json.dumps(out), flush=True)
 

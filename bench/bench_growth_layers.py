@@ -38,7 +38,7 @@ _COUNT = "PREFIX oa: <http://www.w3.org/ns/oa#> SELECT (COUNT(*) AS ?n) WHERE { 
 _ROWS = "PREFIX oa: <http://www.w3.org/ns/oa#> SELECT ?a ?c WHERE { GRAPH ?g { ?a oa:hasBody ?c } }"
 
 
-def _median(f: Callable[[], object], repeat: int) -> tuple[float, float]:
+def median_wall_cpu(f: Callable[[], object], repeat: int) -> tuple[float, float]:
     """Median wall and CPU seconds of ``repeat`` calls."""
     wall, cpu = [], []
     for _ in range(repeat):
@@ -96,9 +96,9 @@ def main() -> None:
     for path in args.stores:
         n = _engine_layers(ox.Store.read_only(str(path)), path, graph, args.repeat, dump=not args.no_dump)
         with craftrdf.open(path, mode="read") as store:
-            old = _median(lambda: _query_sorted_at_once(store, args.set), args.repeat)
+            old = median_wall_cpu(lambda: _query_sorted_at_once(store, args.set), args.repeat)
             print(_line(path, n, "set-annotations.rq via run_query, sorted at once", old), flush=True)
-            m = _median(lambda: fetch_annotations(store, args.set), args.repeat)
+            m = median_wall_cpu(lambda: fetch_annotations(store, args.set), args.repeat)
             print(_line(path, n, "fetch_annotations", m), flush=True)
 
 
@@ -114,7 +114,7 @@ def _engine_layers(raw: ox.Store, path: Path, graph: ox.NamedNode, repeat: int, 
     if not dump:
         del layers["graph serialized (N-Triples)"]
     for name, f in layers.items():
-        print(_line(path, n, name, _median(f, repeat)), flush=True)
+        print(_line(path, n, name, median_wall_cpu(f, repeat)), flush=True)
     return n
 
 
