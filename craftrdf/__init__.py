@@ -24,7 +24,7 @@ from types import MappingProxyType as _MappingProxyType
 from ._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from ._api import annotate, build, evaluate, export, load, open, query, serve, sweep, train, view
+    from ._api import annotate, build, evaluate, export, index, load, open, query, serve, sweep, train, view
     from .errors import CraftrdfError
     from .matcher.config import MatcherConfig
     from .model import Annotation, Document, Span
@@ -41,7 +41,20 @@ if _typing.TYPE_CHECKING:
 _HOMES = _MappingProxyType(
     {
         **dict.fromkeys(
-            ("annotate", "build", "evaluate", "export", "load", "open", "query", "serve", "sweep", "train", "view"),
+            (
+                "annotate",
+                "build",
+                "evaluate",
+                "export",
+                "index",
+                "load",
+                "open",
+                "query",
+                "serve",
+                "sweep",
+                "train",
+                "view",
+            ),
             "_api",
         ),
         "CraftrdfError": "errors",
@@ -82,6 +95,7 @@ __all__ = [
     "build",
     "evaluate",
     "export",
+    "index",
     "load",
     "open",
     "query",

@@ -31,17 +31,16 @@ from .model import Annotation, Document
 from .rdf import iri, literal, quad
 from .registry import AnnotationSetSpec, Registry, ontology_name
 from .store import ReadableStore, WritableStore, solutions
+from .views import Progress, update_indexes, view_row_lines, view_rows_graph
 from .vocab import CRAFT, OBOINOWL, OWL, RDF, RDFS
 from .webanno import annotation_nquads, document_nquads, set_nquads
 
-__all__ = ["BuildReport", "Step", "build_store", "check_craft_dir", "plan_build"]
+__all__ = ["BuildReport", "Progress", "Step", "build_store", "check_craft_dir", "plan_build"]
 
 logger = logging.getLogger(__name__)
 
 #: Bumped whenever the RDF model changes, so old batches are replaced on the next build.
 MODEL_VERSION = "craftrdf-rdf-model-3"
-
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +56,18 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class BuildReport:
-    """What a build did: batches loaded (graph -> quads), batches already present, and skips."""
+    """What a build did: batches loaded (graph -> quads), batches already present, and skips.
+
+    ``indexes``: the view-index batches made at the end (:func:`craftrdf.views.update_indexes`),
+    in ``index_seconds`` of the ``seconds``.
+    """
 
     loaded: dict[str, int] = field(default_factory=dict)
     unchanged: tuple[str, ...] = ()
     skipped: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    indexes: int = 0
+    index_seconds: float = 0.0
 
     @property
     def quads(self) -> int:
@@ -223,11 +228,22 @@ def plan_build(
             onto: str | None = onto_graph,
             mg: str = mgraph,
             annotations: Callable[[], list[Annotation]] = read_annotations,
+            digest: str = set_digest,
         ) -> Iterator[str]:
             yield from set_nquads(spec.key, module=spec.module, variant=spec.variant, ontology=onto, mappings=mg)
             yield from annotation_nquads(annotations(), set_key=spec.key, curies=curies)
+            # the set's view rows, from the annotations at hand rather than read back later
+            yield from view_row_lines(spec.key, digest, annotations(), curies=curies)
 
-        steps.append(Step(set_iri(spec.key), f"annotations {spec.key}", set_digest, set_lines))
+        steps.append(
+            Step(
+                set_iri(spec.key),
+                f"annotations {spec.key}",
+                set_digest,
+                set_lines,
+                (view_rows_graph(spec.key),),
+            )
+        )
         mfiles = {kind: ca / rel for kind, rel in spec.mapping_files().items() if (ca / rel).is_file()}
         map_digest = _digest(set_digest, onto_digest, *(p for p in mfiles.values()))
         steps.append(
@@ -316,6 +332,8 @@ def build_store(
     Stops at the first batch whose input is invalid (InputError naming file and
     element); batches loaded before it stay, each complete. Ontologies whose file is
     absent are skipped and listed in the report; their annotations are still loaded.
+    Each set's view rows are written in its batch, and the view indexes brought up to
+    date at the end (:func:`craftrdf.views.update_indexes`), as the last step of ``progress``.
     """
     curies = curies or CurieMap()
     t0 = time.perf_counter()
@@ -324,9 +342,10 @@ def build_store(
         logger.info("skipped %s: %s", key, reason)
     loaded: dict[str, int] = {}
     unchanged: list[str] = []
+    total = len(steps) + 1  # and the view indexes
     for i, step in enumerate(steps):
         if progress is not None:
-            progress(i, len(steps), step.label)
+            progress(i, total, step.label)
         if store.has_batch(step.graph, step.digest):
             unchanged.append(step.graph)
             continue
@@ -339,5 +358,9 @@ def build_store(
         loaded[step.graph] = n
         logger.info("%s: %d quads in %.2f s", step.label, n, time.perf_counter() - t)
     if progress is not None:
-        progress(len(steps), len(steps), "done")
-    return BuildReport(loaded, tuple(unchanged), skipped, time.perf_counter() - t0)
+        progress(len(steps), total, "view indexes")
+    t = time.perf_counter()
+    indexes = update_indexes(store)
+    if progress is not None:
+        progress(total, total, "done")
+    return BuildReport(loaded, tuple(unchanged), skipped, time.perf_counter() - t0, indexes, time.perf_counter() - t)

@@ -222,10 +222,12 @@ def postprocess_set(
     """Apply rules to set ``key`` with the mapping data of set ``mappings`` (default ``key``); store as ``into``.
 
     Returns the number of annotations stored and one report per rule. The new set
-    records its source, the rules and the mapping set.
+    records its source, the rules and the mapping set; the view indexes are brought up to
+    date afterwards (:func:`craftrdf.views.write_set_batch`).
     """
     from .iris import check_set_key, set_iri
     from .rdf import iri, literal, quad
+    from .views import write_set_batch
     from .vocab import CRAFT
     from .webanno import annotation_nquads, fetch_annotations, set_nquads
 
@@ -243,5 +245,5 @@ def postprocess_set(
         *annotation_nquads(result, set_key=into, curies=curies),
     ]
     digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
-    store.load_batch(set_iri(into), lines, digest=digest)
+    write_set_batch(store, into, lines, result, digest=digest, curies=curies)
     return len(result), reports

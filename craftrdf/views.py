@@ -5,12 +5,19 @@ same document, among the chosen sets, covers every character A covers and at lea
 more (two annotations on identical text are not nested in each other). Which pairs
 stand in that relation does not depend on the chosen sets, so it is computed once for
 the whole store (:func:`ensure_containment`, exact character-set arithmetic in numpy)
-and stored as ``<A> craft:within <B>`` links in a derived graph; a view is then a plain
-SPARQL query (``queries/view.rq``) over the chosen set graphs and those links. The
-derived graph carries a digest of every set batch, so it is recomputed only when sets
-change. For speed, :func:`run_view` reads a second derived copy, one literal per
-annotation per set (:func:`ensure_view_rows`), and applies the same three tests to it;
-a read-only store whose copy is stale runs ``queries/view.rq`` instead.
+and stored as ``<A> craft:within <B>`` links in a derived graph, the *nested-annotation
+index*; a view is then a plain SPARQL query (``queries/view.rq``) over the chosen set graphs
+and those links. For speed, :func:`run_view` reads a second derived copy, the *view index*:
+one literal per annotation per set (:func:`ensure_view_rows`), and applies the same three
+tests to it.
+
+Both indexes are made by the commands that write sets, never by a reader: ``build`` writes
+a set's view rows in the set's own batch (:func:`view_row_lines`) and every writer ends with
+:func:`update_indexes` (``craftrdf index`` runs it alone). Each index carries a digest of the
+set batches it was made from, so a reader can tell when it is stale: a read-only store whose
+nested-annotation index is missing or stale refuses a nesting filter with one line naming the
+command that makes it; one whose view rows are stale answers from ``queries/view.rq``, the same
+rows more slowly, and says so.
 
 Annotations without characters (no span, or only zero-length spans) are neither nested
 nor containers.
@@ -23,10 +30,12 @@ core+extensions+nested = all+all.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
+import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote
@@ -34,18 +43,27 @@ from urllib.parse import unquote
 import numpy as np
 
 from .curie import CurieMap
-from .errors import ConfigError
-from .iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, annotation_document, check_set_key, set_iri
+from .errors import ConfigError, StoreError
+from .iris import (
+    CONTAINMENT_GRAPH,
+    DOCUMENTS_GRAPH,
+    annotation_document,
+    annotation_iri,
+    check_set_key,
+    document_iri,
+    set_iri,
+)
 from .model import Annotation
 from .querying import QueryResult, resolve_query, run_query
 from .rdf import iri, literal, quad
-from .store import ReadableStore, WritableStore, require_writable
+from .store import ReadableStore, WritableStore
 from .vocab import BASE, CRAFT
-from .webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads, set_rows
+from .webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads, set_rows, spans_text
 
 __all__ = [
     "ClassFilter",
     "NestingFilter",
+    "Progress",
     "ViewRow",
     "ViewSpec",
     "containment_pairs",
@@ -57,13 +75,19 @@ __all__ = [
     "nested_pairs",
     "resolve_sets",
     "run_view",
+    "stale_index_message",
+    "update_indexes",
+    "view_row_lines",
     "view_rows_graph",
+    "write_set_batch",
 ]
 
 logger = logging.getLogger(__name__)
 
 ClassFilter = Literal["all", "proper", "extension"]
 NestingFilter = Literal["all", "outermost", "nested"]
+#: A progress callback ``(done, total, label)``, as the builder's.
+Progress = Callable[[int, int, str], None]
 _CLASS_FILTERS = ("all", "proper", "extension")
 _NESTING_FILTERS = ("all", "outermost", "nested")
 
@@ -187,7 +211,7 @@ def _containment_digest(store: ReadableStore, graphs: Iterable[str]) -> str:
     batches = store.batches()
     h = hashlib.sha256(b"containment-1")
     for g in sorted(graphs):
-        h.update(g.encode() + b"\0" + batches.get(g, type("B", (), {"digest": ""})()).digest.encode() + b"\n")
+        h.update(g.encode() + b"\0" + (batches[g].digest if g in batches else "").encode() + b"\n")
     return h.hexdigest()
 
 
@@ -217,22 +241,48 @@ def containment_spans(store: ReadableStore) -> list[tuple[str, str, int, int]]:
 
 
 def ensure_containment(store: ReadableStore) -> int:
-    """Bring the containment graph up to date with the store's sets; returns links written (0 if current).
+    """Bring the nested-annotation index (the containment links) up to date; returns links written (0 if current).
 
-    Needs a writable store when the sets changed since it was last computed.
+    A store open for reading whose index is missing or stale raises StoreError naming the
+    command that makes it (:func:`stale_index_message`).
     """
     graphs = _store_sets(store).values()
     digest = _containment_digest(store, graphs)
     if store.has_batch(CONTAINMENT_GRAPH, digest):
         return 0
-    writer = require_writable(store, "the nesting links of this store are out of date; updating them")
+    if not (store.writable and isinstance(store, WritableStore)):
+        raise StoreError(stale_index_message(store, "nested-annotation index"))
+    t = time.perf_counter()
     spans = containment_spans(store)
     g = iri(CONTAINMENT_GRAPH)
     within = iri(CRAFT.within)
     lines = (f"<{inner}> {within} <{outer}> {g} ." for inner, outer in containment_pairs(spans))
-    n = writer.load_batch(CONTAINMENT_GRAPH, lines, digest=digest)
-    logger.info("containment links computed: %d", n - 1)
+    n = store.load_batch(CONTAINMENT_GRAPH, lines, digest=digest)
+    logger.info(
+        "nested-annotation index: %d links between %d annotations in %.1f s",
+        n - 1,
+        len({a for a, *_ in spans}),
+        time.perf_counter() - t,
+    )
     return n
+
+
+def stale_index_message(store: ReadableStore, what: str) -> str:
+    """One line saying that the store's ``what`` (an index's name, as a user knows it) is missing or stale, and
+    which command (and which Python function) makes it."""
+    path = getattr(store, "path", None)
+    endpoint = getattr(store, "endpoint", None)
+    if path is not None:
+        where, options = str(path), f"--store {path}"
+    elif endpoint:
+        where, options = str(endpoint), f"--endpoint {endpoint} --graph-store URL"
+    else:
+        where, options = "this store", "--store DIR"
+    return (
+        f"{where}: the {what} is missing or out of date (sets were added or changed since it was made, "
+        f"or an older craftrdf built the store); make it with `craftrdf index {options}` "
+        '(in Python: craftrdf.index(store), the store opened with mode="write")'
+    )
 
 
 # -- views ---------------------------------------------------------------------------
@@ -292,19 +342,17 @@ def _stale_rows(store: ReadableStore, sets: Sequence[str]) -> list[str]:
 _SET_COLUMNS = ("annotation", "document", "class", "spans", "text")
 
 
-def ensure_view_rows(store: WritableStore, sets: Sequence[str]) -> int:
-    """Bring the derived view rows of ``sets`` up to date; returns how many sets were rewritten.
+def ensure_view_rows(store: ReadableStore, sets: Sequence[str]) -> int:
+    """Bring the view rows (the view index) of ``sets`` up to date; returns how many sets were rewritten.
 
-    Needs a writable store when a set changed since its rows were written (ConfigError
-    otherwise); :func:`run_view` calls it when it can and falls back to
-    ``queries/view.rq`` when it cannot.
+    StoreError naming the command that makes them when one is stale and the store is open
+    for reading; :func:`run_view` does not call this on such a store, it reads ``queries/view.rq``.
     """
     stale = _stale_rows(store, sets)
-    if stale and not store.writable:
-        raise ConfigError(
-            f"the view rows of {', '.join(stale)} are out of date; open the store for writing "
-            "to update them (a store opened for reading cannot)"
-        )
+    if not stale:
+        return 0
+    if not (store.writable and isinstance(store, WritableStore)):
+        raise StoreError(stale_index_message(store, f"view index of {', '.join(stale)}"))
     batches = store.batches()
     for key in stale:
         if set_iri(key) not in batches:
@@ -316,11 +364,104 @@ def ensure_view_rows(store: WritableStore, sets: Sequence[str]) -> int:
         # hash joins rather than per-annotation lookups: docs/scale.md)
         result = QueryResult(_SET_COLUMNS, tuple(set_rows(store, key)))
         for ann, document, cls, spans, text in result.optional_strings(*_SET_COLUMNS):
-            value = json.dumps([document, cls, spans, text], ensure_ascii=False)
-            lines.append(f"<{ann}> {row} {literal(value)} {g} .")
+            lines.append(f"<{ann}> {row} {literal(_row_value(document, cls, spans, text))} {g} .")
         store.load_batch(view_rows_graph(key), lines, digest=_rows_digest(batches[set_iri(key)].digest))
         logger.info("view rows of %s written: %d", key, len(lines))
     return len(stale)
+
+
+def _row_value(document: str | None, cls: str | None, spans: str | None, text: str | None) -> str:
+    return json.dumps([document, cls, spans, text], ensure_ascii=False)
+
+
+_DOC_PREFIX = BASE + "doc/"
+
+
+def view_row_lines(key: str, set_digest: str, annotations: Iterable[Annotation], *, curies: CurieMap) -> Iterator[str]:
+    """N-Quads of set ``key``'s view rows, made from its annotations as they are written.
+
+    A writer that has the annotations at hand adds these lines to the set's own batch, with
+    :func:`view_rows_graph` ``(key)`` as a companion graph, and ``set_digest`` the batch's
+    digest: the rows are then written, replaced and removed with the set, at the cost of one
+    JSON literal per annotation, instead of being read back from the store. The rows are
+    those :func:`ensure_view_rows` reads from the store for the same set (tests compare).
+    """
+    graph = view_rows_graph(key)
+    g = iri(graph)
+    row = iri(_ROW)
+    yield quad(g, iri(CRAFT.digest), literal(_rows_digest(set_digest)), g)
+    for a in annotations:
+        ann = annotation_iri(key, a.document, a.id)
+        value = _row_value(
+            document_iri(a.document)[len(_DOC_PREFIX) :],
+            curies.expand(a.class_id),
+            spans_text(a.spans) if a.spans else None,
+            a.text,
+        )
+        yield f"<{ann}> {row} {literal(value)} {g} ."
+
+
+def write_set_batch(
+    store: WritableStore,
+    key: str,
+    lines: Iterable[str],
+    annotations: Sequence[Annotation],
+    *,
+    digest: str,
+    curies: CurieMap,
+    progress: Progress | None = None,
+) -> int:
+    """Write set ``key`` as one batch (``lines``: the N-Quads of its description and ``annotations``) with its
+    view rows, then bring the view indexes up to date (:func:`update_indexes`).
+
+    Returns the quads written, view rows included (0 when the batch with ``digest`` was there).
+    """
+    rows = view_row_lines(key, digest, annotations, curies=curies)
+    n = store.load_batch(set_iri(key), itertools.chain(lines, rows), digest=digest, companions=[view_rows_graph(key)])
+    update_indexes(store, progress=progress)
+    return n
+
+
+def update_indexes(store: ReadableStore, *, changed: Sequence[str] = (), progress: Progress | None = None) -> int:
+    """Bring the store's view indexes up to date: every set's view rows and the nested-annotation index.
+
+    What the commands that write sets run at their end (``craftrdf index`` runs it alone);
+    returns the index batches written, 0 when everything was current (a check of about half a
+    second on a full store). View rows of sets no longer in the store are removed. ``changed``
+    names sets whose content changed while their batch digest did not (a streamed run appends
+    to its set), whose indexes are made again. StoreError (naming the command) when something
+    is stale and the store is open for reading.
+    """
+    keys = sorted(_store_sets(store))
+    if changed and store.writable and isinstance(store, WritableStore):
+        for key in changed:
+            store.remove_batch(view_rows_graph(key))
+        store.remove_batch(CONTAINMENT_GRAPH)
+    stale = _stale_rows(store, keys)
+    nesting = not store.has_batch(CONTAINMENT_GRAPH, _containment_digest(store, (set_iri(k) for k in keys)))
+    orphans = [
+        g for g in store.batches() if g.startswith(view_rows_graph("")) and g[len(view_rows_graph("")) :] not in keys
+    ]
+    total = len(stale) + nesting
+    if total == 0 and not orphans:
+        return 0
+    if not (store.writable and isinstance(store, WritableStore)):
+        raise StoreError(stale_index_message(store, "view index" if not nesting else "nested-annotation index"))
+    for graph in orphans:
+        store.remove_batch(graph)
+    t = time.perf_counter()
+    for i, key in enumerate(stale):
+        if progress is not None:
+            progress(i, total, f"view index {key}")
+        ensure_view_rows(store, [key])
+    if nesting:
+        if progress is not None:
+            progress(len(stale), total, "nested-annotation index")
+        ensure_containment(store)
+    if progress is not None:
+        progress(total, total, "done")
+    logger.info("view indexes: %d made in %.1f s", total, time.perf_counter() - t)
+    return total
 
 
 def _fast_view(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> list[ViewRow] | None:
@@ -328,12 +469,17 @@ def _fast_view(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> list[V
     batches = store.batches()
     if any(set_iri(k) not in batches for k in spec.sets):
         _graphs(store, spec.sets)  # ConfigError naming the unknown sets (the sets query costs 0.4 s)
-    if _stale_rows(store, spec.sets):
-        if not (store.writable and isinstance(store, WritableStore)):
-            return None
-        ensure_view_rows(store, spec.sets)
     if spec.nesting != "all":
         ensure_containment(store)
+    stale = _stale_rows(store, spec.sets)
+    if stale:
+        if not (store.writable and isinstance(store, WritableStore)):
+            logger.warning(
+                "%s; until then this view is read from the set graphs, several times slower",
+                stale_index_message(store, f"view index of {', '.join(stale)}"),
+            )
+            return None
+        ensure_view_rows(store, spec.sets)
     rows = []
     for key in dict.fromkeys(spec.sets):
         result = run_query(store, "view-rows", named_graphs=[view_rows_graph(key)])
@@ -376,11 +522,11 @@ def _fast_view(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> list[V
 def run_view(store: ReadableStore, spec: ViewSpec, *, curies: CurieMap | None = None) -> list[ViewRow]:
     """The annotations of a view, each with its set, sorted by set, document and id.
 
-    Computes the store's containment links first when the nesting filter needs them
-    and they are out of date (which needs a writable store). Reads the derived view
-    rows (:func:`ensure_view_rows`, written on a writable store when missing or stale);
-    a read-only store without current rows is answered by ``queries/view.rq`` (the same
-    answer, several times slower).
+    A nesting filter needs the store's nested-annotation index: made here when it is
+    missing or stale and the store is writable, StoreError naming the command that makes
+    it when the store is open for reading. Reads the view index (:func:`ensure_view_rows`,
+    likewise made on a writable store); a read-only store without it is answered by
+    ``queries/view.rq`` (the same answer, several times slower), with a warning.
     """
     curies = curies or CurieMap()
     rows = _fast_view(store, spec, curies)
@@ -396,8 +542,8 @@ def nested_annotations(store: ReadableStore) -> set[str]:
     """The IRIs of the annotations that lie within an annotation of any set in the store.
 
     The nesting of the ``nested`` view taken over every set, read from the containment
-    links alone (no view rows are needed). Brings the links up to date first, which
-    needs a writable store when the sets changed since they were computed.
+    links alone (no view rows are needed). Brings the links up to date first on a writable
+    store; on one open for reading they must be current (StoreError naming the command).
     """
     ensure_containment(store)
     links = run_query(store, "containment-links")
@@ -417,6 +563,7 @@ def materialize_view(store: WritableStore, spec: ViewSpec, key: str, *, curies: 
     Annotation ids become ``<source set>/<source id>``, so sets that reuse ids (UBERON and
     UBERON_EXT share Knowtator mention ids) stay distinct. The set records the view's
     sources and filters. Re-running with the same view and store content writes nothing.
+    The view indexes are brought up to date afterwards (:func:`write_set_batch`).
     """
     check_set_key(key)
     if key in spec.sets:
@@ -446,5 +593,6 @@ def materialize_view(store: WritableStore, spec: ViewSpec, key: str, *, curies: 
     h = hashlib.sha256(repr(spec).encode())
     for g in sorted(set_iri(x) for x in spec.sets):
         h.update(batches[g].digest.encode() if g in batches else b"")
-    store.load_batch(set_iri(key), [*desc, *annotation_nquads(anns, set_key=key, curies=curies)], digest=h.hexdigest())
+    lines = [*desc, *annotation_nquads(anns, set_key=key, curies=curies)]
+    write_set_batch(store, key, lines, anns, digest=h.hexdigest(), curies=curies)
     return len(anns)

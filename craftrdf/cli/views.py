@@ -13,9 +13,9 @@ def _cmd_view(args: argparse.Namespace) -> int:
     from ..exports.views import write_view_rows
     from ..views import ViewSpec, materialize_view, resolve_sets, run_view
 
-    # a local store opens for writing (nesting links are computed on first use); a remote one
-    # writes only when asked to materialise, or through an explicit --graph-store
-    with open_store(args, mode="write" if args.store or args.materialize else "read") as store:
+    # reading never writes: the indexes a view reads are made by build, load and index (a remote
+    # store given an explicit --graph-store is the exception: it is writable, and makes them)
+    with open_store(args, mode="write" if args.materialize else "read") as store:
         spec = ViewSpec(resolve_sets(store, args.sets.split(",")), args.classes, args.nesting, args.split)
         if args.materialize:
             n = materialize_view(store, spec, args.materialize)
@@ -31,7 +31,7 @@ def _cmd_postprocess(args: argparse.Namespace) -> int:
     from ..views import resolve_sets
 
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
-    with open_store(args, mode="write") as store:
+    with open_store(args, mode="write") as store:  # an existing store: a mistyped path creates nothing
         (key,) = resolve_sets(store, [args.set])
         (mkey,) = resolve_sets(store, [args.mappings or args.set])
         n, reports = postprocess_set(store, key, rules, into=args.into, mappings=mkey, pick=args.pick)

@@ -25,6 +25,7 @@ from ..rdf import iri, literal, quad
 from ..registry import Registry
 from ..sets import SetRef, resolve_set
 from ..store import ReadableStore, WritableStore, require_writable
+from ..views import write_set_batch
 from ..vocab import CM, DCTERMS, RDF
 from ..webanno import annotation_nquads, set_nquads
 from .annotate import ANNOTATOR, MATCHER_VERSION, MatchingSession
@@ -183,8 +184,9 @@ def run_annotation(
     """Annotate ``texts`` with the dictionary of set ``set_key``'s ontology; write BioNLP and/or a set graph.
 
     ``into_store`` names a new set graph (``https://w3id.org/craftrdf/set/<NAME>``) written
-    atomically with :meth:`AnnotationStore.load_batch` (the store must be writable); a
-    run with the same inputs, configuration and ontology is not written twice.
+    atomically with :meth:`AnnotationStore.load_batch` (the store must be writable), the
+    view indexes brought up to date after it; a run with the same inputs, configuration
+    and ontology is not written twice.
     ``executor`` (a process pool, say) splits sentences while the dictionary is read.
     Raises ConfigError for an unknown set, a set without ontology, or a name that
     would overwrite a gold set.
@@ -258,6 +260,7 @@ def _write_run(
     for doc in sorted(texts):
         h.update(doc.encode() + b"\0" + hashlib.sha256(texts[doc].encode("utf-8")).digest())
     graph = set_iri(name)
+    anns = [a for d in sorted(annotations) for a in annotations[d]]
     lines = run_nquads(
         name,
         config=config,
@@ -266,10 +269,10 @@ def _write_run(
         variant=variant,
         ontology=ontology,
         mappings=mappings,
-        annotations=(a for d in sorted(annotations) for a in annotations[d]),
+        annotations=anns,
         curies=curies,
     )
-    n = store.load_batch(graph, lines, digest=h.hexdigest())
+    n = write_set_batch(store, name, lines, anns, digest=h.hexdigest(), curies=curies)
     if n == 0:
         logger.info("matcher run %s already in the store with the same inputs; not rewritten", name)
     return graph, n

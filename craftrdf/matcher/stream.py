@@ -44,6 +44,7 @@ from ..registry import Registry
 from ..sets import resolve_set
 from ..store import ReadableStore
 from ..sweeps.executors import InlineExecutor, SweepExecutor, installed
+from ..views import update_indexes
 from ..webanno import annotation_nquads
 from .annotate import MATCHER_VERSION, Matcher
 from .config import MatcherConfig
@@ -426,7 +427,8 @@ def run_annotation_stream(
     given (a trained model, say). ``into_store`` names the set graph the annotations are
     appended to, batch by batch (the store must be an
     :class:`~craftrdf.matcher.stream_io.AppendableStore`: a local store open for writing or a remote
-    one with a Graph Store URL). Raises ConfigError as ``run_annotation`` does.
+    one with a Graph Store URL); the view indexes are made again at the end. Raises ConfigError
+    as ``run_annotation`` does.
     """
     curies = curies or CurieMap()
     ref = resolve_set(store, set_key)
@@ -466,7 +468,7 @@ def run_annotation_stream(
             ).encode()
         ).hexdigest()
         target = StoreTarget(store, set_iri(into_store), tuple(header), digest)
-    return annotate_stream(
+    report = annotate_stream(
         sources,
         annotator,
         out_dir,
@@ -477,3 +479,7 @@ def run_annotation_stream(
         restart=restart,
         set_key=into_store,
     )
+    if into_store is not None:
+        # the run's set grew batch by batch under one digest, which cannot tell its indexes are stale
+        update_indexes(store, changed=[into_store])
+    return report
