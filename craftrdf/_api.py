@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Literal
 from .builder import BuildReport, build_store
 from .curie import CurieMap
 from .errors import ConfigError
+from .indexes import Progress, update_indexes
 from .loader import LoadReport, load_files
 from .model import Annotation
 from .querying import QueryResult, run_query
 from .registry import load_registry
 from .store import AnnotationStore, ReadableStore, WritableStore
-from .views import ClassFilter, NestingFilter, Progress, ViewRow, ViewSpec, run_view, update_indexes
+from .views import ClassFilter, NestingFilter, ViewRow, ViewSpec, run_view
 
 if TYPE_CHECKING:
     from .evaluation.run import SetReport
@@ -115,7 +116,7 @@ def index(store: WritableStore, *, progress: Progress | None = None) -> int:
     :func:`view` reads them; :func:`build` and :func:`load` keep them current, so this is
     for a store written otherwise (by an older craftrdf, or by hand). Returns the index
     batches made (0 when all were current). Needs the store opened with ``mode="write"``.
-    See :func:`craftrdf.views.update_indexes` and docs/views.md.
+    See :func:`craftrdf.indexes.update_indexes` and docs/views.md.
     """
     return update_indexes(store, progress=progress)
 

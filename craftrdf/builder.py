@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .curie import CurieMap, parallel_base
 from .errors import ConfigError, DataWarning, InputError
+from .indexes import Progress, update_indexes, view_row_lines, view_rows_graph
 from .ingest.corpus import read_documents
 from .ingest.cycles import warn_is_a_cycles
 from .ingest.knowtator import read_knowtator, read_knowtator2
@@ -31,7 +32,6 @@ from .model import Annotation, Document
 from .rdf import iri, literal, quad
 from .registry import AnnotationSetSpec, Registry, ontology_name
 from .store import ReadableStore, WritableStore, solutions
-from .views import Progress, update_indexes, view_row_lines, view_rows_graph
 from .vocab import CRAFT, OBOINOWL, OWL, RDF, RDFS
 from .webanno import annotation_nquads, document_nquads, set_nquads
 
@@ -58,7 +58,7 @@ class Step:
 class BuildReport:
     """What a build did: batches loaded (graph -> quads), batches already present, and skips.
 
-    ``indexes``: the view-index batches made at the end (:func:`craftrdf.views.update_indexes`),
+    ``indexes``: the view-index batches made at the end (:func:`craftrdf.indexes.update_indexes`),
     in ``index_seconds`` of the ``seconds``.
     """
 
@@ -333,7 +333,7 @@ def build_store(
     element); batches loaded before it stay, each complete. Ontologies whose file is
     absent are skipped and listed in the report; their annotations are still loaded.
     Each set's view rows are written in its batch, and the view indexes brought up to
-    date at the end (:func:`craftrdf.views.update_indexes`), as the last step of ``progress``.
+    date at the end (:func:`craftrdf.indexes.update_indexes`), as the last step of ``progress``.
     """
     curies = curies or CurieMap()
     t0 = time.perf_counter()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .curie import CurieMap
 from .errors import ConfigError, InputError
+from .indexes import Progress, update_indexes, write_set_batch
 from .ingest.bionlp import read_bionlp
 from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.rdfsource import rdf_format_of
@@ -23,7 +24,6 @@ from .iris import check_set_key, ontology_graph, relations_graph, set_iri
 from .model import Annotation
 from .registry import ontology_name
 from .store import WritableStore
-from .views import Progress, update_indexes, write_set_batch
 from .webanno import annotation_nquads, document_texts, set_nquads
 
 __all__ = ["LoadReport", "load_files", "read_annotation_path"]
@@ -82,7 +82,7 @@ def load_files(
     Annotation inputs need ``set_key`` (they all go into that set). Annotations on
     documents whose text is in the store are checked against it; others are loaded
     with a warning that they could not be checked. The view indexes are brought up to
-    date at the end (:func:`craftrdf.views.update_indexes`, reporting to ``progress``).
+    date at the end (:func:`craftrdf.indexes.update_indexes`, reporting to ``progress``).
     """
     from .builder import ontology_lines  # the CRAFT build and this share one ontology reader
 

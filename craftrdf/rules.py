@@ -223,11 +223,11 @@ def postprocess_set(
 
     Returns the number of annotations stored and one report per rule. The new set
     records its source, the rules and the mapping set; the view indexes are brought up to
-    date afterwards (:func:`craftrdf.views.write_set_batch`).
+    date afterwards (:func:`craftrdf.indexes.write_set_batch`).
     """
+    from .indexes import write_set_batch
     from .iris import check_set_key, set_iri
     from .rdf import iri, literal, quad
-    from .views import write_set_batch
     from .vocab import CRAFT
     from .webanno import annotation_nquads, fetch_annotations, set_nquads
 

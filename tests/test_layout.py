@@ -57,6 +57,7 @@ LAYERS = {
     "webanno": "query",
     "builder": "query",
     "loader": "query",
+    "indexes": "query",
     "remote": "query",
     "owlread": "query",
     # the branches

@@ -108,7 +108,7 @@ def _cmd_load(args: argparse.Namespace) -> int:
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    from ..views import update_indexes
+    from ..indexes import update_indexes
 
     with open_store(args, mode="write") as store:
         n = update_indexes(store, progress=progress_bar(args.quiet, name="view indexes", unit="index"))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..curie import CurieMap
 from ..errors import ConfigError, InputError
+from ..indexes import write_set_batch
 from ..ingest.bionlp import write_bionlp
 from ..ingest.corpus import SPLITS, read_documents
 from ..iris import check_set_key, mapping_graph, set_iri
@@ -25,7 +26,6 @@ from ..rdf import iri, literal, quad
 from ..registry import Registry
 from ..sets import SetRef, resolve_set
 from ..store import ReadableStore, WritableStore, require_writable
-from ..views import write_set_batch
 from ..vocab import CM, DCTERMS, RDF
 from ..webanno import annotation_nquads, set_nquads
 from .annotate import ANNOTATOR, MATCHER_VERSION, MatchingSession

@@ -37,14 +37,14 @@ from typing import Any, Protocol
 
 from ..curie import CurieMap
 from ..errors import ConfigError
+from ..indexes import update_indexes
 from ..ingest.bionlp import write_bionlp
 from ..iris import mapping_graph, set_iri
 from ..model import Annotation
 from ..registry import Registry
-from ..sets import resolve_set
+from ..sets import SetRef, resolve_set
 from ..store import ReadableStore
 from ..sweeps.executors import InlineExecutor, SweepExecutor, installed
-from ..views import update_indexes
 from ..webanno import annotation_nquads
 from .annotate import MATCHER_VERSION, Matcher
 from .config import MatcherConfig
@@ -402,6 +402,30 @@ def _finish_first(job: _Job, pending: list[tuple[Any, Batch, list[DocumentFailur
     job.finish(job.result_of(first, batch), read_failures)
 
 
+def _store_target(
+    store: AppendableStore, ref: SetRef, name: str, config: MatcherConfig, token: str, curies: CurieMap
+) -> StoreTarget:
+    """Where a streamed run named ``name`` goes in ``store``: its set graph, header and digest."""
+    ontology = ref.require_ontology()
+    batch = store.batches().get(ontology)
+    mgraph = mapping_graph(ref.key)
+    header = run_nquads(
+        name,
+        config=config,
+        dictionary_set=ref.key,
+        module=ref.module,
+        variant=ref.variant,
+        ontology=ontology,
+        mappings=mgraph if mgraph in store.batches() else None,
+        annotations=(),
+        curies=curies,
+    )
+    digest = hashlib.sha256(
+        json.dumps(["stream", name, ref.key, token, ontology, batch.digest if batch else ""]).encode()
+    ).hexdigest()
+    return StoreTarget(store, set_iri(name), tuple(header), digest)
+
+
 def run_annotation_stream(
     store: ReadableStore,
     set_key: str,
@@ -448,26 +472,7 @@ def run_annotation_stream(
     target = None
     if into_store is not None:
         assert isinstance(store, AppendableStore)
-        ontology = ref.require_ontology()
-        batch = store.batches().get(ontology)
-        mgraph = mapping_graph(ref.key)
-        header = run_nquads(
-            into_store,
-            config=config,
-            dictionary_set=ref.key,
-            module=ref.module,
-            variant=ref.variant,
-            ontology=ontology,
-            mappings=mgraph if mgraph in store.batches() else None,
-            annotations=(),
-            curies=curies,
-        )
-        digest = hashlib.sha256(
-            json.dumps(
-                ["stream", into_store, ref.key, annotator.token, ontology, batch.digest if batch else ""]
-            ).encode()
-        ).hexdigest()
-        target = StoreTarget(store, set_iri(into_store), tuple(header), digest)
+        target = _store_target(store, ref, into_store, config, annotator.token, curies)
     report = annotate_stream(
         sources,
         annotator,
