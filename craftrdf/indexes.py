@@ -352,12 +352,14 @@ def update_indexes(store: ReadableStore, *, changed: Sequence[str] = (), progres
         g for g in store.batches() if g.startswith(view_rows_graph("")) and g[len(view_rows_graph("")) :] not in keys
     ]
     total = len(stale) + nesting
-    if total == 0 and not orphans:
-        return 0
     if not (store.writable and isinstance(store, WritableStore)):
-        raise StoreError(stale_index_message(store, "view index" if not nesting else "nested-annotation index"))
+        if total:
+            raise StoreError(stale_index_message(store, "nested-annotation index" if nesting else "view index"))
+        return 0  # rows of a removed set, if any, are harmless: no view reads them
     for graph in orphans:
         store.remove_batch(graph)
+    if total == 0:
+        return 0
     t = time.perf_counter()
     for i, key in enumerate(stale):
         if progress is not None:

@@ -14,12 +14,12 @@ import craftrdf
 from craftrdf.curie import CurieMap
 from craftrdf.demo import sample_dir
 from craftrdf.errors import StoreError
-from craftrdf.indexes import containment_pairs, ensure_view_rows, update_indexes, view_rows_graph
+from craftrdf.indexes import containment_pairs, ensure_view_rows, update_indexes, view_rows_graph, write_set_batch
 from craftrdf.iris import CONTAINMENT_GRAPH, set_iri
 from craftrdf.model import Annotation, Span
 from craftrdf.store import AnnotationStore
 from craftrdf.views import ViewSpec, resolve_sets, run_view
-from craftrdf.webanno import annotation_nquads
+from craftrdf.webanno import annotation_nquads, set_nquads
 from tests.helpers.sample import raw_set
 
 
@@ -163,3 +163,17 @@ def test_a_set_grown_under_one_digest_is_indexed_again_when_named(sample_store):
     assert update_indexes(sample_store, changed=["CL"]) == 2
     rows = {r.annotation.id for r in run_view(sample_store, ViewSpec(("CL",)))}
     assert "late" in rows and len(rows) == sum(len(v) for v in raw_set("CL/CL").values()) + 1
+
+
+def test_a_set_takes_its_view_rows_with_it_and_rows_left_by_an_older_store_are_removed():
+    store = AnnotationStore.memory()
+    cm = CurieMap()
+    anns = [Annotation("x", "d", "CL:0000540", (Span(0, 6),))]
+    lines = [*set_nquads("A", module=None, variant=None, ontology=None, mappings=None)]
+    write_set_batch(store, "A", [*lines, *annotation_nquads(anns, set_key="A", curies=cm)], anns, digest="a", curies=cm)
+    assert view_rows_graph("A") in store.batches()
+    store.remove_batch(set_iri("A"))
+    assert view_rows_graph("A") not in store.batches()
+    store.load_batch(view_rows_graph("GONE"), [], digest="rows of a set an older craftrdf removed")
+    assert update_indexes(store) == 1  # the nested-annotation index of no sets; the orphan rows go
+    assert [g for g in store.batches() if "view-rows" in g] == []
