@@ -34,12 +34,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from .curie import CurieMap
-from .errors import ConfigError, StoreError
+from .errors import ConfigError, QueryError, StoreError
 from .iris import CONTAINMENT_GRAPH, annotation_document, annotation_iri, document_iri, set_iri
 from .model import Annotation
 from .querying import QueryResult, resolve_query, run_query
 from .rdf import iri, literal, quad
-from .store import ReadableStore, WritableStore
+from .store import ReadableStore, WritableStore, solutions
 from .vocab import BASE, CRAFT
 from .webanno import parse_spans_text, set_rows, spans_text
 
@@ -144,6 +144,27 @@ def _containment_digest(store: ReadableStore, graphs: Iterable[str]) -> str:
     return h.hexdigest()
 
 
+def _string_rows(store: ReadableStore, name: str) -> list[tuple[str, ...]]:
+    """The rows of library query ``name`` as the lexical values of its columns, every one bound.
+
+    Read straight from the solutions: a :class:`~craftrdf.querying.QueryResult` first costs
+    twice as much over the 262,000 rows of a full store's spans.
+    """
+    query = resolve_query(name)
+    try:
+        answer = solutions(store.query(query.text))
+    except RuntimeError as exc:  # an embedded store's failure, as run_query reports it
+        raise QueryError(f"query {query.name} failed: {exc}") from None
+    width = len(answer.variables)
+    rows = []
+    for sol in answer:
+        cells = tuple(sol[i] for i in range(width))
+        if any(c is None for c in cells):
+            raise QueryError(f"query {query.name} answered a row with an unbound column")
+        rows.append(tuple(c.value for c in cells if c is not None))
+    return rows
+
+
 def containment_spans(store: ReadableStore) -> list[tuple[str, str, int, int]]:
     """``(annotation, document, start, end)`` per span of every annotation in the store's sets.
 
@@ -151,8 +172,7 @@ def containment_spans(store: ReadableStore) -> list[tuple[str, str, int, int]]:
     (``queries/containment-spans.rq``, one triple pattern per annotation); when any IRI is
     not one craftrdf minted, every row is asked for its document instead (``queries/spans.rq``).
     """
-    result = run_query(store, "containment-spans")
-    rows = result.strings("annotation", "spans")
+    rows = _string_rows(store, "containment-spans")
     docs = [annotation_document(ann) for ann, _ in rows]
     if any(d is None for d in docs):  # an annotation IRI craftrdf did not mint: ask for the documents
         full = run_query(store, "spans")

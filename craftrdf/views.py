@@ -28,6 +28,7 @@ from urllib.parse import unquote
 from .curie import CurieMap
 from .errors import ConfigError
 from .indexes import (
+    Progress,
     ensure_containment,
     ensure_view_rows,
     stale_index_message,
@@ -220,13 +221,21 @@ def nested_pairs(store: ReadableStore, sets: Sequence[str], *, document: str | N
     return run_query(store, resolve_query("nested-pairs"), params, named_graphs=_graphs(store, sets))
 
 
-def materialize_view(store: WritableStore, spec: ViewSpec, key: str, *, curies: CurieMap | None = None) -> int:
+def materialize_view(
+    store: WritableStore,
+    spec: ViewSpec,
+    key: str,
+    *,
+    curies: CurieMap | None = None,
+    progress: Progress | None = None,
+) -> int:
     """Store a view as a new annotation set ``key`` (a named graph like any set); returns annotations.
 
     Annotation ids become ``<source set>/<source id>``, so sets that reuse ids (UBERON and
     UBERON_EXT share Knowtator mention ids) stay distinct. The set records the view's
     sources and filters. Re-running with the same view and store content writes nothing.
-    The view indexes are brought up to date afterwards (:func:`write_set_batch`).
+    The view indexes are brought up to date afterwards (:func:`~craftrdf.indexes.write_set_batch`,
+    reporting to ``progress``).
     """
     check_set_key(key)
     if key in spec.sets:
@@ -257,5 +266,5 @@ def materialize_view(store: WritableStore, spec: ViewSpec, key: str, *, curies: 
     for g in sorted(set_iri(x) for x in spec.sets):
         h.update(batches[g].digest.encode() if g in batches else b"")
     lines = [*desc, *annotation_nquads(anns, set_key=key, curies=curies)]
-    write_set_batch(store, key, lines, anns, digest=h.hexdigest(), curies=curies)
+    write_set_batch(store, key, lines, anns, digest=h.hexdigest(), curies=curies, progress=progress)
     return len(anns)

@@ -119,6 +119,11 @@ def _stage_lines(name: str, unit: str, clock: Callable[[], float]) -> Callable[[
     return update
 
 
+def index_progress(args: argparse.Namespace) -> Callable[[int, int, str], None]:
+    """The progress callback of the view indexes a writing command makes at its end (``-q`` silences it)."""
+    return progress_bar(args.quiet, name="view indexes", unit="index")
+
+
 def parse_params(values: Sequence[str]) -> dict[str, str]:
     """``NAME=VALUE`` options as a mapping; ConfigError for anything else."""
     out = {}

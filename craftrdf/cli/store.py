@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ._common import (
     add_store_options,
+    index_progress,
     open_store,
     parse_params,
     progress_bar,
@@ -100,8 +101,7 @@ def _cmd_load(args: argparse.Namespace) -> int:
 
     with open_store(args, mode="write", create=True) as store:
         paths = [Path(p) for p in args.inputs]
-        progress = progress_bar(args.quiet, name="view indexes", unit="index")
-        r = load_files(store, paths, set_key=args.set, module=args.module, progress=progress)
+        r = load_files(store, paths, set_key=args.set, module=args.module, progress=index_progress(args))
     for graph, n in r.loaded.items():
         print(f"{graph}: {n:,} quads" if n else f"{graph}: unchanged")
     return 0
@@ -111,7 +111,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
     from ..indexes import update_indexes
 
     with open_store(args, mode="write") as store:
-        n = update_indexes(store, progress=progress_bar(args.quiet, name="view indexes", unit="index"))
+        n = update_indexes(store, progress=index_progress(args))
     print(f"{store_name(args)}: {n} view indexes made" if n else f"{store_name(args)}: view indexes already current")
     return 0
 

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from ..curie import CurieMap
 from ..errors import ConfigError
-from ..indexes import update_indexes
+from ..indexes import Progress, update_indexes
 from ..ingest.bionlp import write_bionlp
 from ..iris import mapping_graph, set_iri
 from ..model import Annotation
@@ -443,6 +443,7 @@ def run_annotation_stream(
     restart: bool = False,
     cache_dir: Path | None = None,
     curies: CurieMap | None = None,
+    progress: Progress | None = None,
 ) -> StreamReport:
     """``craftrdf annotate --stream/--scheduler``: the matcher (or ``annotator``) over ``inputs``, streamed.
 
@@ -451,7 +452,8 @@ def run_annotation_stream(
     given (a trained model, say). ``into_store`` names the set graph the annotations are
     appended to, batch by batch (the store must be an
     :class:`~craftrdf.matcher.stream_io.AppendableStore`: a local store open for writing or a remote
-    one with a Graph Store URL); the view indexes are made again at the end. Raises ConfigError
+    one with a Graph Store URL); the view indexes are made again at the end (reporting to
+    ``progress``). Raises ConfigError
     as ``run_annotation`` does.
     """
     curies = curies or CurieMap()
@@ -486,5 +488,5 @@ def run_annotation_stream(
     )
     if into_store is not None:
         # the run's set grew batch by batch under one digest, which cannot tell its indexes are stale
-        update_indexes(store, changed=[into_store])
+        update_indexes(store, changed=[into_store], progress=progress)
     return report
