@@ -40,23 +40,8 @@ if _typing.TYPE_CHECKING:
 # spawned worker and every test that runs a child process.
 _HOMES = _MappingProxyType(
     {
-        **dict.fromkeys(
-            (
-                "annotate",
-                "build",
-                "evaluate",
-                "export",
-                "index",
-                "load",
-                "open",
-                "query",
-                "serve",
-                "sweep",
-                "train",
-                "view",
-            ),
-            "_api",
-        ),
+        **dict.fromkeys(("annotate", "build", "evaluate", "export", "index", "load", "open", "query"), "_api"),
+        **dict.fromkeys(("serve", "sweep", "train", "view"), "_api"),
         "CraftrdfError": "errors",
         "MatcherConfig": "matcher.config",
         **dict.fromkeys(("Annotation", "Document", "Span"), "model"),

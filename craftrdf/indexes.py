@@ -100,12 +100,50 @@ def _size(intervals: tuple[tuple[int, int], ...]) -> int:
     return sum(e - s for s, e in intervals)
 
 
+#: Outer annotations whose bounding box is at most this many characters are found by a window over
+#: the starts sorted; the few longer ones (discontinuous annotations across a sentence) by a full
+#: comparison. Any value gives the same pairs; this one keeps both parts small on CRAFT.
+_WINDOW = 128
+
+
+def _box_candidates(first: np.ndarray, last: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(inner, outer)`` index pairs where outer's box contains inner's and outer has more characters.
+
+    An outer box of at most :data:`_WINDOW` characters that contains inner's starts within
+    ``[last_inner - _WINDOW, first_inner]``: a window of the outers sorted by start, found by
+    binary search, so the work grows with the annotations and their neighbours, not with the
+    square of a document's annotations. Longer outers are compared with every annotation.
+    """
+    n = len(first)
+    short = np.flatnonzero(last - first <= _WINDOW)
+    short = short[np.argsort(first[short], kind="stable")]
+    starts = first[short]
+    lo = np.searchsorted(starts, last - _WINDOW, side="left")
+    hi = np.searchsorted(starts, first, side="right")
+    counts = np.maximum(hi - lo, 0)
+    inner = np.repeat(np.arange(n), counts)
+    offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    outer = short[np.repeat(lo, counts) + offsets]
+    keep = (last[outer] >= last[inner]) & (size[outer] > size[inner])
+    inner, outer = inner[keep], outer[keep]
+    long_ = np.flatnonzero(last - first > _WINDOW)
+    if len(long_):
+        li, lj = np.nonzero(
+            (first[long_][None, :] <= first[:, None])
+            & (last[long_][None, :] >= last[:, None])
+            & (size[long_][None, :] > size[:, None])
+        )
+        inner, outer = np.concatenate([inner, li]), np.concatenate([outer, long_[lj]])
+    return inner, outer
+
+
 def containment_pairs(spans: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[str, str]]:
     """``(inner, outer)`` pairs from ``(annotation, document, start, end)`` rows (one per span).
 
     Exact over character sets: outer covers every character of inner and at least one
-    more. Candidates are found per document by numpy bounding-box tests; pairs where
-    either side is discontinuous are then checked interval by interval.
+    more. Candidates are found per document by numpy bounding-box tests
+    (:func:`_box_candidates`); pairs where the outer is discontinuous are then checked
+    interval by interval.
     """
     by_doc: dict[str, dict[str, list[tuple[int, int]]]] = defaultdict(lambda: defaultdict(list))
     for ann, doc, start, end in spans:
@@ -117,23 +155,14 @@ def containment_pairs(spans: Iterable[tuple[str, str, int, int]]) -> Iterator[tu
             continue
         names = [a for a, _ in items]
         ivs = [iv for _, iv in items]
-        first = np.array([iv[0][0] for iv in ivs])
-        last = np.array([iv[-1][1] for iv in ivs])
-        size = np.array([_size(iv) for iv in ivs])
-        single = np.array([len(iv) == 1 for iv in ivs])
-        # blocks of inner annotations keep the n x n comparison within ~16 M cells
-        step = max(1, (1 << 24) // len(items))
-        for lo in range(0, len(items), step):
-            sl = slice(lo, lo + step)
-            # outer's box contains inner's box and outer has more characters
-            inner, outer = np.nonzero(
-                (first[None, :] <= first[sl, None])
-                & (last[None, :] >= last[sl, None])
-                & (size[None, :] > size[sl, None])
-            )
-            for i, j in zip((inner + lo).tolist(), outer.tolist()):
-                if single[j] or _within(ivs[i], ivs[j]):
-                    yield names[i], names[j]
+        first = np.array([iv[0][0] for iv in ivs], dtype=np.int64)
+        last = np.array([iv[-1][1] for iv in ivs], dtype=np.int64)
+        size = np.array([_size(iv) for iv in ivs], dtype=np.int64)
+        single = [len(iv) == 1 for iv in ivs]
+        inner, outer = _box_candidates(first, last, size)
+        for i, j in zip(inner.tolist(), outer.tolist()):
+            if single[j] or _within(ivs[i], ivs[j]):
+                yield names[i], names[j]
 
 
 def _containment_digest(store: ReadableStore, graphs: Iterable[str]) -> str:

@@ -63,13 +63,30 @@ def test_overlapping_pieces_of_the_outer_are_merged():
 _span = st.tuples(st.integers(0, 30), st.integers(0, 8)).map(lambda t: (t[0], t[0] + t[1]))
 
 
+# pieces far apart and boxes longer than the window of outer starts (128 characters), as discontinuous
+# annotations across a sentence have: found by the full comparison, not the window
+_wide_span = st.tuples(st.integers(0, 400), st.sampled_from([0, 1, 5, 60, 127, 128, 129, 250])).map(
+    lambda t: (t[0], t[0] + t[1])
+)
+
+
+def _brute_force(annotations: list[list[tuple[int, int]]]) -> set[tuple[str, str]]:
+    chars = {f"a{i}": frozenset(c for s, e in spans for c in range(s, e)) for i, spans in enumerate(annotations)}
+    return {(a, b) for a in chars for b in chars if chars[a] and chars[a] < chars[b]}
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(_span, min_size=1, max_size=3), min_size=1, max_size=12))
 def test_matches_brute_force_character_sets(annotations):
     rows = [(f"a{i}", "d", s, e) for i, spans in enumerate(annotations) for s, e in spans]
-    chars = {f"a{i}": frozenset(c for s, e in spans for c in range(s, e)) for i, spans in enumerate(annotations)}
-    expected = {(a, b) for a in chars for b in chars if chars[a] and chars[a] < chars[b]}
-    assert _pairs(rows) == expected
+    assert _pairs(rows) == _brute_force(annotations)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_wide_span, min_size=1, max_size=3), min_size=1, max_size=16))
+def test_long_and_far_apart_annotations_match_brute_force(annotations):
+    rows = [(f"a{i}", "d", s, e) for i, spans in enumerate(annotations) for s, e in spans]
+    assert _pairs(rows) == _brute_force(annotations)
 
 
 # -- made by the writers, never by a reader -------------------------------------------------------
