@@ -52,6 +52,8 @@ class Step:
     digest: str
     lines: Callable[[], Iterable[str]]
     companions: tuple[str, ...] = ()
+    #: for a set's batch: its key and its annotations (read once, kept for the view indexes)
+    annotations: tuple[str, Callable[[], list[Annotation]]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +244,7 @@ def plan_build(
                 set_digest,
                 set_lines,
                 (view_rows_graph(spec.key),),
+                (spec.key, read_annotations),
             )
         )
         mfiles = {kind: ca / rel for kind, rel in spec.mapping_files().items() if (ca / rel).is_file()}
@@ -342,6 +345,7 @@ def build_store(
         logger.info("skipped %s: %s", key, reason)
     loaded: dict[str, int] = {}
     unchanged: list[str] = []
+    written: dict[str, list[Annotation]] = {}
     total = len(steps) + 1  # and the view indexes
     for i, step in enumerate(steps):
         if progress is not None:
@@ -356,11 +360,14 @@ def build_store(
         for w in caught:
             logger.warning("%s", w.message)
         loaded[step.graph] = n
+        if step.annotations is not None:
+            key, annotations = step.annotations
+            written[key] = annotations()
         logger.info("%s: %d quads in %.2f s", step.label, n, time.perf_counter() - t)
     if progress is not None:
         progress(len(steps), total, "view indexes")
     t = time.perf_counter()
-    indexes = update_indexes(store)
+    indexes = update_indexes(store, known=written)
     if progress is not None:
         progress(total, total, "done")
     return BuildReport(loaded, tuple(unchanged), skipped, time.perf_counter() - t0, indexes, time.perf_counter() - t)
