@@ -185,3 +185,23 @@ def test_a_served_store_is_read_beside_the_server_and_a_writer_is_told_who_serve
     assert code == 1 and err.count("\n") == 1
     assert f"`craftrdf -q serve --store {path}" in err
     assert re.search(rf"\(pid {server.pid} and \d+ worker process(es)?, reading since \d\d:\d\d\)", err), err
+
+
+@linux_locks
+def test_a_process_holding_the_store_without_craftrdf_is_named_too(tmp_path):
+    # another Oxigraph program (an `oxigraph serve`, a notebook's pyoxigraph.Store) holds RocksDB's own lock
+    store = tmp_path / "s"
+    AnnotationStore.open(store).close()
+    script = (
+        "import sys, time, pyoxigraph; s = pyoxigraph.Store(sys.argv[1]); print('ready', flush=True); time.sleep(60)"
+    )
+    p = subprocess.Popen([sys.executable, "-c", script, str(store)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+        message = _refusal(store)
+    finally:
+        p.kill()
+        p.wait()
+        assert p.stdout is not None
+        p.stdout.close()
+    assert _names(message, p.pid) and "did not open it through craftrdf" in message
