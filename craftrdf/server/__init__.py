@@ -7,9 +7,9 @@ Protocol requests and content negotiation), :mod:`.workers` (the pool of query p
 :class:`PooledStore`), :mod:`.jobs` (what a worker runs), :mod:`.sandbox` (the workers' seccomp
 network filter), :mod:`.transport` (uvicorn's h11 protocol with a header deadline and a
 half-open cap, and the access log), :mod:`.linked` (dereferenceable IRIs, VoID, dumps),
-:mod:`.pages` (the index and the query page), :mod:`.viewer`, :mod:`.viewer_data` and
-:mod:`.viewer_classes` (the article viewer). docs/server.md describes the routes, the limits
-and the security model.
+:mod:`.pages` (the index and the query page), :mod:`.viewer`, :mod:`.viewer_data`,
+:mod:`.viewer_classes` and :mod:`.viewer_placements` (the article viewer). docs/server.md
+describes the routes, the limits and the security model.
 """
 
 from __future__ import annotations
