@@ -24,6 +24,7 @@ import pyoxigraph as ox
 
 from .curie import CurieMap
 from .errors import QueryError
+from .sets import resolve_set
 from .store import ReadableStore
 
 __all__ = [
@@ -46,7 +47,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _INTERNAL = re.compile(r"^#\s*Internal:")
 _PURPOSE_WIDTH = 100
 #: The library queries' parameter that names an annotation set by its key.
-SET_PARAM = "set"
+_SET_PARAM = "set"
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,8 +226,9 @@ def resolve_query(name_or_path: str) -> NamedQuery:
     lib = library()
     if name_or_path in lib:
         return lib[name_or_path]
-    ranked = sorted(lib, key=lambda n: lib[n].internal)  # difflib keeps this order among equal scores
-    close = difflib.get_close_matches(name_or_path, ranked, n=3, cutoff=0.6)
+    # the queries meant for users first: an internal name is offered only when none of those is close
+    user, internal = ([n for n in lib if lib[n].internal is hidden] for hidden in (False, True))
+    close = difflib.get_close_matches(name_or_path, user, n=3) or difflib.get_close_matches(name_or_path, internal, n=3)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     raise QueryError(f"no query named {name_or_path!r}{hint} (craftrdf query --list shows the library)")
 
@@ -240,10 +242,8 @@ def resolve_params(store: ReadableStore, query: NamedQuery, params: Mapping[str,
     parameters, pass unchanged.
     """
     out = dict(params)
-    if query.builtin and SET_PARAM in query.params and SET_PARAM in out:
-        from .sets import resolve_set
-
-        out[SET_PARAM] = resolve_set(store, out[SET_PARAM]).key
+    if query.builtin and _SET_PARAM in query.params and _SET_PARAM in out:
+        out[_SET_PARAM] = resolve_set(store, out[_SET_PARAM]).key
     return out
 
 
