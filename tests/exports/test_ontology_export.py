@@ -19,6 +19,7 @@ from craftrdf.exports.obo import escape_id, escape_quoted
 from craftrdf.exports.ontology import export_ontology
 from craftrdf.loader import load_files
 from craftrdf.store import AnnotationStore
+from tests.helpers.cli import craftrdf
 from tests.helpers.corpus import CRAFT_OBO_FILES, DATA
 
 pronto = pytest.importorskip("pronto")
@@ -198,13 +199,6 @@ def test_mop_and_go_mf_stub_load_as_shipped(craft_dir: Path, tmp_path: Path) -> 
 
 
 def test_cli_exports_an_ontology(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
-        cmd = [sys.executable, "-m", "craftrdf.cli", "-q", *args]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-
     store = str(tmp_path / "s")
     assert craftrdf("load", str(AXIOMS), "--store", store).returncode == 0
     out = tmp_path / "axioms.obo"
