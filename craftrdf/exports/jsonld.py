@@ -108,7 +108,7 @@ def _annotation_jsonld(ann: Ann, text: str | None) -> dict[str, object]:
             target["spans"] = [_position(s) for s in ann.spans]
     out: dict[str, object] = {"id": ann.iri, "type": "Annotation", "motivation": MOTIVATION}
     if ann.creator is not None:
-        # an Agent (Data Model 3.3.3); the store has the annotator's name, not an IRI
+        # an Agent (Data Model 3.3.1 and 3.3.2); the store has the annotator's name, not an IRI
         out["creator"] = {"type": "Person", "name": ann.creator}
     out["body"] = ann.cls
     out["target"] = target
