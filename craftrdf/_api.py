@@ -109,16 +109,23 @@ def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = No
 
 
 def export(
-    store: ReadableStore, set_key: str, out: str | os.PathLike[str], *, format: str, document: str | None = None
+    store: ReadableStore,
+    set_key: str,
+    out: str | os.PathLike[str],
+    *,
+    format: str,
+    document: str | None = None,
+    jsonld_context: Literal["inline", "remote"] = "inline",
 ) -> ExportReport:
     """Write an annotation set to ``out``: turtle, trig, nquads, jsonld, pubannotation or bionlp.
 
     The RDF and JSON-LD formats write one file; pubannotation and bionlp a folder of one
-    file per document. See :func:`craftrdf.exports.sets.export_set` and docs/exports.md.
+    file per document. JSON-LD states the W3C Web Annotation context inline unless
+    ``jsonld_context="remote"``. See :func:`craftrdf.exports.sets.export_set` and docs/exports.md.
     """
     from .exports import export_set
 
-    return export_set(store, set_key, out, format=format, document=document)
+    return export_set(store, set_key, out, format=format, document=document, jsonld_context=jsonld_context)
 
 
 def view(

@@ -20,8 +20,8 @@ def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_demo_reports_the_sample():
-    r = craftrdf("demo")
+def test_demo_reports_the_sample(tmp_path):
+    r = craftrdf("demo", "--out", str(tmp_path))  # its export goes there, not into a new temporary folder
     assert r.returncode == 0, r.stderr
     # the brain count printed equals the UBERON:0000955 mentionClass count in the sample's UBERON sets
     ca = sample_dir() / "concept-annotation"
@@ -234,7 +234,7 @@ def test_demo_with_stderr_in_a_file_writes_a_few_readable_lines(tmp_path):
     log = tmp_path / "log"
     with open(log, "w") as err:  # `craftrdf demo 2> log`, without -q
         r = subprocess.run(
-            [sys.executable, "-m", "craftrdf.cli", "demo"],
+            [sys.executable, "-m", "craftrdf.cli", "demo", "--out", str(tmp_path)],
             stdout=subprocess.PIPE,
             stderr=err,
             text=True,

@@ -16,11 +16,15 @@ from ._common import (
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from ..demo import DEMO_CLASS, DEMO_SET, run_demo
+    import tempfile
+
+    from ..demo import DEMO_CLASS, DEMO_SET, next_steps, run_demo
     from ..evaluation.run import format_table
     from ..querying import QueryResult, format_result
 
-    r = run_demo(progress=progress_bar(args.quiet, name="build the sample"))
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="craftrdf-demo-"))
+    out.mkdir(parents=True, exist_ok=True)
+    r = run_demo(progress=progress_bar(args.quiet, name="build the sample"), out_dir=out)
     print(
         f"craftrdf demo: built the bundled CRAFT sample in {r.build.seconds:.1f} s "
         f"({len(r.build.loaded)} batches, {r.quads:,} quads in an in-memory store)"
@@ -57,6 +61,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         "(ref, pred: gold and predicted annotations; M: matches, a partial one scored by span overlap and "
         "class similarity; SER: slot error rate, lower is better; P, R, F1 from M)"
     )
+    if r.export is not None:
+        print(
+            f"\nThe gold {DEMO_SET} annotations as one W3C Web Annotation collection in JSON-LD "
+            f"({r.export.annotations:,} annotations, the context inline, readable offline; craftrdf export --set "
+            f"{DEMO_SET} --format jsonld): {r.export.out}"
+        )
+        with open(r.export.out, encoding="utf-8") as fh:
+            first = next((line.strip().rstrip(",") for line in fh if line.startswith("  {")), None)
+        if first is not None:
+            print(f"Its first annotation: {first}")
+    print()
+    print("\n".join(next_steps()))
     return 0
 
 
@@ -139,7 +155,12 @@ def _cmd_load(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add demo, build, query and load to the ``craftrdf`` parser."""
 
-    d = sub.add_parser("demo", help="build the bundled sample in memory: queries, similarity, the matcher scored")
+    d = sub.add_parser(
+        "demo", help="build the bundled sample in memory: queries, similarity, the matcher scored, an export"
+    )
+    d.add_argument(
+        "--out", metavar="DIR", help="folder for the demo's JSON-LD export (default: a new temporary folder)"
+    )
     d.set_defaults(func=_cmd_demo)
 
     b = sub.add_parser("build", help="build a store from a CRAFT directory")
