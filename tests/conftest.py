@@ -25,11 +25,16 @@ import pyoxigraph as ox
 import pytest
 
 from craftrdf.store import AnnotationStore
-from tests.helpers.corpus import DATA, find_craft_dir, find_go_obo
+from tests.helpers.corpus import DATA, REPO, find_craft_dir, find_go_obo
 from tests.helpers.sample import sample_store as build_sample
 from tests.helpers.usercache import snapshot, user_cache_dir
 
 os.environ["PYTHONSAFEPATH"] = "1"
+# Worker processes started with "spawn" import what a test sends them (helpers of tests/) by module
+# name: the checkout goes on sys.path after site-packages, so its tests package is found and its
+# craftrdf does not shadow the installed one.
+if str(REPO) not in sys.path:
+    sys.path.append(str(REPO))
 USER_CACHE = user_cache_dir()
 USER_CACHE_AT_START = snapshot(USER_CACHE)
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="craftrdf-test-cache-")
