@@ -212,7 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--venv", type=Path, required=True, help="a virtualenv with only `pip install .`")
     p.add_argument("--oxigraph", help="an `oxigraph` server executable, for the remote commands")
     args = p.parse_args(argv)
-    craftrdf, python = args.venv / "bin" / "craftrdf", args.venv / "bin" / "python"
+    venv = args.venv.absolute()  # the commands run in a temporary directory
+    craftrdf, python = venv / "bin" / "craftrdf", venv / "bin" / "python"
     with tempfile.TemporaryDirectory(prefix="craftrdf-smoke-") as tmp:
         work = Path(tmp)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "CRAFT", "VIRTUAL_ENV"))}
@@ -226,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 text=True,
             ).strip()
         )
-        if args.venv.resolve() not in sample.resolve().parents:
+        if venv.resolve() not in sample.resolve().parents:
             print(f"FAIL the sample is not the installed one: {sample}")
             return 1
         shutil.copy(sample.parents[1] / "queries" / "annotation-counts.rq", work / "my.rq")
