@@ -98,8 +98,10 @@ def test_the_wheel_holds_every_package_folder_and_data_file_of_the_tree():
     assert not missing_packages, f"package folders missing from the wheel: {missing_packages}"
     missing = sorted(map(str, source - installed))
     assert not missing, f"{len(missing)} files of craftrdf/ missing from the wheel, e.g. {missing[:10]}"
-    stale = sorted(map(str, installed - source))  # a module deleted from the tree but left in build/
-    assert not stale, f"the wheel holds files the tree does not: {stale[:10]} (rm -rf build/ and reinstall)"
+    stale = sorted(map(str, installed - source))  # deleted from the tree, but left in build/ or the egg-info
+    assert not stale, (
+        f"the wheel holds files the tree does not: {stale[:10]} (rm -rf build craftrdf.egg-info; reinstall)"
+    )
 
 
 # -- dependencies ----------------------------------------------------------------------
