@@ -1,9 +1,9 @@
 """The README's commands on the bundled sample, from a virtualenv holding only ``pip install .`` (no extras).
 
-``.ci/run`` makes that virtualenv and runs this script with any Python 3 (it uses the standard
-library only)::
+``.ci/run`` makes that virtualenv and runs this script, from the repository's root, with any Python 3
+(it uses the standard library only)::
 
-    python tests/smoke/base_install.py --venv .venv-base [--oxigraph PATH]
+    python -m tests.smoke.base_install --venv .venv-base [--oxigraph PATH]
 
 Each command must exit 0, or, when it needs an extra, exit 1 with one line on stderr naming that
 extra; a traceback, another exit status or a timeout fails. The sample is the one installed
@@ -16,20 +16,17 @@ Prints one line per command and a closing ``N passed, N failed``; exits 1 when a
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.helpers.oxigraph import free_port, oxigraph_server
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 600  # seconds per command; reproduce --quick on the sample takes about 25 s
@@ -139,45 +136,6 @@ def remote_steps(sample: Path, base: str) -> list[Step]:
         Step(cmd("build --craft", sample, endpoint, f"--graph-store {base}/store --sets UBERON_EXT")),
         Step(cmd("query annotation-counts", endpoint), check=_has("UBERON_EXT")),
     ]
-
-
-def free_port() -> int:
-    """A free TCP port on the loopback interface."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def oxigraph_server(exe: str, work: Path) -> Iterator[str]:
-    """``oxigraph serve`` on a free loopback port until the block ends; yields its base URL."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    with open(work / "oxigraph.log", "wb") as log:
-        proc = subprocess.Popen(
-            [exe, "serve", "--location", str(work / "oxigraph"), "--bind", f"127.0.0.1:{port}"],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        ask = f"{base}/query?" + urllib.parse.urlencode({"query": "ASK {}"})
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError("oxigraph serve exited: " + (work / "oxigraph.log").read_text()[-300:])
-            with (
-                contextlib.suppress(urllib.error.URLError, ConnectionError),
-                urllib.request.urlopen(ask, timeout=2) as r,
-            ):
-                if r.status == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("oxigraph serve did not answer within 30 s")
-            time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def run(craftrdf: Path, steps: Sequence[Step], work: Path, env: dict[str, str]) -> list[str]:
