@@ -16,7 +16,7 @@ from .curie import CurieMap
 from .errors import ConfigError
 from .loader import LoadReport, load_files
 from .model import Annotation
-from .querying import QueryResult, run_query
+from .querying import QueryResult, resolve_params, resolve_query, run_query
 from .registry import load_registry
 from .store import AnnotationStore, ReadableStore, WritableStore
 from .views import ClassFilter, NestingFilter, ViewRow, ViewSpec, run_view
@@ -100,9 +100,12 @@ def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = No
     Parameters come as a mapping or as keywords (``set="UBERON_EXT"``); a CURIE or an IRI
     binds an IRI, anything else a string literal, never pasted into the query text.
     :meth:`QueryResult.records` gives the rows as Python values. QueryError names an
-    unknown query or parameter. See docs/queries.md for the library.
+    unknown query or parameter; a library query's ``set`` is resolved as every command's
+    set key is (any case; ConfigError listing the sets for an unknown key). See
+    docs/queries.md for the library.
     """
-    return run_query(store, name, {**(params or {}), **bindings})
+    q = resolve_query(name)
+    return run_query(store, q, resolve_params(store, q, {**(params or {}), **bindings}))
 
 
 def export(

@@ -201,9 +201,10 @@ def test_w3c_protocol_case(case: Case, writer_app):
         _check(step, _run(client, step, {"Authorization": f"Bearer {TOKEN}"}))
 
 
-@pytest.fixture(scope="module")
-def read_only_app(tmp_path_factory):
-    """A read-only server over a store holding data1..3 in the graphs the manifest names."""
+@pytest.fixture(scope="module", params=[False, True], ids=["default-graph-empty", "union-default-graph"])
+def read_only_app(tmp_path_factory, request):
+    """A read-only server over a store holding data1..3 in the graphs the manifest names; with and without
+    ``--union-default-graph`` (each case names its dataset, and a named dataset takes precedence)."""
     from starlette.testclient import TestClient
 
     from craftrdf.server.app import ServerConfig, create_app
@@ -214,9 +215,8 @@ def read_only_app(tmp_path_factory):
     with WorkerPool(StoreOpener(str(root / "ro.store"), "write"), size=1) as w:
         w.call(load_graphs, graphs, timeout=30)
     with WorkerPool(StoreOpener(str(root / "ro.store"), "read"), size=1) as pool:
-        app = create_app(
-            pool, config=ServerConfig(base_iri="http://www.example/", timeout=20), dump_dir=root / "dumps", viewer=False
-        )
+        config = ServerConfig(base_iri="http://www.example/", timeout=20, union_default_graph=request.param)
+        app = create_app(pool, config=config, dump_dir=root / "dumps", viewer=False)
         yield TestClient(app, base_url="http://www.example")
 
 
@@ -225,7 +225,7 @@ QUERY_CASES = [c for c in CASES if "update" not in c.name]
 
 @pytest.mark.parametrize("case", QUERY_CASES, ids=[c.name for c in QUERY_CASES])
 def test_w3c_query_case_read_only(case: Case, read_only_app):
-    """The 20 query cases also pass against the default, read-only server (no token)."""
+    """The 20 query cases also pass against the default, read-only server (no token), union default graph or not."""
     for step in case.steps:
         _check(step, _run(read_only_app, step, {}))
 
