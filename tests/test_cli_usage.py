@@ -31,7 +31,7 @@ def test_version_is_the_installed_distributions(capsys):
     [
         ([], "the following arguments are required: command"),
         (["no-such-command"], "invalid choice: 'no-such-command'"),
-        (["query"], "craftrdf query: error: the following arguments are required"),
+        (["export"], "craftrdf export: error: the following arguments are required: --format, --out"),
         (
             ["query", "annotation-counts", "--store", "s", "--format", "yaml"],
             "argument --format: invalid choice: 'yaml'",

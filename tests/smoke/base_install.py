@@ -84,6 +84,7 @@ def local_steps(sample: Path, obo: Path) -> list[Step]:
         Step(cmd("--version"), check=_has("craftrdf ")),
         Step(cmd("demo"), check=_has("annotation-counts")),
         Step(cmd("build --craft", sample, st), check=_exists("craft.store")),
+        Step(cmd("query --list"), check=_has("annotation-counts")),
         Step(cmd("query annotation-counts", st, "--format csv"), check=_has("UBERON_EXT,test")),
         Step(cmd("query annotations-of-class", st, "--param cls=UBERON:0000955 --format table")),
         Step(cmd("query my.rq", st, "--param set=UBERON_EXT"), check=_has("UBERON_EXT")),
@@ -103,9 +104,9 @@ def local_steps(sample: Path, obo: Path) -> list[Step]:
         Step(cmd("classify", st, "--ontology UBERON+extensions")),
         Step(cmd("classify", st, "--ontology UBERON+extensions --reasoner hermit"), extra="owl"),
         Step(
-            cmd("annotate", st, "--set UBERON_EXT", sample, "--split test --out run/UBERON_EXT")
+            cmd("annotate", st, "--set UBERON_EXT", sample, "--split test --out run/")
             + cmd("--param caseMatch=CASE_INSENSITIVE --param stemmer=PORTER"),
-            check=_exists("run/UBERON_EXT"),
+            check=_exists("run/11319941.bionlp"),
         ),
         Step(cmd("evaluate --gold UBERON_EXT --pred run/", st, "--out scores/"), check=_exists("scores")),
         Step(cmd("evaluate --gold UBERON_EXT --pred run/ --craft", sample, "--apply-craft-rules --out scores-craft/")),
