@@ -1,4 +1,7 @@
-"""The W3C SPARQL 1.1 Protocol tests (../shared/w3c-sparql11-protocol, 34 cases) against the server.
+"""The W3C SPARQL 1.1 Protocol tests (34 cases) against the server.
+
+The suite's folder is W3C_PROTOCOL_DIR, else w3c-sparql11-protocol beside the corpus (CRAFT_DIR's
+parent) or the repository (../shared); the tests skip, saying so, when it is absent.
 
 The manifest is read with pyoxigraph; each case's HTTP requests are replayed in order through
 the app (``/sparql/`` paths as given) and each response is checked as the manifest says:
@@ -12,18 +15,17 @@ All 34 pass; there are no exceptions (docs/server.md, "W3C conformance").
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 
+from tests.helpers.corpus import find_w3c_protocol_dir
 from tests.helpers.server import load_graphs
 
-SUITE = Path(
-    os.environ.get("W3C_PROTOCOL_DIR", Path(__file__).resolve().parents[3] / "shared" / "w3c-sparql11-protocol")
-)
+FOUND = find_w3c_protocol_dir()
+SUITE = FOUND or Path("<absent>")
 MANIFEST = SUITE / "manifest.ttl"
 
 MF = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
@@ -135,7 +137,10 @@ def load_cases() -> list[Case]:
 
 
 CASES = load_cases()
-pytestmark = pytest.mark.skipif(not CASES, reason=f"W3C protocol tests not found at {SUITE}")
+pytestmark = pytest.mark.skipif(
+    not CASES,
+    reason="W3C SPARQL 1.1 Protocol tests not found: set W3C_PROTOCOL_DIR or put them at ../shared/w3c-sparql11-protocol",
+)
 
 
 def test_the_manifest_has_34_cases():
