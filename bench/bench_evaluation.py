@@ -25,7 +25,8 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
-from craftrdf.evaluation.run import evaluate_store, load_side
+from craftrdf.evaluation.inputs import load_side
+from craftrdf.evaluation.run import evaluate_store
 from craftrdf.ingest.bionlp import write_bionlp
 from craftrdf.model import Annotation, Span
 from craftrdf.similarity import similarity_index

@@ -17,7 +17,7 @@ from .errors import ConfigError
 from .indexes import Progress, update_indexes
 from .loader import LoadReport, load_files
 from .model import Annotation
-from .querying import QueryResult, run_query
+from .querying import QueryResult, resolve_params, resolve_query, run_query
 from .registry import load_registry
 from .store import AnnotationStore, ReadableStore, WritableStore
 from .views import ClassFilter, NestingFilter, ViewRow, ViewSpec, run_view
@@ -127,22 +127,32 @@ def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = No
     Parameters come as a mapping or as keywords (``set="UBERON_EXT"``); a CURIE or an IRI
     binds an IRI, anything else a string literal, never pasted into the query text.
     :meth:`QueryResult.records` gives the rows as Python values. QueryError names an
-    unknown query or parameter. See docs/queries.md for the library.
+    unknown query or parameter; a library query's ``set`` is resolved as every command's
+    set key is (any case; ConfigError listing the sets for an unknown key). See
+    docs/queries.md for the library.
     """
-    return run_query(store, name, {**(params or {}), **bindings})
+    q = resolve_query(name)
+    return run_query(store, q, resolve_params(store, q, {**(params or {}), **bindings}))
 
 
 def export(
-    store: ReadableStore, set_key: str, out: str | os.PathLike[str], *, format: str, document: str | None = None
+    store: ReadableStore,
+    set_key: str,
+    out: str | os.PathLike[str],
+    *,
+    format: str,
+    document: str | None = None,
+    jsonld_context: Literal["inline", "remote"] = "inline",
 ) -> ExportReport:
     """Write an annotation set to ``out``: turtle, trig, nquads, jsonld, pubannotation or bionlp.
 
     The RDF and JSON-LD formats write one file; pubannotation and bionlp a folder of one
-    file per document. See :func:`craftrdf.exports.sets.export_set` and docs/exports.md.
+    file per document. JSON-LD states the W3C Web Annotation context inline unless
+    ``jsonld_context="remote"``. See :func:`craftrdf.exports.sets.export_set` and docs/exports.md.
     """
     from .exports import export_set
 
-    return export_set(store, set_key, out, format=format, document=document)
+    return export_set(store, set_key, out, format=format, document=document, jsonld_context=jsonld_context)
 
 
 def view(

@@ -10,6 +10,7 @@ from the builtin a caller would naturally catch, so ``except ValueError`` keeps 
     │   └── ValidationError             readable, but inconsistent (span outside text, ...)
     ├── QueryError (ValueError)         unknown query, bad parameter, SPARQL syntax
     ├── ConfigError (ValueError)        bad options, unknown set key or module
+    ├── MissingExtraError (ImportError) an optional dependency is absent; names the extra that brings it
     └── StoreError (OSError)            the store cannot be opened or written
         └── StoreLockedError            another process holds the store for writing
 
@@ -26,6 +27,7 @@ __all__ = [
     "CraftrdfWarning",
     "DataWarning",
     "InputError",
+    "MissingExtraError",
     "OboSyntaxError",
     "QueryError",
     "StoreError",
@@ -87,6 +89,10 @@ class QueryError(CraftrdfError, ValueError):
 
 class ConfigError(CraftrdfError, ValueError):
     """Options or registry entries that make no sense together."""
+
+
+class MissingExtraError(CraftrdfError, ImportError):
+    """A module of an optional extra is not installed; the message names the extra to install."""
 
 
 class StoreError(CraftrdfError, OSError):

@@ -256,11 +256,16 @@ _ANNOTATIONS = frozenset(
 _MANIFEST = frozenset({CRAFT.digest, CRAFT.companion, CRAFT.relationsGraph})
 
 
-def ontology_triples(store: ReadableStore, name: str) -> Iterator[ox.Triple]:
-    """The triples of ontology graph ``name``, without the batch manifest; ConfigError if absent."""
+def ontology_triples(
+    store: ReadableStore, name: str, *, subject: ox.NamedNode | ox.BlankNode | None = None
+) -> Iterator[ox.Triple]:
+    """The triples of ontology graph ``name`` (about ``subject`` only, when given), without the batch manifest.
+
+    ConfigError if the store lacks the graph.
+    """
     graph = ontology_graph(name)
     if not store.contains_named_graph(graph):
         raise ConfigError(f"no ontology graph {name!r} in the store ({graph}); build or load it first")
-    for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph)):
+    for q in store.quads_for_pattern(subject, None, None, ox.NamedNode(graph)):
         if q.predicate.value not in _MANIFEST:
             yield q.triple

@@ -9,6 +9,7 @@ binds variables of the SELECT list, so every parameter of a library query is pro
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 import re
@@ -23,6 +24,7 @@ import pyoxigraph as ox
 
 from .curie import CurieMap
 from .errors import QueryError
+from .sets import resolve_set
 from .store import ReadableStore
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "format_result",
     "library",
     "python_value",
+    "resolve_params",
     "resolve_query",
     "run_query",
 ]
@@ -41,16 +44,44 @@ __all__ = [
 OutputFormat = Literal["table", "csv", "tsv", "json"]
 _PARAM = re.compile(r"^#\s+\?(\w+)\s+(.*)$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_INTERNAL = re.compile(r"^#\s*Internal:")
+_PURPOSE_WIDTH = 100
+#: The library queries' parameter that names an annotation set by its key.
+_SET_PARAM = "set"
 
 
 @dataclass(frozen=True, slots=True)
 class NamedQuery:
-    """A SPARQL query with its name, header text and documented parameters."""
+    """A SPARQL query with its name, header text and documented parameters.
+
+    ``internal``: the header says ``# Internal: ...`` (a query craftrdf's own code runs,
+    left out of ``craftrdf query --list``); ``builtin``: it comes from the library, not a file.
+    """
 
     name: str
     text: str
     description: str
     params: tuple[str, ...]
+    internal: bool = False
+    builtin: bool = False
+
+    @property
+    def purpose(self) -> str:
+        """The first sentence of the header without the leading ``name:``, cut to about 100 characters.
+
+        >>> library()["sets"].purpose
+        'the annotation sets in the store, with module, variant, ontology graph and size.'
+        """
+        paragraph = []
+        for line in self.text.splitlines():
+            body = line.removeprefix("#").strip() if line.startswith("#") else ""
+            if not body:
+                break
+            paragraph.append(body)
+        first = re.split(r"(?<=\.)\s", " ".join(paragraph).removeprefix(f"{self.name}:").strip(), maxsplit=1)[0]
+        if len(first) <= _PURPOSE_WIDTH:
+            return first
+        return first[: first.rfind(" ", 0, _PURPOSE_WIDTH - 3)].rstrip(",;:(") + "..."
 
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
@@ -158,7 +189,7 @@ def _lexical(term: Term) -> str:
     return str(term) if isinstance(term, ox.Triple) else term.value
 
 
-def _parse(name: str, text: str) -> NamedQuery:
+def _parse(name: str, text: str, *, builtin: bool = False) -> NamedQuery:
     header = []
     for line in text.splitlines():
         if not line.startswith("#"):
@@ -166,21 +197,26 @@ def _parse(name: str, text: str) -> NamedQuery:
         header.append(line)
     description = header[0].lstrip("# ").strip() if header else ""
     params = tuple(m.group(1) for m in (_PARAM.match(h) for h in header) if m)
-    return NamedQuery(name, text, description, params)
+    internal = any(_INTERNAL.match(h) for h in header)
+    return NamedQuery(name, text, description, params, internal=internal, builtin=builtin)
 
 
 def library() -> dict[str, NamedQuery]:
-    """Every query shipped with craftrdf, by name."""
+    """Every query shipped with craftrdf, by name (the internal ones too: see :attr:`NamedQuery.internal`)."""
     out = {}
     for entry in resources.files("craftrdf.queries").iterdir():
         if entry.name.endswith(".rq"):
             name = entry.name[:-3]
-            out[name] = _parse(name, entry.read_text(encoding="utf-8"))
+            out[name] = _parse(name, entry.read_text(encoding="utf-8"), builtin=True)
     return dict(sorted(out.items()))
 
 
 def resolve_query(name_or_path: str) -> NamedQuery:
-    """A library query by name, or a query file by path; QueryError if neither exists."""
+    """A library query by name, or a query file by path.
+
+    QueryError if neither exists: it suggests the library names closest to a misspelled
+    one (the queries meant for users first) and points at ``craftrdf query --list``.
+    """
     path = Path(name_or_path)
     if path.suffix == ".rq" or path.is_file():
         try:
@@ -190,7 +226,25 @@ def resolve_query(name_or_path: str) -> NamedQuery:
     lib = library()
     if name_or_path in lib:
         return lib[name_or_path]
-    raise QueryError(f"no query named {name_or_path!r}; library: {', '.join(lib)}")
+    # the queries meant for users first: an internal name is offered only when none of those is close
+    user, internal = ([n for n in lib if lib[n].internal is hidden] for hidden in (False, True))
+    close = difflib.get_close_matches(name_or_path, user, n=3) or difflib.get_close_matches(name_or_path, internal, n=3)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise QueryError(f"no query named {name_or_path!r}{hint} (craftrdf query --list shows the library)")
+
+
+def resolve_params(store: ReadableStore, query: NamedQuery, params: Mapping[str, str]) -> dict[str, str]:
+    """A user's parameters for ``query``, with the set key of a library query resolved in ``store``.
+
+    A library query's ``set`` parameter goes through :func:`craftrdf.sets.resolve_set`, as
+    every command's set key does: any case, and ConfigError listing the store's sets for an
+    unknown key (instead of an empty result). A query read from a file, and other
+    parameters, pass unchanged.
+    """
+    out = dict(params)
+    if query.builtin and _SET_PARAM in query.params and _SET_PARAM in out:
+        out[_SET_PARAM] = resolve_set(store, out[_SET_PARAM]).key
+    return out
 
 
 def bind_value(value: str, curies: CurieMap) -> ox.NamedNode | ox.Literal:

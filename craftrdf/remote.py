@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import IO, Any
 
+import httpx
 import pyoxigraph as ox
 
 from .bindings import bind_values, query_form
@@ -293,8 +294,6 @@ class RemoteStore(SparqlReads):
 
     def _graph_bytes(self, graph: ox.NamedNode) -> bytes | None:
         """The graph as N-Triples through the Graph Store Protocol; None when there is no such graph."""
-        import httpx
-
         assert self.graph_store is not None
         try:
             r = httpx.get(
@@ -322,8 +321,6 @@ class RemoteStore(SparqlReads):
         ``old`` is the batch graph as N-Triples (its manifest names its old companions, read
         here too); ``new`` the batch's N-Quads, followed by ``manifest``.
         """
-        import httpx
-
         old_triples = list(ox.parse(old, ox.RdfFormat.N_TRIPLES))
         before = [t.object.value for t in old_triples if t.predicate.value == CRAFT.companion]
         graphs = list(dict.fromkeys([node.value, *companions, *before]))
@@ -371,8 +368,6 @@ class RemoteStore(SparqlReads):
         """Nothing to do from here: a server compacts its own store (for Oxigraph: ``oxigraph optimize``)."""
 
     def _put(self, graph: str, body: IO[bytes], size: int, *, method: str = "PUT") -> None:
-        import httpx
-
         assert self.graph_store is not None
         logger.info("%s %s bytes into %s at %s", method, size, graph, self.graph_store)
         try:
@@ -400,8 +395,6 @@ class RemoteStore(SparqlReads):
         and the batch graph last, so an interrupted removal leaves the batch listed and a
         second call finishes it.
         """
-        import httpx
-
         if self.graph_store is None:
             raise StoreError(f"{self.endpoint} is open read-only: give a Graph Store Protocol URL to write to it")
         node = ox.NamedNode(graph)
@@ -432,8 +425,6 @@ class RemoteStore(SparqlReads):
 
     def _delete(self, graph: str) -> bool:
         """A Graph Store Protocol DELETE of one graph; False when the server has no such graph."""
-        import httpx
-
         assert self.graph_store is not None
         try:
             r = httpx.delete(

@@ -1,10 +1,11 @@
-"""Annotation sets as the store describes them: a key a user typed, resolved once.
+"""Annotation sets (and ontology graphs) as the store describes them: a key a user typed, resolved once.
 
 Every set graph describes itself (``<set> craft:key "UBERON_EXT" ; craft:module "UBERON" ;
 craft:variant "extensions" ; craft:ontology <graph> ; craft:mappings <graph>``, written by
 :func:`craftrdf.webanno.set_nquads`). Commands resolve the key they are given once, with
 :func:`resolve_set`, and pass the :class:`SetRef` down, so the spelling rules and the error a
-user sees for an unknown set live here and nowhere else.
+user sees for an unknown set live here and nowhere else. :func:`resolve_ontology` does the
+same for an ontology graph's name (``--ontology UBERON+extensions``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from .errors import ConfigError
+from .iris import ontology_graph, ontology_name
 from .store import ReadableStore
 from .vocab import CRAFT
 
-__all__ = ["SetRef", "list_sets", "resolve_set"]
+__all__ = ["SetRef", "list_sets", "ontology_names", "resolve_ontology", "resolve_set"]
 
 _FIELDS = {CRAFT.module: "module", CRAFT.variant: "variant", CRAFT.ontology: "ontology", CRAFT.mappings: "mappings"}
 
@@ -103,3 +105,33 @@ def resolve_set(store: ReadableStore, key: str) -> SetRef:
         )
     known = ", ".join(sorted({k for k, _ in keys})) or "none"
     raise ConfigError(f"no annotation set {key!r} in the store; sets: {known}")
+
+
+def ontology_names(store: ReadableStore) -> list[str]:
+    """The names of the store's ontology graphs (``UBERON+extensions``, ...), sorted."""
+    names = []
+    for graph in store.batches():
+        try:
+            names.append(ontology_name(graph))
+        except ConfigError:  # a set, documents, mappings or derived graph
+            continue
+    return sorted(names)
+
+
+def resolve_ontology(store: ReadableStore, name: str) -> str:
+    """The graph IRI of the store's ontology graph ``name`` (exactly as loaded: ``UBERON+extensions``).
+
+    Raises :class:`~craftrdf.errors.ConfigError` listing the ontology graphs the store has
+    when it has no graph of that name.
+
+    >>> from craftrdf.store import AnnotationStore
+    >>> resolve_ontology(AnnotationStore.memory(), "UBERON")
+    Traceback (most recent call last):
+    ...
+    craftrdf.errors.ConfigError: no ontology graph 'UBERON' in the store; ontology graphs: none
+    """
+    graph = ontology_graph(name)
+    if store.contains_named_graph(graph):
+        return graph
+    known = ", ".join(ontology_names(store)) or "none"
+    raise ConfigError(f"no ontology graph {name!r} in the store; ontology graphs: {known}")

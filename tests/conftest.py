@@ -1,5 +1,10 @@
 """Shared fixtures: where the real CRAFT corpus is, and the tiny fixtures in tests/data.
 
+The tests run against the installed craftrdf (docs/testing.md): child Pythons the tests start
+get PYTHONSAFEPATH=1, so the checkout (their working directory) does not shadow it. Every cache
+goes to a temporary XDG_CACHE_HOME; the user's own cache is snapshotted here and compared by
+tests/test_user_cache.py, which runs last.
+
 The full-corpus store (``corpus_store``) takes about a minute and a half of CPU to build. Its build
 starts in a child process as soon as the tests are collected, and the modules that use it run last,
 so on CI's two cores it is built beside the rest of the suite instead of before its first user.
@@ -20,8 +25,20 @@ import pyoxigraph as ox
 import pytest
 
 from craftrdf.store import AnnotationStore
-from tests.helpers.corpus import DATA, find_craft_dir, find_go_obo
+from tests.helpers.corpus import DATA, REPO, find_craft_dir, find_go_obo
 from tests.helpers.sample import sample_store as build_sample
+from tests.helpers.usercache import snapshot, user_cache_dir
+
+os.environ["PYTHONSAFEPATH"] = "1"
+# Worker processes started with "spawn" import what a test sends them (helpers of tests/) by module
+# name: the checkout goes on sys.path after site-packages, so its tests package is found and its
+# craftrdf does not shadow the installed one.
+if str(REPO) not in sys.path:
+    sys.path.append(str(REPO))
+USER_CACHE = user_cache_dir()
+USER_CACHE_AT_START = snapshot(USER_CACHE)
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="craftrdf-test-cache-")
+LAST_TEST = "test_user_cache.py::test_the_suite_leaves_the_users_cache_as_it_found_it"
 
 
 @pytest.hookimpl(trylast=True)  # after -k/-m deselection: no build for a corpus test deselected
@@ -40,6 +57,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # test_corpus_build's rebuild, a writer, still runs after the readers before it
     modules = {i.path for i in users}
     items[:] = [i for i in items if i.path not in modules] + [i for i in items if i.path in modules]
+    items.sort(key=lambda i: i.nodeid.endswith(LAST_TEST))  # stable: only the cache check moves, to the end
     if not config.option.collectonly and any(long_tests or i.get_closest_marker("long") is None for i in users):
         _start_corpus_build(config)
 
@@ -77,6 +95,7 @@ def _start_corpus_build(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ["XDG_CACHE_HOME"], ignore_errors=True)
     build = config.stash.get(_CORPUS_BUILD, None)
     if build is not None:
         if build.proc.poll() is None:  # the session stopped before needing it (-x, Ctrl-C)
@@ -99,6 +118,12 @@ def go_obo() -> Path:
     if p is None:
         pytest.skip("go-2022-07-01.obo.gz not found beside the corpus (../shared/ontologies)")
     return p
+
+
+@pytest.fixture(scope="session")
+def user_cache_at_start() -> tuple[Path, dict[str, tuple[int, int]]]:
+    """The user's cache directory and its snapshot taken when the session started (before any test)."""
+    return USER_CACHE, USER_CACHE_AT_START
 
 
 @pytest.fixture

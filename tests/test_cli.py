@@ -8,6 +8,7 @@ import logging
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from craftrdf.demo import sample_dir
 from tests.helpers.corpus import DATA
@@ -19,8 +20,8 @@ def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_demo_reports_the_sample():
-    r = craftrdf("demo")
+def test_demo_reports_the_sample(tmp_path):
+    r = craftrdf("demo", "--out", str(tmp_path))  # its export goes there, not into a new temporary folder
     assert r.returncode == 0, r.stderr
     # the brain count printed equals the UBERON:0000955 mentionClass count in the sample's UBERON sets
     ca = sample_dir() / "concept-annotation"
@@ -92,6 +93,45 @@ def test_build_then_query_with_a_bound_parameter(tmp_path):
     )
     assert {row["set"] for row in rows} == {"UBERON"}
     assert sum(int(row["annotations"]) for row in rows) == raw
+
+
+def test_query_list_shows_the_queries_for_users(tmp_path):
+    import craftrdf as package
+    from craftrdf.querying import library
+
+    r = craftrdf("query", "--list")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    listed = [line.split()[0] for line in lines[:-1]]
+    # the library files whose header does not say "# Internal:", read here without craftrdf's parser
+    queries = Path(package.__file__).parent / "queries"
+    for_users = sorted(p.stem for p in queries.glob("*.rq") if "\n# Internal:" not in p.read_text())
+    assert listed == for_users and "annotation-counts" in listed and "viewer-document" not in listed
+    internal = len(list(queries.glob("*.rq"))) - len(for_users)
+    assert lines[-1].startswith(f"({internal} internal queries") and "--list --all" in lines[-1]
+    row = next(line for line in lines if line.startswith("annotation-counts "))
+    assert row.endswith("[set, split]") and "per annotation set and split" in row
+    r = craftrdf("query", "--list", "--all")
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == len(library())
+    assert re.search(r"^viewer-document +\(internal\) ", r.stdout, re.MULTILINE)
+
+
+def test_query_names_and_set_keys_that_do_not_exist_are_one_line(sample_store_dir):
+    store = str(sample_store_dir)
+    r = craftrdf("query", "annotation-count", "--store", store)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and r.stdout == ""
+    assert "did you mean annotation-counts" in r.stderr and "craftrdf query --list" in r.stderr
+    assert "viewer-document" not in r.stderr
+    # the sample's sets, from its concept-annotation folders: UBERON/UBERON+extensions is UBERON_EXT
+    r = craftrdf("query", "annotation-counts", "--store", store, "--param", "set=UBERN_EXT")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and r.stdout == ""
+    assert "no annotation set 'UBERN_EXT'" in r.stderr and "UBERON_EXT" in r.stderr and "CL_EXT" in r.stderr
+    r = craftrdf("query", "annotation-counts", "--store", store, "--param", "set=uberon_ext", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert {row["set"] for row in csv.DictReader(io.StringIO(r.stdout))} == {"UBERON_EXT"}
+    for args in (["query"], ["query", "annotation-counts"], ["query", "--all", "sets", "--store", store]):
+        r = craftrdf(*args)
+        assert r.returncode == 1 and r.stderr.count("\n") == 1, (args, r.stderr)
 
 
 def test_load_ontology_and_bionlp_set(tmp_path):
@@ -237,7 +277,7 @@ def test_demo_with_stderr_in_a_file_writes_a_few_readable_lines(tmp_path):
     log = tmp_path / "log"
     with open(log, "w") as err:  # `craftrdf demo 2> log`, without -q
         r = subprocess.run(
-            [sys.executable, "-m", "craftrdf.cli", "demo"],
+            [sys.executable, "-m", "craftrdf.cli", "demo", "--out", str(tmp_path)],
             stdout=subprocess.PIPE,
             stderr=err,
             text=True,

@@ -1,17 +1,22 @@
-"""The demo's similarity and matcher steps, checked against the sample's raw files."""
+"""The demo's similarity, matcher and export steps, checked against the sample's raw files, and its next steps."""
 
 from __future__ import annotations
 
 import heapq
 import io
+import json
 import re
+import shlex
 import zipfile
+from pathlib import Path
 
 import pytest
 
-from craftrdf.demo import DEMO_CLASS, DEMO_MATCHER_SET, DEMO_SET, run_demo, sample_dir
+from craftrdf.cli import build_parser
+from craftrdf.demo import DEMO_CLASS, DEMO_DOCUMENT, DEMO_MATCHER_SET, DEMO_SET, next_steps, run_demo, sample_dir
 from craftrdf.store import AnnotationStore
 from craftrdf.webanno import fetch_annotations
+from tests.helpers.cli import craftrdf
 from tests.helpers.sample import raw_set
 
 WEIGHTS = {"is_a": 0.8, "part_of": 0.6}
@@ -109,16 +114,32 @@ def test_the_matcher_finds_brain_where_the_sample_texts_say_brain(demo):
     assert len(found) == len(expected) == 71
 
 
-def test_the_demo_prints_each_step():
-    import subprocess
-    import sys
-
-    r = subprocess.run(
-        [sys.executable, "-m", "craftrdf.cli", "-q", "demo"], capture_output=True, text=True, timeout=300, check=False
-    )
+def test_the_demo_prints_each_step(tmp_path):
+    r = craftrdf("demo", "--out", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
-    ref = sum(len(a) for a in raw_set("UBERON/UBERON+extensions").values())
+    raw = raw_set("UBERON/UBERON+extensions")
+    ref = sum(len(a) for a in raw.values())
     assert "craftrdf similarity --top-k 5" in r.stdout and "central nervous system" in r.stdout
     lines = r.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[:3] == ["set", "docs", "ref"])
     assert lines[header + 1].split()[:3] == [DEMO_SET, "3", str(ref)]  # documents, gold annotations
+
+    # the export: the JSON-LD file is where the demo says, and holds the raw gold annotations
+    path = tmp_path / "out" / f"{DEMO_SET}.jsonld"
+    assert f": {path}" in r.stdout
+    items = json.loads(path.read_text(encoding="utf-8"))["first"]["items"]
+    assert {i["id"].rsplit("/", 1)[1] for i in items} == {a.id for anns in raw.values() for a in anns}
+    first = next(line for line in lines if line.startswith("Its first annotation: "))
+    assert json.loads(first.removeprefix("Its first annotation: ")) == items[0]
+
+    # it ends with the next steps; each craftrdf command there is one the command line accepts
+    steps = lines[lines.index("Next steps:") :]
+    assert steps == next_steps() and lines[-1].endswith(f"http://127.0.0.1:8080/doc/{DEMO_DOCUMENT}")
+    commands = [shlex.split(line) for line in steps if line.strip().startswith("craftrdf ")]
+    assert [c[1] for c in commands] == ["build", "build", "serve"]
+    parser = build_parser()
+    for argv in commands:
+        parsed = parser.parse_args(argv[1:])
+        assert parsed.store == "craft.store"
+    assert Path(commands[1][commands[1].index("--craft") + 1]) == sample_dir()
+    assert (sample_dir() / "articles" / "txt" / f"{DEMO_DOCUMENT}.txt").is_file()

@@ -39,6 +39,7 @@ LAYERS = {
     "bindings": "base",
     "_storelock": "base",
     "_lazy": "base",
+    "_extras": "base",
     "_nquads_stream": "base",
     "ontologies": "base",
     "queries": "base",
@@ -104,6 +105,10 @@ def _unit(parts: list[str]) -> str:
     return parts[0] if parts else "__init__"
 
 
+def _is_module(name: str) -> bool:
+    return (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").is_file()
+
+
 def _imported_units(path: Path) -> set[str]:
     """The package's top-level units that ``path`` imports (relative or absolute imports)."""
     parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
@@ -114,8 +119,8 @@ def _imported_units(path: Path) -> set[str]:
             if node.level:
                 base = package[: len(package) - node.level + 1]
                 target = base + (node.module.split(".") if node.module else [])
-                if not target:  # "from . import x" at the top: x is the unit
-                    out.update(a.name.split(".")[0] for a in node.names)
+                if not target:  # "from . import x" at the top: x is the unit, or craftrdf/__init__ if x is a name of it
+                    out.update(a.name if _is_module(a.name) else "__init__" for a in node.names)
                     continue
             elif node.module and node.module.split(".")[0] == "craftrdf":
                 target = node.module.split(".")[1:]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
+import re
+from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
@@ -12,9 +15,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from craftrdf.curie import CurieMap
-from craftrdf.errors import QueryError
-from craftrdf.querying import QueryResult, bind_value, format_result, library, resolve_query, run_query
+from craftrdf.errors import ConfigError, QueryError
+from craftrdf.querying import (
+    QueryResult,
+    bind_value,
+    format_result,
+    library,
+    resolve_params,
+    resolve_query,
+    run_query,
+)
 from craftrdf.store import AnnotationStore
+
+REPO = Path(__file__).resolve().parents[1]
+QUERIES = REPO / "craftrdf" / "queries"
 
 
 def test_library_has_the_documented_queries():
@@ -44,9 +58,59 @@ def test_binding_an_unknown_parameter_is_a_query_error():
         run_query(AnnotationStore.memory(), resolve_query("sets"), {"nope": "x"})
 
 
-def test_unknown_query_name_lists_the_library():
-    with pytest.raises(QueryError, match="annotation-counts"):
+def test_a_misspelled_query_name_suggests_the_close_ones_and_points_at_the_list():
+    with pytest.raises(QueryError) as info:
+        resolve_query("annotation-count")
+    message = str(info.value)
+    assert "did you mean annotation-counts" in message and "craftrdf query --list" in message
+    assert "viewer-document" not in message  # not the whole library
+    with pytest.raises(QueryError) as info:
         resolve_query("no-such-query")
+    assert "did you mean" not in str(info.value) and "--list" in str(info.value)
+
+
+def _raw_header(name: str) -> list[str]:
+    """The leading comment lines of a library file, read as plain text."""
+    text = (QUERIES / f"{name}.rq").read_text(encoding="utf-8")
+    return list(itertools.takewhile(lambda line: line.startswith("#"), text.splitlines()))
+
+
+def test_the_readme_table_lists_the_queries_for_users_and_the_others_say_they_are_internal():
+    # the README's query table names the queries meant for users, in backquotes in its first column
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### The query library", 1)[1].split("\n\n", 2)[1]
+    named = {n for row in table.splitlines()[2:] for n in re.findall(r"`([a-z-]+)`", row.split("|")[1])}
+    lib = library()
+    # a new query is either listed there or marked internal: whoever adds one decides
+    assert named == {n for n, q in lib.items() if not q.internal}
+    for name, q in lib.items():
+        assert q.internal == any(line.startswith("# Internal:") for line in _raw_header(name)), name
+        assert q.builtin
+    assert 0 < sum(q.internal for q in lib.values()) < len(lib)
+
+
+def test_the_purpose_is_the_first_sentence_without_the_name():
+    # sets.rq's first line, as written: "# sets: the annotation sets in the store, with module, ..."
+    assert (
+        library()["sets"].purpose == "the annotation sets in the store, with module, variant, ontology graph and size."
+    )
+    for q in library().values():
+        assert q.purpose and len(q.purpose) <= 100 and not q.purpose.startswith(q.name + ":"), q.name
+
+
+def test_a_set_parameter_is_resolved_like_every_command_s_set_key(sample_store, tmp_path):
+    q = resolve_query("annotation-counts")
+    assert resolve_params(sample_store, q, {"set": "uberon_ext", "split": "test"}) == {
+        "set": "UBERON_EXT",
+        "split": "test",
+    }
+    with pytest.raises(ConfigError) as info:
+        resolve_params(sample_store, q, {"set": "UBERN_EXT"})
+    assert "UBERN_EXT" in str(info.value) and "UBERON_EXT" in str(info.value) and "\n" not in str(info.value)
+    # a query from a file is the user's own: its ?set is a plain value
+    mine = tmp_path / "mine.rq"
+    mine.write_text("# mine: anything\n#   ?set  whatever\nSELECT ?set WHERE {}\n")
+    assert resolve_params(sample_store, resolve_query(str(mine)), {"set": "UBERN_EXT"}) == {"set": "UBERN_EXT"}
 
 
 def test_bind_value_kinds():

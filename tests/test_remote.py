@@ -12,10 +12,7 @@ from __future__ import annotations
 import contextlib
 import filecmp
 import shutil
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,6 +29,8 @@ from craftrdf.querying import library, resolve_query, run_query
 from craftrdf.registry import load_registry
 from craftrdf.remote import RemoteStore
 from craftrdf.store import AnnotationStore
+from tests.helpers.oxigraph import free_port
+from tests.helpers.oxigraph import oxigraph_server as oxigraph_at
 from tests.helpers.queries import (
     ADVERSARIAL,
     EMPTY_IN_SAMPLE,
@@ -54,48 +53,14 @@ def oxigraph_command() -> str | None:
     return str(beside) if beside.is_file() else None
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def oxigraph_server(workdir: Path) -> Iterator[str]:
     """An ``oxigraph serve`` on a free loopback port; yields its base URL, stops it afterwards."""
     exe = oxigraph_command()
     if exe is None:
         pytest.skip("the `oxigraph` command is not installed (pip install oxigraph): no server to test against")
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = open(workdir / "oxigraph.log", "wb")  # noqa: SIM115 - the server writes to it until stopped
-    proc = subprocess.Popen(
-        [exe, "serve", "--location", str(workdir / "data"), "--bind", f"127.0.0.1:{port}"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"oxigraph serve exited: {(workdir / 'oxigraph.log').read_text()[-500:]}")
-            try:
-                if httpx.get(f"{base}/query", params={"query": "ASK {}"}, timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("oxigraph serve did not answer within 30 s")
-            time.sleep(0.1)
+    with oxigraph_at(exe, workdir) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ known without the code under test.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -84,12 +83,11 @@ def run_child(path: Path, which: str, kill_after: float | str | None) -> float |
 
     ``kill_after="done"`` kills it once ``load_batch`` has returned, before the store is closed.
     """
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path]))
     lines = path.parent / f"{which}.nq"
     if not lines.exists():
         lines.write_text("\n".join(version(which)) + "\n", encoding="utf-8")
     with subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(path), G, which, str(lines)], stdout=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-c", CHILD, str(path), G, which, str(lines)], stdout=subprocess.PIPE, text=True
     ) as child:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "READY"

@@ -8,7 +8,7 @@ import pytest
 
 from craftrdf.errors import ConfigError
 from craftrdf.loader import load_files
-from craftrdf.sets import list_sets, resolve_set
+from craftrdf.sets import list_sets, ontology_names, resolve_ontology, resolve_set
 from craftrdf.store import AnnotationStore
 
 
@@ -60,3 +60,17 @@ def test_a_set_without_ontology_says_how_to_get_one(tmp_path):
         load_files(store, [tmp_path / "d1.bionlp"], set_key="MINE")
     with pytest.raises(ConfigError, match="no ontology"):
         resolve_set(store, "MINE").require_ontology()
+
+
+def test_an_unknown_ontology_name_lists_the_graphs_the_store_has(sample_store):
+    from craftrdf.demo import sample_dir
+
+    # the sample's ontology files, named as the build names their graphs: the file name up to ".obo"
+    files = sorted(p.name.split(".obo")[0] for p in (sample_dir() / "concept-annotation").rglob("*.obo*"))
+    assert ontology_names(sample_store) == files
+    assert resolve_ontology(sample_store, "UBERON+extensions") == "https://w3id.org/craftrdf/ontology/UBERON+extensions"
+    with pytest.raises(ConfigError) as info:
+        resolve_ontology(sample_store, "UBERON+extension")
+    message = str(info.value)
+    assert "'UBERON+extension'" in message and "\n" not in message
+    assert message.endswith("ontology graphs: " + ", ".join(files))

@@ -37,10 +37,12 @@ STEPS: list[tuple[str, str, str, int | tuple[int, int]]] = [
         "Install and try it",
         "One command installs craftrdf and runs the demo: the bundled sample (three CRAFT articles, all "
         "their annotation sets and the ontology files that fit) is built into an in-memory store and "
-        "queried; then the classes most similar to brain are listed, and the dictionary matcher annotates "
-        "the three articles and is scored against their gold annotations as the CRAFT Shared Task did.",
-        "craftrdf demo",
-        (12, 16),
+        "queried; then the classes most similar to brain are listed, the dictionary matcher annotates "
+        "the three articles and is scored against their gold annotations as the CRAFT Shared Task did, and "
+        "one gold set is written as W3C Web Annotation JSON-LD into the `--out` folder (a new temporary "
+        "folder without it). It ends with the next steps.",
+        "craftrdf demo --out demo",
+        (12, 22),
     ),
     (
         "Build a store",
@@ -116,14 +118,26 @@ STEPS: list[tuple[str, str, str, int | tuple[int, int]]] = [
     ),
 ]
 
-#: The notebook session at the end of the guide: (prose, cell). Only names of ``import craftrdf``.
+#: The notebook session at the end of the guide: (prose, cell). Only names of ``import craftrdf``
+#: (the README says it calls load, view, annotate, sweep, train, export and serve; tests/test_guide.py checks).
 NOTEBOOK: list[tuple[str, str]] = [
     (
-        "Open the store the commands above built (read-only: other readers may share it) and run a library "
-        "query with a bound parameter; `records()` gives each row as `{column: Python value}`, counts as `int`.",
+        "A writer (one at a time: it holds the store's lock) adds the matcher's BioNLP files of the `annotate` "
+        "step above as a set, and takes a view: the outermost annotations of two sets together (a writer "
+        "brings the nesting links the view reads up to date after the load).",
         """import craftrdf
 
-store = craftrdf.open("craft.store")
+with craftrdf.open("craft.store", mode="write") as store:
+    loaded = craftrdf.load(store, ["run/UBERON_EXT"], set_key="MATCHER").loaded
+    outermost = craftrdf.view(store, ["UBERON_EXT", "CL_EXT"], nesting="outermost")
+print(loaded)
+print(len(outermost), "outermost annotations; the first:")
+outermost[0]""",
+    ),
+    (
+        "Open the store again for reading (readers share it) and run a library query with a bound parameter; "
+        "`records()` gives each row as `{column: Python value}`, counts as `int`.",
+        """store = craftrdf.open("craft.store")
 counts = craftrdf.query(store, "annotation-counts", set="UBERON_EXT")
 counts.records()[:3]""",
     ),
@@ -139,6 +153,12 @@ print([index.labels.get(t) for t in terms])
 index.matrix(terms).round(3)""",
     ),
     (
+        "The dictionary matcher on any text, with the names of a set's ontology (default configuration):",
+        """text = "The granule cell layer of the dentate gyrus lies below the molecular layer of the brain."
+found = craftrdf.annotate(store, "UBERON_EXT", {"s1": text})
+[(a.class_id, a.spans[0].start, a.spans[0].end, a.text) for a in found["s1"]]""",
+    ),
+    (
         "An evaluation table: the matcher's output of the `annotate` step above scored against the gold set, "
         "the Shared Task's slot error rate and the NER criteria (exact classes).",
         """(report,) = craftrdf.evaluate(store, "UBERON_EXT", "run/")
@@ -148,8 +168,58 @@ print(f"{'criterion':<14}{'TP':>5}{'ref':>6}{'pred':>6}{'P':>8}{'R':>8}{'F1':>8}
 for c in report.criteria:
     if c.classes == "exact":
         row = f"{c.criterion:<14}{c.tp:>5}{c.ref_count:>6}{c.pred_count:>6}"
-        print(f"{row}{c.precision:>8.3f}{c.recall:>8.3f}{c.f1:>8.3f}")
-store.close()""",
+        print(f"{row}{c.precision:>8.3f}{c.recall:>8.3f}{c.f1:>8.3f}")""",
+    ),
+    (
+        "The sweep of the command above, from Python, into the same folder: `results.csv` already holds "
+        "every configuration of the grid, so it resumes with nothing left to run and reports the best.",
+        """swept = craftrdf.sweep(store, "UBERON", "sweep/", grid="quick", split="train,dev")
+best = swept.best["f1"]
+print(best.config.label())
+{"tp": best.tp, "fp": best.fp, "fn": best.fn, "SER": round(best.ser, 3)}""",
+    ),
+    (
+        "A matcher learned from gold (`quick`: a reduced selection; UBERON_EXT has two training and development "
+        "documents in the sample, so the figures only show the shape of the report); `craftrdf annotate "
+        "--model models/UBERON_EXT` applies it.",
+        """trained = craftrdf.train(store, "UBERON_EXT", "models/UBERON_EXT", quick=True)
+print(trained.selection.config.label())
+{"documents": trained.documents, "gold": trained.gold, "cv SER": round(trained.selection.cv_ser, 3)}""",
+    ),
+    (
+        "Export a set as W3C Web Annotation JSON-LD (the context is in the file: any JSON-LD processor reads it "
+        "without a network) and read its first annotation back:",
+        """import json
+
+exported = craftrdf.export(store, "UBERON_EXT", "uberon_ext.jsonld", format="jsonld")
+store.close()
+with open(exported.out, encoding="utf-8") as fh:
+    collection = json.load(fh)
+print(collection["type"], collection["total"])
+collection["first"]["items"][0]""",
+    ),
+    (
+        "Serve the store (the `server` extra) from a child process, query it over HTTP as any SPARQL endpoint, "
+        "and stop it. `craftrdf.serve` runs until interrupted, as `craftrdf serve` does; a notebook keeps it "
+        "in a process of its own.",
+        """import multiprocessing
+import socket
+import time
+
+with socket.socket() as s:  # a free port
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+server = multiprocessing.Process(target=craftrdf.serve, args=("craft.store",), kwargs={"port": port, "workers": 1})
+server.start()
+for _ in range(150):  # until it answers
+    try:
+        remote = craftrdf.open(f"http://127.0.0.1:{port}/sparql")
+        print(craftrdf.query(remote, "annotation-counts", set="UBERON_EXT").records()[:1])
+        break
+    except craftrdf.CraftrdfError:
+        time.sleep(0.2)
+server.terminate()
+server.join()""",
     ),
 ]
 
@@ -250,17 +320,32 @@ def queries_page() -> str:
         "Generated by `tools/make_guide.py` from the header comment of each file in `queries/`. Run one with "
         "`craftrdf query NAME --store S [--param VAR=VALUE]`, or from Python with "
         "`craftrdf.query(store, NAME, VAR=VALUE)`. Parameters are bound as values "
-        "(`Store.query(substitutions=...)`), never pasted into the text. The RDF the queries read is described "
-        "in [rdf-model.md](rdf-model.md).",
+        "(`Store.query(substitutions=...)`), never pasted into the text. A library query's `?set` is a set key "
+        "resolved as every command resolves one (any case; an unknown key is an error listing the store's sets, "
+        "not an empty table). The RDF the queries read is described in [rdf-model.md](rdf-model.md).",
         "",
     ]
+    headers: dict[bool, list[tuple[str, list[str]]]] = {False: [], True: []}
     for path in sorted((REPO / "craftrdf" / "queries").glob("*.rq")):
         header = []
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.startswith("#"):
                 break
             header.append(line[1:].removeprefix(" "))
-        parts += [f"## `{path.stem}`", "", "```text", *header, "```", ""]
+        headers[any(h.startswith("Internal:") for h in header)].append((path.stem, header))
+    sections = [
+        (False, "Queries for users", "What `craftrdf query --list` shows."),
+        (
+            True,
+            "Internal queries",
+            "Run by craftrdf's own commands (each header says which); `craftrdf query --list --all` shows them "
+            "too. They run by hand like the others, but their columns serve their caller.",
+        ),
+    ]
+    for internal, title, intro in sections:
+        parts += [f"## {title}", "", intro, ""]
+        for name, header in headers[internal]:
+            parts += [f"### `{name}`", "", "```text", *header, "```", ""]
     return "\n".join(parts)
 
 

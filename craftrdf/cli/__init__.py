@@ -1,7 +1,8 @@
 """The ``craftrdf`` command: parse options, call one library function, format the result.
 
-One module per command group adds its subcommands; errors a user can fix come out as
-one line on stderr and exit status 1 (2 for usage errors).
+One module per command group adds its subcommands. Errors a user can fix, usage errors
+included, come out as one line on stderr and exit status 1; a command that needs an extra
+which is not installed names it.
 """
 
 from __future__ import annotations
@@ -9,7 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
+from .. import __version__
+from .._extras import missing_extra
 from ..errors import CraftrdfError
 from . import annotate, classify, evaluate, export, reproduce, serve, similarity, store, sweep, train, views
 from ._common import setup_logging
@@ -19,9 +23,21 @@ __all__ = ["build_parser", "main"]
 GROUPS = (store, views, similarity, annotate, export, evaluate, serve, sweep, reproduce, train, classify)
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr and exit status 1, like every error.
+
+    Subcommand parsers are of this class too (``add_subparsers`` makes them with the class of its parser).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        one_line = " ".join(message.split())
+        self.exit(1, f"{self.prog}: error: {one_line} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``craftrdf`` command."""
-    p = argparse.ArgumentParser(prog="craftrdf", description="CRAFT's ontologies and annotations as an RDF store.")
+    p = _Parser(prog="craftrdf", description="CRAFT's ontologies and annotations as an RDF store.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     sub = p.add_subparsers(dest="command", required=True)
@@ -38,8 +54,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except CraftrdfError as exc:
-        print(f"craftrdf: error: {exc}", file=sys.stderr)
-        return 1
+        return _fail(str(exc))
+    except ModuleNotFoundError as exc:
+        missing = missing_extra(exc)
+        if missing is None:  # not a module of an extra: a broken install or a bug, keep the traceback
+            raise
+        return _fail(str(missing))
     except KeyboardInterrupt:
         print("craftrdf: interrupted", file=sys.stderr)
         return 130
@@ -50,5 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.filename is None:  # not about a file the user named: a bug, keep the traceback
             raise
         # a path the user gave cannot be read or written (exists as a file, no permission, disk full)
-        print(f"craftrdf: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return _fail(f"{exc.filename}: {exc.strerror or exc}")
+
+
+def _fail(message: str) -> int:
+    print(f"craftrdf: error: {message}", file=sys.stderr)
+    return 1

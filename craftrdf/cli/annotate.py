@@ -106,7 +106,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="a matcher parameter, e.g. caseMatch=CASE_IGNORE; repeatable",
     )
     a.add_argument("--split", help="with a CRAFT directory: train, dev, test, a comma list, or all (default)")
-    a.add_argument("--out", required=True, help="folder for the <document>.bionlp files")
+    a.add_argument(
+        "--out", required=True, help="folder for the <document>.bionlp files (evaluate --pred takes it as it is)"
+    )
     a.add_argument("--into-store", metavar="NAME", help="also store the annotations as set NAME in the store")
     a.add_argument("--cache-dir", help="dictionary and sentence cache (default: ~/.cache/craftrdf/matcher)")
     a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")

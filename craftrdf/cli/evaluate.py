@@ -1,11 +1,12 @@
 """The ``evaluate`` command: score predicted annotations against gold as the CRAFT Shared Task does.
 
 ``craftrdf evaluate --gold G --pred P (--store S | --craft DIR) --out DIR`` where G and P are
-set keys or Shared Task directories (one subdirectory per set key of ``<PMID>.bionlp``
-files); set keys and ontologies come from the store (or a remote one, ``--endpoint``), or,
-with ``--craft`` alone, from the CRAFT directory read into memory. Writes ``<key>_results.tsv``,
-``<key>_criteria.tsv`` and ``summary.json`` in DIR
-and prints a short table. See ``docs/evaluation.md``.
+set keys, Shared Task directories (one subdirectory per set key of ``<PMID>.bionlp`` files),
+or one folder of ``<PMID>.bionlp`` files (what ``annotate --out`` writes); set keys and
+ontologies come from the store (or a remote one, ``--endpoint``), or, with ``--craft`` alone,
+from the CRAFT directory read into memory. Writes ``<key>_results.tsv``,
+``<key>_criteria.tsv`` and ``summary.json`` in DIR and prints a short table. See
+``docs/evaluation.md``.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     from ._common import add_store_options
 
     p = sub.add_parser("evaluate", help="score predictions against gold (CRAFT Shared Task SER, NER criteria)")
-    p.add_argument("--gold", required=True, help="gold: set key(s) in the store, or a Shared Task directory")
-    p.add_argument("--pred", required=True, help="predictions: set key(s) in the store, or a Shared Task directory")
+    sides = "set key(s) in the store, a Shared Task directory (<SET>/<PMID>.bionlp), or a folder of .bionlp files"
+    p.add_argument("--gold", required=True, help=f"gold: {sides}")
+    p.add_argument("--pred", required=True, help=f"predictions: {sides} (what annotate --out writes)")
     add_store_options(p, required=False)  # the store (or endpoint) holding the ontologies and set keys
     p.add_argument(
         "--craft",

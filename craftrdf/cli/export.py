@@ -37,6 +37,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise ConfigError("give --set KEY (an annotation set) or --ontology NAME (an ontology)")
     if args.format not in _FORMATS:
         raise ConfigError(f"an annotation set exports as {', '.join(_FORMATS)}, not {args.format}")
+    if args.context is not None and args.format != "jsonld":
+        raise ConfigError(f"--context is for --format jsonld, not {args.format}")
     with open_store(args, mode="read") as store:
         r = export_set(
             store,
@@ -44,6 +46,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             args.out,
             format=args.format,
             document=args.document,
+            jsonld_context=args.context or "inline",
         )
     what = f"{r.annotations:,} annotations of {r.documents} document(s)"
     if r.quads:
@@ -78,4 +81,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="output file (turtle, trig, nquads, jsonld, owl, obo, ttl) or folder (bionlp, pubannotation)",
     )
     e.add_argument("--document", metavar="PMID", help="only this document's annotations")
+    e.add_argument(
+        "--context",
+        choices=("inline", "remote"),
+        help="jsonld: write the W3C Web Annotation context into the file (inline, the default: read without "
+        "a network) or name it by its IRI http://www.w3.org/ns/anno.jsonld (remote)",
+    )
     e.set_defaults(func=_cmd_export)

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import Callable
+
+
+def _server_logging() -> None:
+    """Show the server's INFO lines (start-up, access log) without -v, with a time stamp on each line."""
+    server = logging.getLogger("craftrdf.server")
+    if server.getEffectiveLevel() > logging.INFO:
+        server.setLevel(logging.INFO)
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s: %(message)s"))
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from ..server.app import ServerConfig, read_token, serve
     from ..server.guard import Limits
 
+    _server_logging()
     token = read_token(args.token_file) if args.token_file else None
     base = args.base_iri or f"http://{args.host}:{args.port}/"
     limits = Limits(
@@ -28,6 +39,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         token=token,
         max_body=args.max_body,
         cors_origin=args.cors_origin,
+        union_default_graph=args.union_default_graph,
+        access_log=args.access_log,
     )
     serve(
         args.store,
@@ -96,6 +109,18 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--base-iri",
         metavar="URL",
         help="public URL of the server's root, e.g. https://example.org/craft/ (default: http://HOST:PORT/)",
+    )
+    s.add_argument(
+        "--union-default-graph",
+        action="store_true",
+        help="queries that name no graph (no GRAPH, FROM, default-graph-uri) see every named graph "
+        "(default: the default graph is empty, as every triple is in a named graph)",
+    )
+    s.add_argument(
+        "--access-log",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="log one line per request: client, method, path, status, time (default: on)",
     )
     s.add_argument(
         "--allow-update",

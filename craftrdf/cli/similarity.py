@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import logging
 import math
+import os
 import re
+import secrets
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ..errors import ConfigError, InputError
@@ -75,14 +79,24 @@ def _fmt(value: float, digits: int) -> str:
 
 @contextmanager
 def _output(path: str | None) -> Iterator[IO[str]]:
+    """stdout, or ``path`` written whole or not at all: a temporary file beside it, renamed over it at the end."""
     if path is None:
         yield sys.stdout
         return
+    target = Path(path)
+    # created by open(), not tempfile, so the file gets the permissions the umask gives any new file
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            yield fh
+        fh = open(temporary, "x", encoding="utf-8", newline="")  # noqa: SIM115 - closed below, before the rename
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", source=path) from None
+    try:
+        with fh:
+            yield fh
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)  # an error before the end leaves the old file, or none
+        raise
 
 
 def _report_extensions(report: object, path: str | None) -> None:
@@ -151,33 +165,37 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
             )
         if args.classify_extensions:
             _report_extensions(place_extensions(load_term_graph(store, ontology=args.ontology)), args.extensions_report)
-    digits = args.digits
+    rows = _result_rows(args, index, missing)  # every term checked before the output is opened
     with _output(args.output) as out:
-        w = csv.writer(out, lineterminator="\n")
-        if args.pairs is not None:
-            a, b = read_pairs(args.pairs)
-            sims = index.pairs(a, b, missing=missing)
-            w.writerow(["term1", "term2", "similarity"])
-            for x, y, s in zip(a, b, sims):
-                w.writerow([x, y, _fmt(float(s), digits)])
-        elif args.matrix is not None:
-            ts = read_terms(args.matrix)
-            m = index.matrix(ts, missing=missing)
-            w.writerow(["term", *ts])
-            for t, row in zip(ts, m):
-                w.writerow([t, *(_fmt(float(v), digits) for v in row)])
-        elif args.top_k is not None:
-            cands = read_terms(args.candidates) if args.candidates else None
-            w.writerow(["term", "label", "similarity"])
-            for t, s in index.top_k(terms[0], args.top_k, candidates=cands):
-                w.writerow([t, index.labels.get(t, ""), _fmt(s, digits)])
+        if isinstance(rows, str):
+            out.write(rows)
         else:
-            if missing == "nan":
-                value = float(index.pairs([terms[0]], [terms[1]], missing="nan")[0])
-            else:
-                value = index.similarity(terms[0], terms[1])
-            out.write(_fmt(value, digits) + "\n")
+            csv.writer(out, lineterminator="\n").writerows(rows)
     return 0
+
+
+def _result_rows(
+    args: argparse.Namespace, index: WangIndex | OfficialIndex, missing: Missing
+) -> Iterable[list[str]] | str:
+    """The CSV rows of the mode asked for (one pair: the line itself); the similarities are
+    computed, and every term checked, here."""
+    digits = args.digits
+    if args.pairs is not None:
+        a, b = read_pairs(args.pairs)
+        sims = index.pairs(a, b, missing=missing)
+        return [["term1", "term2", "similarity"]] + [[x, y, _fmt(float(s), digits)] for x, y, s in zip(a, b, sims)]
+    if args.matrix is not None:
+        ts = read_terms(args.matrix)
+        m = index.matrix(ts, missing=missing)
+        # rows made as they are written: an all-pairs matrix can be large
+        return itertools.chain([["term", *ts]], ([t, *(_fmt(float(v), digits) for v in row)] for t, row in zip(ts, m)))
+    if args.top_k is not None:
+        cands = read_terms(args.candidates) if args.candidates else None
+        top = index.top_k(args.terms[0], args.top_k, candidates=cands)
+        return [["term", "label", "similarity"]] + [[t, index.labels.get(t, ""), _fmt(s, digits)] for t, s in top]
+    x, y = args.terms
+    value = float(index.pairs([x], [y], missing="nan")[0]) if missing == "nan" else index.similarity(x, y)
+    return _fmt(value, digits) + "\n"
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

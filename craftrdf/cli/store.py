@@ -17,11 +17,15 @@ from ._common import (
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from ..demo import DEMO_CLASS, DEMO_SET, run_demo
+    import tempfile
+
+    from ..demo import DEMO_CLASS, DEMO_SET, next_steps, run_demo
     from ..evaluation.run import format_table
     from ..querying import QueryResult, format_result
 
-    r = run_demo(progress=progress_bar(args.quiet, name="build the sample"))
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="craftrdf-demo-"))
+    out.mkdir(parents=True, exist_ok=True)
+    r = run_demo(progress=progress_bar(args.quiet, name="build the sample"), out_dir=out)
     print(
         f"craftrdf demo: built the bundled CRAFT sample in {r.build.seconds:.1f} s "
         f"({len(r.build.loaded)} batches, {r.quads:,} quads in an in-memory store)"
@@ -58,6 +62,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         "(ref, pred: gold and predicted annotations; M: matches, a partial one scored by span overlap and "
         "class similarity; SER: slot error rate, lower is better; P, R, F1 from M)"
     )
+    if r.export is not None:
+        print(
+            f"\nThe gold {DEMO_SET} annotations as one W3C Web Annotation collection in JSON-LD "
+            f"({r.export.annotations:,} annotations, the context inline, readable offline; craftrdf export --set "
+            f"{DEMO_SET} --format jsonld): {r.export.out}"
+        )
+        with open(r.export.out, encoding="utf-8") as fh:
+            first = next((line.strip().rstrip(",") for line in fh if line.startswith("  {")), None)
+        if first is not None:
+            print(f"Its first annotation: {first}")
+    print()
+    print("\n".join(next_steps()))
     return 0
 
 
@@ -87,13 +103,44 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
-    from ..querying import format_result, resolve_query, run_query
+    from ..errors import ConfigError
+    from ..querying import format_result, resolve_params, resolve_query, run_query
 
+    if args.list:
+        if args.query is not None:
+            raise ConfigError("--list takes no query name")
+        sys.stdout.write(_query_list(show_internal=args.all))
+        return 0
+    if args.all:
+        raise ConfigError("--all goes with --list")
+    if args.query is None:
+        raise ConfigError("give a query name or a .rq file (craftrdf query --list shows the library)")
     q = resolve_query(args.query)
+    params = parse_params(args.param)
+    if args.store is None and args.endpoint is None:
+        raise ConfigError("give --store DIR or --endpoint URL")
     with open_store(args, mode="read") as store:
-        result = run_query(store, q, parse_params(args.param))
+        result = run_query(store, q, resolve_params(store, q, params))
     sys.stdout.write(format_result(result, args.format))
     return 0
+
+
+def _query_list(*, show_internal: bool) -> str:
+    """The library for ``query --list``: name, purpose and parameters of each query meant for users."""
+    from ..querying import library
+
+    lib = library()
+    shown = [q for q in lib.values() if show_internal or not q.internal]
+    width = max(len(q.name) for q in shown)
+    lines = []
+    for q in shown:
+        params = f" [{', '.join(q.params)}]" if q.params else ""
+        mark = "(internal) " if q.internal else ""
+        lines.append(f"{q.name:<{width}}  {mark}{q.purpose}{params}")
+    hidden = sum(q.internal for q in lib.values()) if not show_internal else 0
+    if hidden:
+        lines.append(f"({hidden} internal queries, run by craftrdf's own commands, are left out: --list --all)")
+    return "\n".join(lines) + "\n"
 
 
 def _cmd_load(args: argparse.Namespace) -> int:
@@ -119,7 +166,12 @@ def _cmd_index(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add demo, build, query, load and index to the ``craftrdf`` parser."""
 
-    d = sub.add_parser("demo", help="build the bundled sample in memory: queries, similarity, the matcher scored")
+    d = sub.add_parser(
+        "demo", help="build the bundled sample in memory: queries, similarity, the matcher scored, an export"
+    )
+    d.add_argument(
+        "--out", metavar="DIR", help="folder for the demo's JSON-LD export (default: a new temporary folder)"
+    )
     d.set_defaults(func=_cmd_demo)
 
     b = sub.add_parser("build", help="build a store from a CRAFT directory")
@@ -129,8 +181,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     b.set_defaults(func=_cmd_build)
 
     q = sub.add_parser("query", help="run a library query (by name) or a .rq file")
-    q.add_argument("query", help="query name (e.g. annotation-counts) or path to a .rq file")
-    add_store_options(q)
+    q.add_argument("query", nargs="?", help="query name (e.g. annotation-counts) or path to a .rq file")
+    q.add_argument("--list", action="store_true", help="list the library's queries: name, purpose, [parameters]")
+    q.add_argument("--all", action="store_true", help="with --list: the internal queries too")
+    add_store_options(q, required=False)
     q.add_argument(
         "--param",
         action="append",

@@ -4,9 +4,9 @@
 Jaccard or exact boundaries and a class similarity); :mod:`craftrdf.evaluation.criteria`
 the classic NER matching criteria (Tsai et al. 2006); :mod:`craftrdf.evaluation.official`
 and :mod:`craftrdf.evaluation.official_graph` the official CRAFT-ST scorer's rules and
-class graph, rule for rule; :mod:`craftrdf.evaluation.run`
-reads gold and predictions, scores them set by set and writes the report files (the
-``craftrdf evaluate`` command). See ``docs/evaluation.md``.
+class graph, rule for rule; :mod:`craftrdf.evaluation.inputs` reads gold and predictions
+and holds them against the article texts; :mod:`craftrdf.evaluation.run` scores them set
+by set and writes the report files (the ``craftrdf evaluate`` command). See ``docs/evaluation.md``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from .criteria import (
     tokens,
     total_criteria,
 )
+from .inputs import load_directory, load_side
 from .official import official_class, official_rates, official_row, score_official
 from .official_graph import OfficialGraph, OfficialWang, read_official_graph, set_scorers, store_official_graph
 from .run import (
@@ -39,8 +40,6 @@ from .run import (
     evaluate_sets,
     evaluate_store,
     format_table,
-    load_directory,
-    load_side,
     parse_criteria,
     write_report,
 )

@@ -1,8 +1,8 @@
 """Scoring a prediction against gold, set by set: inputs, the scores, the report files.
 
-The data path: :func:`load_side` reads annotations (store set keys, or a Shared Task
-directory: one subdirectory per set key holding ``<PMID>.bionlp`` files);
-:func:`evaluate_sets` pairs the sets and documents and scores them with the functions of
+The data path: :func:`~.inputs.load_side` reads annotations (store set keys, a Shared Task
+directory: one subdirectory per set key holding ``<PMID>.bionlp`` files, or one folder of
+them); :func:`evaluate_sets` pairs the sets and documents and scores them with the functions of
 :mod:`.bossy` and :mod:`.criteria` (similarity, ontology membership and hierarchy passed
 in); :func:`write_report` writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and
 ``summary.json``. :func:`evaluate_store` wires these to a store (the ``bossy`` Wang index
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError
 from ..model import Annotation
 from ..rules import Mappings, RuleReport, apply_rules, craft_rules
 from ..store import ReadableStore
@@ -37,6 +37,7 @@ from .criteria import (
     criteria_scores,
     total_criteria,
 )
+from .inputs import Side, check_against_texts, load_side, set_keys
 from .official import official_class, official_row, score_official
 from .official_graph import OfficialWang, official_related, set_scorers
 
@@ -48,8 +49,6 @@ __all__ = [
     "evaluate_sets",
     "evaluate_store",
     "format_table",
-    "load_directory",
-    "load_side",
     "parse_criteria",
     "write_report",
 ]
@@ -61,15 +60,14 @@ RESULTS_HEADER = (
     "prediction-count\tSER\tprecision\trecall\tF1-score"
 )
 
-Side = dict[str, dict[str, list[Annotation]]]  # set key -> document -> annotations
-
 
 @dataclass(frozen=True, slots=True)
 class SetReport:
     """The scores of one set: per document (sorted by id), the total, the criteria totals.
 
     ``rules`` holds what CRAFT's post-processing rules changed in the prediction before
-    scoring (empty when they were not applied).
+    scoring (empty when they were not applied); ``text_mismatches`` how many predicted
+    annotations have a text column that differs from the article (scored by their offsets).
     """
 
     key: str
@@ -77,6 +75,7 @@ class SetReport:
     total: Scores
     criteria: tuple[CriterionScores, ...]
     rules: tuple[RuleReport, ...] = ()
+    text_mismatches: int = 0
 
 
 def parse_criteria(spec: str) -> tuple[str, ...]:
@@ -92,47 +91,6 @@ def parse_criteria(spec: str) -> tuple[str, ...]:
         if c not in CRITERIA:
             raise ConfigError(f"unknown criterion {c!r}: use all or some of {', '.join(CRITERIA)}")
     return names
-
-
-def load_directory(root: str | Path) -> Side:
-    """A Shared Task directory: one subdirectory per set key (any case) of ``<PMID>.bionlp`` files.
-
-    Keys come back upper-case. InputError when ``root`` has no such subdirectory.
-    """
-    from ..ingest.bionlp import read_bionlp
-
-    root = Path(root)
-    out: Side = {}
-    for sub in sorted(p for p in root.iterdir() if p.is_dir()):
-        files = sorted(sub.glob("*.bionlp"))
-        if files:
-            out[sub.name.upper()] = {f.stem: read_bionlp(f, document=f.stem) for f in files}
-    if not out:
-        raise InputError("no subdirectory holding .bionlp files", source=str(root))
-    return out
-
-
-def load_side(spec: str, store: ReadableStore | None) -> Side:
-    """Annotations of a directory, or of set keys (comma-separated, wildcards) in the store.
-
-    A store set lists every document of the store, those without annotations as empty.
-    """
-    if Path(spec).is_dir():
-        return load_directory(spec)
-    if store is None:
-        raise ConfigError(f"{spec!r} is not a directory, and no store is given to look it up as a set key")
-    from ..views import resolve_sets
-    from ..webanno import document_texts, fetch_annotations
-
-    # a set covers every document of the store: one without annotations is an empty gold document
-    corpus = sorted(document_texts(store))
-    out: Side = {}
-    for key in resolve_sets(store, spec.split(",")):
-        docs: dict[str, list[Annotation]] = {d: [] for d in corpus}
-        for a in fetch_annotations(store, key):
-            docs.setdefault(a.document, []).append(a)
-        out[key] = docs
-    return out
 
 
 def _pair_sets(gold: Side, pred: Side) -> list[tuple[str, str, str]]:
@@ -161,6 +119,7 @@ def evaluate_sets(
     related: Callable[[str, str], bool] | None = None,
     texts: Mapping[str, str] | None = None,
     rules: Callable[[str], Mappings] | None = None,
+    articles: Mapping[str, str] | None = None,
 ) -> list[SetReport]:
     """Score every prediction set against its gold set, only on the documents of the prediction.
 
@@ -171,6 +130,9 @@ def evaluate_sets(
     the official one (:func:`~craftrdf.evaluation.official.score_official`): that graph's
     similarity and declared classes, the official renaming; ``similarity``, ``known`` and
     ``related`` are then not used.
+
+    ``articles`` (PMID -> text) holds the prediction against the articles first
+    (:func:`~.inputs.check_against_texts`; the count goes to ``SetReport.text_mismatches``).
 
     A predicted document with no gold document raises ConfigError naming it. Criteria are
     computed for class modes ``exact`` and ``ignore``, and ``hierarchy`` when ``related``
@@ -192,6 +154,7 @@ def evaluate_sets(
             test, related = wang.graph.__contains__, official_related(wang)
             if "hierarchy" not in modes:
                 modes.append("hierarchy")
+        mismatches = check_against_texts({key: pdocs}, articles)[key] if articles is not None else 0
         applied: tuple[RuleReport, ...] = ()
         if rules is not None:
             pdocs, applied = _postprocess(pdocs, gk, rules(gk))
@@ -221,9 +184,8 @@ def evaluate_sets(
                         text=text,
                     )
                 )
-        reports.append(
-            SetReport(key, tuple(per_doc), total(s for _, s in per_doc), tuple(total_criteria(crit)), applied)
-        )
+        scores = total(s for _, s in per_doc)
+        reports.append(SetReport(key, tuple(per_doc), scores, tuple(total_criteria(crit)), applied, mismatches))
     return reports
 
 
@@ -356,6 +318,7 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
                 }
                 for x in r.rules
             ],
+            "text_mismatches": r.text_mismatches,
         }
     p = out / "summary.json"
     p.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -408,9 +371,11 @@ def evaluate_store(
     the mapping files the store holds for the gold set key.
     """
     from ..rules import set_mappings
+    from ..webanno import document_texts
 
-    g = load_side(gold, store)
-    p = g if pred == gold else load_side(pred, store)
+    articles = document_texts(store)
+    g = load_side(gold, store, texts=articles)
+    p = g if pred == gold else load_side(pred, store, texts=articles)
     docs = {d for side in p.values() for d in side}
 
     def mappings(key: str) -> Mappings:
@@ -427,22 +392,8 @@ def evaluate_store(
         criteria=criteria,
         texts=_texts(craft, docs),
         rules=mappings if apply_craft_rules else None,
+        articles=articles,
     )
-
-
-def _set_keys(spec: str, known: Iterable[str]) -> list[str]:
-    """The set keys a side names: a Shared Task directory's subdirectories, or keys/wildcards."""
-    import fnmatch
-
-    if Path(spec).is_dir():
-        return [p.name for p in sorted(Path(spec).iterdir()) if p.is_dir() and any(p.glob("*.bionlp"))]
-    keys = []
-    for pattern in (x.strip() for x in spec.split(",") if x.strip()):
-        hits = [k for k in known if fnmatch.fnmatchcase(k.lower(), pattern.lower())]
-        if not hits:
-            raise ConfigError(f"{pattern!r} is neither a directory nor a CRAFT annotation set key")
-        keys.extend(hits)
-    return keys
 
 
 def evaluate_craft(
@@ -466,7 +417,12 @@ def evaluate_craft(
     from ..store import AnnotationStore
 
     registry = load_registry()
-    keys = {registry.set(k).key for side in (gold, pred) for k in _set_keys(side, registry.sets)}
+    keys = {registry.set(k).key for side in (gold, pred) for k in set_keys(side, registry.sets)}
+    if not keys:
+        raise ConfigError(
+            "neither side names a set: a folder of .bionlp files does not say which set it is; "
+            "give the gold set by its key (--gold UBERON_EXT)"
+        )
     store = AnnotationStore.memory()
     build_store(Path(craft), store, registry=registry, sets=sorted(keys))
     return evaluate_store(

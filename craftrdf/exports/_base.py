@@ -82,13 +82,14 @@ class ExportReport:
 
 @dataclass(frozen=True, slots=True)
 class Ann:
-    """One annotation as exported: IRIs of itself, its document and class; spans in order."""
+    """One annotation as exported: IRIs of itself, its document and class; spans in order; annotator's name."""
 
     iri: str
     doc: str
     cls: str
     spans: tuple[Span, ...]
     text: str | None
+    creator: str | None = None
 
 
 @cache
@@ -129,18 +130,27 @@ def annotations_by_document(store: ReadableStore, ref: SetRef, doc: ox.NamedNode
     bindings = {"setGraph": ox.NamedNode(ref.graph)}
     if doc is not None:
         bindings["doc"] = doc
-    grouped: dict[str, list[tuple[int, ox.QuerySolution]]] = {}
+    grouped: dict[str, dict[int, ox.QuerySolution]] = {}
     for row in select(store, "export-annotations", **bindings):
-        grouped.setdefault(row["annotation"].value, []).append((int(row["spanIndex"].value), row))
+        # keyed by span index: an annotation with two creators or texts (not written by craftrdf, but
+        # possible in a store) repeats its rows, and must not repeat its spans
+        grouped.setdefault(row["annotation"].value, {}).setdefault(int(row["spanIndex"].value), row)
     by_doc: dict[str, list[Ann]] = {}
-    for iri, rows in grouped.items():
-        rows.sort(key=lambda pair: pair[0])
-        first = rows[0][1]
-        spans = tuple(Span(int(r["start"].value), int(r["end"].value)) for _, r in rows if r["start"] is not None)
-        text = first["text"]
+    for iri, by_index in grouped.items():
+        rows = [by_index[i] for i in sorted(by_index)]
+        first = rows[0]
+        spans = tuple(Span(int(r["start"].value), int(r["end"].value)) for r in rows if r["start"] is not None)
+        text, creator = first["text"], first["creator"]
         doc_iri = first["doc"].value
         by_doc.setdefault(doc_iri, []).append(
-            Ann(iri, doc_iri, first["class"].value, spans, text.value if text is not None else None)
+            Ann(
+                iri,
+                doc_iri,
+                first["class"].value,
+                spans,
+                text.value if text is not None else None,
+                creator.value if creator is not None else None,
+            )
         )
     return [(d, sorted(anns, key=_order)) for d, anns in sorted(by_doc.items())]
 

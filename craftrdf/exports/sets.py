@@ -8,11 +8,14 @@ the whole set or one document. docs/exports.md shows each format with an example
   documents it annotates (documents graph) and what the ontology and mapping graphs say
   about the classes it uses, each quad in the graph it comes from. All three are written by
   ``pyoxigraph.serialize`` from an iterator, so the file is streamed, never built in memory.
-- ``jsonld``: one ``AnnotationCollection`` in the W3C Web Annotation JSON-LD serialization
-  (context ``http://www.w3.org/ns/anno.jsonld``), its annotations in one embedded
-  ``AnnotationPage``. A discontinuous annotation's ``selector`` is the segment from its
-  first to its last character (the only reading Web Annotation allows one target), and its
-  pieces, in order, are in ``spans``, a craftrdf term declared in a second context object.
+- ``jsonld``: one ``AnnotationCollection`` in the W3C Web Annotation JSON-LD serialization,
+  its annotations in one embedded ``AnnotationPage``, each with motivation ``classifying``,
+  its annotator as ``creator`` and a ``TextPositionSelector`` beside a ``TextQuoteSelector``
+  (exact text, prefix, suffix). The W3C context is inline (the file is read without a
+  network) or, with ``jsonld_context="remote"``, named by its IRI. A discontinuous
+  annotation's ``selector`` is the segment from its first to its last character (the only
+  reading Web Annotation allows one target), and its pieces, in order, are in ``spans``, a
+  craftrdf term declared in a second context object.
 - ``pubannotation``: one ``<PMID>.json`` per document. A discontinuous annotation becomes
   one denotation per piece, all but the last with ``obj`` ``"_FRAGMENT"``, chained by
   ``_lexicallyChainedTo`` relations: what PubAnnotation itself stores and serves.
@@ -40,7 +43,7 @@ from ..iris import DOCUMENTS_GRAPH, document_iri
 from ..sets import SetRef, resolve_set
 from ..store import ReadableStore
 from ._base import ExportFormat, ExportReport, select
-from .jsonld import CRAFT_JSONLD_CONTEXT, WA_CONTEXT, export_jsonld
+from .jsonld import CRAFT_JSONLD_CONTEXT, WA_CONTEXT, JsonldContext, export_jsonld
 from .per_document import export_per_document
 from .rdf import export_rdf
 
@@ -63,6 +66,7 @@ def export_set(
     format: ExportFormat | str,
     document: str | None = None,
     curies: CurieMap | None = None,
+    jsonld_context: JsonldContext = "inline",
 ) -> ExportReport:
     """Write the annotation set ``key`` (or its annotations of one ``document``) to ``out``.
 
@@ -75,7 +79,9 @@ def export_set(
     Raises :class:`~craftrdf.errors.ConfigError` for an unknown set, format or document
     (one neither in the documents graph nor annotated in the set), ``OSError`` when the
     output cannot be written. ``curies`` turns class IRIs into the CURIEs of the BioNLP and
-    PubAnnotation outputs.
+    PubAnnotation outputs. ``jsonld_context`` (jsonld only): ``inline`` writes the W3C Web
+    Annotation context's terms into the file, ``remote`` names it by its IRI (a JSON-LD
+    processor then fetches it).
 
     >>> import json
     >>> import tempfile
@@ -98,6 +104,8 @@ def export_set(
     except ValueError:
         names = ", ".join(f.value for f in ExportFormat)
         raise ConfigError(f"unknown export format {format!r}: use {names}") from None
+    if jsonld_context not in ("inline", "remote"):
+        raise ConfigError(f"unknown JSON-LD context {jsonld_context!r}: use inline or remote")
     ref = resolve_set(store, key)
     doc = None
     if document is not None:
@@ -108,7 +116,7 @@ def export_set(
     if fmt.is_rdf:
         counts = export_rdf(store, ref, fmt, path, doc)
     elif fmt is ExportFormat.JSONLD:
-        counts = export_jsonld(store, ref, path, doc, document)
+        counts = export_jsonld(store, ref, path, doc, document, context=jsonld_context)
     else:
         counts = export_per_document(store, ref, fmt, path, doc, curies)
     documents, annotations, skipped, files, quads = counts

@@ -31,21 +31,34 @@ __all__ = ["read_bionlp", "write_bionlp"]
 _OTHER_LINES = frozenset("REAMN#*")
 _ID = re.compile(r"T\w+")
 _OFFSET = re.compile(r"[0-9]+")
+_MAX_DIGITS = 15
 _UNSAFE = re.compile(r"[\t\r\n]")
 
 
-def read_bionlp(path_or_text: str | os.PathLike[str], *, document: str, source: str | None = None) -> list[Annotation]:
+def read_bionlp(
+    path_or_text: str | os.PathLike[str],
+    *,
+    document: str,
+    source: str | None = None,
+    text: str | None = None,
+) -> list[Annotation]:
     """Read the ``T`` lines of a BioNLP/brat standoff file (or its content) into annotations.
 
     ``path_or_text`` is a path (any ``os.PathLike``, or a ``str`` without a tab or a
     newline) or the content itself (a ``str`` holding a tab or a newline, or ``""``).
+    A file is read as UTF-8 (a leading byte-order mark is dropped).
     Annotations keep file order; ``id`` is the T id, ``text`` the third column as written
     (None when the line has no third column), ``annotator`` None, ``document`` as given.
     Spans keep their order on the line. ``source`` names the input in messages.
+    ``text``, the document's text when the caller has it, bounds the offsets: a span
+    ending past it raises :class:`~craftrdf.errors.ValidationError` with its line number
+    (the text column is not compared here: :func:`~craftrdf.ingest.validate.text_problem`
+    does that, for callers that refuse or count a mismatch).
 
     Lines of other brat kinds (``R``, ``E``, ``A``, ``M``, ``N``, ``#``, ``*``) are skipped
     with one :class:`~craftrdf.errors.DataWarning` for the whole input; blank lines are
-    ignored. A malformed ``T`` line, a duplicate T id or any other line raises
+    ignored. A file that is not UTF-8 (the byte offset and line of the first bad byte),
+    a malformed ``T`` line, a duplicate T id or any other line raises
     :class:`~craftrdf.errors.AnnotationFormatError` with its line number.
     """
     content, src = _load(path_or_text, source)
@@ -59,6 +72,8 @@ def read_bionlp(path_or_text: str | os.PathLike[str], *, document: str, source: 
         head = line[0]
         if head == "T":
             ann = _parse_t_line(line, number, document, src)
+            if text is not None:
+                _check_bounds(ann, len(text), number, src)
             if ann.id in first_line:
                 raise AnnotationFormatError(
                     f"duplicate id {ann.id!r} (first on line {first_line[ann.id]})", source=src, line=number
@@ -123,8 +138,29 @@ def _load(path_or_text: str | os.PathLike[str], source: str | None) -> tuple[str
     if isinstance(path_or_text, str) and (path_or_text == "" or "\t" in path_or_text or "\n" in path_or_text):
         return path_or_text, source or "<bionlp text>"
     path = os.fspath(path_or_text)
-    with open(path, encoding="utf-8", newline="") as fh:
-        return fh.read(), source or path
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        return data.decode("utf-8-sig"), source or path
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise AnnotationFormatError(
+            f"not UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start} ({exc.reason})",
+            source=source or path,
+            line=line,
+        ) from None
+
+
+def _check_bounds(ann: Annotation, size: int, number: int, source: str) -> None:
+    """ValidationError naming the line when a span of ``ann`` ends past a text of ``size`` characters."""
+    for span in ann.spans:
+        if span.end > size:
+            raise ValidationError(
+                f"{ann.id}: span [{span.start}, {span.end}) ends past the end of the document's text "
+                f"({size} characters)",
+                source=source,
+                line=number,
+            )
 
 
 def _parse_t_line(line: str, number: int, document: str, source: str) -> Annotation:
@@ -147,6 +183,8 @@ def _parse_t_line(line: str, number: int, document: str, source: str) -> Annotat
         bounds = piece.split()
         if len(bounds) != 2 or not all(_OFFSET.fullmatch(b) for b in bounds):
             raise fail(f"bad offsets {piece!r}: expected two non-negative integers 'START END'")
+        if any(len(b) > _MAX_DIGITS for b in bounds):  # int() refuses thousands of digits; no text is that long
+            raise fail(f"bad offsets {piece[:40]!r}: more than {_MAX_DIGITS} digits")
         start, end = int(bounds[0]), int(bounds[1])
         if start > end:
             raise fail(f"bad offsets {piece!r}: start > end")

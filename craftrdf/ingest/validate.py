@@ -12,7 +12,7 @@ from ..errors import DataWarning, ValidationError
 from ..model import Annotation
 from .knowtator import PIECE_SEPARATOR
 
-__all__ = ["validate_annotations"]
+__all__ = ["text_problem", "validate_annotations"]
 
 
 def validate_annotations(annotations: Sequence[Annotation], text: str, *, source: str) -> None:
@@ -54,15 +54,28 @@ def validate_annotations(annotations: Sequence[Annotation], text: str, *, source
                     element=f"annotation {ann.id}",
                 )
         if ann.text is not None:
-            problem = _text_problem(ann, text)
+            problem = text_problem(ann, text)
             if problem is not None:
                 raise ValidationError(problem, source=source, element=f"annotation {ann.id}")
 
 
-def _text_problem(ann: Annotation, text: str) -> str | None:
-    """Why ``ann.text`` differs from what its spans cover in ``text``, or None if it does not."""
+def text_problem(ann: Annotation, text: str, *, brat_joins: bool = False) -> str | None:
+    """Why ``ann.text`` differs from what its spans cover in ``text``, or None if it does not.
+
+    None too when ``ann.text`` is None (nothing to compare). The spans must lie inside
+    ``text``; :func:`validate_annotations` checks that first. The comparison is the one
+    :func:`validate_annotations` describes; with ``brat_joins``, a discontinuous
+    annotation's pieces may also be joined by one space, as plain brat writes them.
+
+    >>> from craftrdf.model import Annotation, Span
+    >>> text_problem(Annotation("T1", "d", "CL:0000540", (Span(4, 10),), "neuron"), "The neuron fired.") is None
+    True
+    >>> text_problem(Annotation("T1", "d", "CL:0000540", (Span(4, 10),), "nerve"), "The neuron fired.")
+    "covered text 'nerve' differs from the text at [4, 10): 'neuron'"
+    """
     covered = ann.text
-    assert covered is not None
+    if covered is None:
+        return None
     spans = ann.spans
     if len(spans) == 1:
         span = spans[0]
@@ -81,7 +94,7 @@ def _text_problem(ann: Annotation, text: str) -> str | None:
                 )
         return None
     joined = PIECE_SEPARATOR.join(pieces)
-    if _same(covered, joined):
+    if _same(covered, joined) or (brat_joins and _same(covered, " ".join(pieces))):
         return None
     return (
         f"covered text {_show(covered)} differs from the text of its {len(spans)} spans "

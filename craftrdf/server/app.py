@@ -33,7 +33,6 @@ import shutil
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -49,11 +48,12 @@ from starlette.routing import BaseRoute, Route, Router
 from starlette.types import Receive, Scope, Send
 
 from ..curie import CurieMap
-from ..errors import ConfigError
 from ..vocab import BASE, OBO
-from .guard import Limits, RequestRefused, check_request, with_using
+from .config import ServerConfig, read_token
+from .guard import RequestRefused, check_request, with_using
 from .linked import (
     DUMP_FORMATS,
+    DatasetSizes,
     describe,
     dump_set,
     graph_sizes,
@@ -62,8 +62,10 @@ from .linked import (
     resource_iri,
     void_triples,
 )
-from .protocol import GRAPH_TYPES, HTML, RESULT_TYPES, negotiate, parse_sparql_request
-from .transport import Nosniff, disconnected, read_body
+from .pages import HEADERS as PAGE_HEADERS
+from .pages import index_page, query_page, results_html
+from .protocol import GRAPH_TYPES, HTML, RESULT_TYPES, SparqlRequest, negotiate, parse_sparql_request
+from .transport import AccessLog, Nosniff, disconnected, read_body
 from .workers import (
     ClientGone,
     PooledStore,
@@ -89,48 +91,8 @@ _FORMAT_PARAM = {
 _DUMP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]*\.(?:" + "|".join(DUMP_FORMATS) + ")$")
 #: What a resource is offered as, in order of preference when the client does not mind.
 _OFFERED = ["text/turtle", "application/ld+json", "application/n-triples", "application/rdf+xml", HTML]
-
-
-@dataclass(frozen=True, slots=True)
-class ServerConfig:
-    """What the server allows and where it is reached.
-
-    ``base_iri`` is the public URL of the server's root (ends with ``/``): a request for
-    ``base_iri + "doc/123"`` describes the store resource ``https://w3id.org/craftrdf/doc/123``.
-    ``timeout`` (s) bounds each query, ``max_results`` the rows or triples of an answer;
-    ``token`` is the bearer token updates need (``allow_update`` must be on too).
-    ``max_body`` (bytes) bounds a request body, counted as it arrives; ``body_timeout`` (s) is the
-    longest wait for the next piece of a body (408 past it). ``cors_origin`` (an origin or ``*``)
-    lets browser pages of that origin query (never update) the endpoint.
-    """
-
-    base_iri: str = "http://127.0.0.1:8080/"
-    timeout: float = 30.0
-    max_results: int = 100_000
-    limits: Limits = field(default_factory=Limits)
-    allow_update: bool = False
-    token: str | None = field(default=None, repr=False)
-    dump_timeout: float = 600.0
-    max_body: int = 1_000_000
-    body_timeout: float = 10.0
-    cors_origin: str | None = None
-
-    def __post_init__(self) -> None:
-        if not self.base_iri.endswith("/"):
-            object.__setattr__(self, "base_iri", self.base_iri + "/")
-        if self.allow_update and not self.token:
-            raise ConfigError("updates need a bearer token: give --token-file with --allow-update")
-
-
-def read_token(path: str | os.PathLike[str]) -> str:
-    """The bearer token in a file (surrounding whitespace dropped); ConfigError if missing or too short."""
-    try:
-        token = Path(path).read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise ConfigError(f"cannot read the token file {path}: {exc.strerror}") from None
-    if len(token) < 16:
-        raise ConfigError(f"the token in {path} is shorter than 16 characters; use e.g. `openssl rand -hex 32`")
-    return token
+#: What /sparql answers in: HTML last, so only a client preferring it (a browser) gets the query page.
+_SPARQL_OFFERED = [*RESULT_TYPES, *GRAPH_TYPES, HTML]
 
 
 class _State:
@@ -138,7 +100,7 @@ class _State:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.sizes: Any = None
+        self.sizes: DatasetSizes | None = None
 
 
 def _refuse(exc: RequestRefused) -> Response:
@@ -215,11 +177,45 @@ def create_app(
         if scheme.lower() != "bearer" or not hmac.compare_digest(credential.strip().encode(), config.token.encode()):
             raise RequestRefused(401, "updates need the server's token: send 'Authorization: Bearer <token>'")
 
+    def query_job(req: SparqlRequest, results: str | None, graph: str | None) -> QueryJob:
+        return QueryJob(
+            req.text,
+            req.default_graphs,
+            req.named_graphs,
+            results,
+            graph,
+            config.max_results,
+            endpoint,
+            config.union_default_graph,
+        )
+
+    def page(request: Request, query: str, results: str = "", error: str | None = None, status: int = 200) -> Response:
+        root = "" if request.url.path.endswith("/sparql") else "../"  # the page is at /sparql or /sparql/
+        text = query_page(root=root, query=query, union=config.union_default_graph, results=results, error=error)
+        return HTMLResponse(text, status_code=status, headers={**PAGE_HEADERS, "Vary": "Accept"})
+
+    async def page_results(request: Request, req: SparqlRequest) -> Response:
+        """A browser's query: the query page with the results as a table, or with the error."""
+        try:
+            check_request(req.text, config.limits)
+            answer = await call(run_sparql, query_job(req, "JSON", "TURTLE"), request=request)
+        except ClientGone:
+            raise
+        except RequestRefused as exc:
+            return page(request, req.text, error=exc.message, status=exc.status)
+        return page(request, req.text, results_html(answer, local_url=local_url, curies=curies))
+
     async def sparql(request: Request) -> Response:
         if request.method == "OPTIONS":
             return Response(status_code=204, headers={"Allow": "GET, POST, OPTIONS"})
+        accept = request.headers.get("accept")
+        browser = negotiate(accept, _SPARQL_OFFERED) == HTML
+        if browser and request.method == "GET" and not {"query", "update"} & set(request.query_params):
+            return page(request, "")
         body = await read_body(request, config.max_body, config.body_timeout) if request.method == "POST" else b""
         req = parse_sparql_request(request.method, request.url.query, request.headers.get("content-type"), body)
+        if browser and req.kind == "query":
+            return await page_results(request, req)
         if req.kind == "update":
             authorise_update(request)
         check_request(req.text, config.limits)
@@ -231,22 +227,13 @@ def create_app(
             shutil.rmtree(dumps, ignore_errors=True)
             dumps.mkdir(parents=True, exist_ok=True)
             return PlainTextResponse(answer.body.decode(), status_code=200)
-        accept = request.headers.get("accept")
         results = negotiate(accept, list(RESULT_TYPES))
         graph = negotiate(accept, list(GRAPH_TYPES))
         if results is None and graph is None:
             raise RequestRefused(
                 406, "no acceptable result format; offered: " + ", ".join(dict.fromkeys([*RESULT_TYPES, *GRAPH_TYPES]))
             )
-        job = QueryJob(
-            req.text,
-            req.default_graphs,
-            req.named_graphs,
-            RESULT_TYPES[results] if results else None,
-            GRAPH_TYPES[graph] if graph else None,
-            config.max_results,
-            endpoint,
-        )
+        job = query_job(req, RESULT_TYPES[results] if results else None, GRAPH_TYPES[graph] if graph else None)
         answer = await call(run_sparql, job, request=request)
         return Response(answer.body, media_type=answer.media_type, headers={"Vary": "Accept"})
 
@@ -300,8 +287,8 @@ def create_app(
             with state.lock:
                 state.sizes = sizes
         set_prefix = BASE + "set/"
-        keys = [s.graph[len(set_prefix) :] for s in sizes if s.graph.startswith(set_prefix)]
-        triples = void_triples(sizes, base_url=base, dump_keys=keys)
+        keys = [s.graph[len(set_prefix) :] for s in sizes.graphs if s.graph.startswith(set_prefix)]
+        triples = void_triples(sizes, base_url=base, dump_keys=keys, union_default_graph=config.union_default_graph)
         if mtype == HTML:
             return HTMLResponse(
                 render_html(base + ".well-known/void#dataset", triples, local_url=local_url, curies=curies)
@@ -319,11 +306,7 @@ def create_app(
         return FileResponse(path, media_type=DUMP_FORMATS[ext][1], filename=name)
 
     async def index(request: Request) -> Response:
-        return HTMLResponse(
-            "<!DOCTYPE html><html><head><meta charset=utf-8><title>craftrdf</title></head><body>"
-            "<h1>craftrdf</h1><ul><li><a href=sparql>SPARQL endpoint</a> (SPARQL 1.1 Protocol)</li>"
-            "<li><a href=.well-known/void>VoID description</a> (sets, ontologies, dumps)</li></ul></body></html>"
-        )
+        return HTMLResponse(index_page(union=config.union_default_graph), headers=PAGE_HEADERS)
 
     routes: list[BaseRoute] = [
         Route("/", index),
@@ -357,7 +340,8 @@ def create_app(
         if on_shutdown is not None:
             on_shutdown()
 
-    middleware = [Middleware(Nosniff)]
+    middleware = [Middleware(AccessLog)] if config.access_log else []
+    middleware.append(Middleware(Nosniff))
     if config.cors_origin:
         # no Authorization among the allowed headers: a page of another origin cannot send the token
         middleware.append(
@@ -455,16 +439,17 @@ def serve(
 
     try:
         app = create_app(pool, config=config, dump_dir=dump_dir, on_shutdown=close)
-        logger.warning(
-            "serving %s at %s (%s, %d+%d worker(s)%s) on http://%s:%d/",
+        listening = f"http://{host}:{port}/"
+        logger.info(
+            "serving %s at %s (%s%s, %d+%d worker(s)%s%s)",
             store,
             config.base_iri,
+            "" if config.base_iri == listening else f"listening on {host}:{port}, ",
             "updates enabled" if config.allow_update else "read-only",
             size,
             heavy,
             ", no network" if no_network else "",
-            host,
-            port,
+            ", union default graph" if config.union_default_graph else "",
         )
         uvicorn.Server(uvicorn_config(app, host=host, port=port, header_timeout=header_timeout)).run()
     finally:

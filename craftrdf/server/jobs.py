@@ -17,6 +17,7 @@ import pyoxigraph as ox
 
 from ..store import AnnotationStore
 from .guard import RequestRefused
+from .protocol import names_dataset
 
 __all__ = ["Answer", "QueryJob", "run_sparql", "run_update"]
 
@@ -27,6 +28,8 @@ class QueryJob:
 
     ``results_format`` / ``graph_format`` are pyoxigraph format names (``JSON``, ``TURTLE``...)
     for SELECT/ASK and CONSTRUCT/DESCRIBE answers; None means the client accepts none (406).
+    ``union_default_graph`` makes the union of the named graphs the default graph when neither
+    the request (``default_graphs``, ``named_graphs``) nor the query (``FROM``) names a dataset.
     """
 
     text: str
@@ -36,6 +39,7 @@ class QueryJob:
     graph_format: str | None = "TURTLE"
     max_results: int = 100_000
     base_iri: str | None = None
+    union_default_graph: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +92,19 @@ def _too_many(limit: int) -> RequestRefused:
 
 
 def _dataset(job: QueryJob) -> dict[str, Any]:
+    """The dataset arguments of ``Store.query``: the request's graphs, else the union if the server offers it.
+
+    pyoxigraph's union flag replaces a query's own ``FROM`` (and cannot go with ``default_graph``),
+    while the SPARQL 1.1 Protocol and Query give the request's and then the query's dataset
+    precedence over the service's default; so the union is asked for only when neither names one.
+    """
     kw: dict[str, Any] = {}
     if job.default_graphs:
         kw["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
     if job.named_graphs:
         kw["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
+    if job.union_default_graph and not kw and not names_dataset(job.text):
+        kw["use_default_graph_as_union"] = True
     return kw
 
 

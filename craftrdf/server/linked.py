@@ -30,12 +30,25 @@ from ..exports import ExportFormat, export_set
 from ..iris import check_set_key, ontology_graph, set_iri
 from ..querying import resolve_query
 from ..store import ReadableStore
-from ..vocab import BASE, DCTERMS, RDF, RDFS, prefixes
+from ..vocab import BASE, DCTERMS, RDF, RDFS, XSD, prefixes
 from .guard import RequestRefused
 
-__all__ = ["DUMP_FORMATS", "describe", "dump_set", "render_html", "resource_iri", "void_triples"]
+__all__ = [
+    "DUMP_FORMATS",
+    "DatasetSizes",
+    "GraphSize",
+    "default_graph_note",
+    "describe",
+    "dump_set",
+    "render_html",
+    "resource_iri",
+    "term_html",
+    "void_triples",
+]
 
 VOID = "http://rdfs.org/ns/void#"
+#: The SPARQL 1.1 Service Description vocabulary (W3C Recommendation, 21 March 2013).
+SD = "http://www.w3.org/ns/sparql-service-description#"
 
 #: Dump file extensions, their export format and media type.
 DUMP_FORMATS: dict[str, tuple[ExportFormat, str]] = {
@@ -105,56 +118,119 @@ class GraphSize:
     triples: int
 
 
-def graph_sizes(store: ReadableStore) -> tuple[GraphSize, ...]:
-    """Every named graph with its triple count (``queries/graph-sizes.rq``; a few seconds on the corpus)."""
+@dataclass(frozen=True, slots=True)
+class DatasetSizes:
+    """The store's triple counts: its default graph (empty in a store craftrdf built) and each named graph."""
+
+    default_graph: int
+    graphs: tuple[GraphSize, ...]
+
+
+def graph_sizes(store: ReadableStore) -> DatasetSizes:
+    """Every named graph with its triple count (``queries/graph-sizes.rq``; a few seconds on the corpus), and
+    the default graph's."""
     rows = store.query(_text("graph-sizes"))
     assert isinstance(rows, ox.QuerySolutions)
-    return tuple(GraphSize(r["graph"].value, int(r["triples"].value)) for r in rows)
+    graphs = tuple(GraphSize(r["graph"].value, int(r["triples"].value)) for r in rows)
+    # the store's own default graph, never the union (the worker's store is queried without it)
+    default = store.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    assert isinstance(default, ox.QuerySolutions)
+    return DatasetSizes(sum(int(r["n"].value) for r in default), graphs)
 
 
-def void_triples(sizes: Sequence[GraphSize], *, base_url: str, dump_keys: Iterable[str] = ()) -> list[ox.Triple]:
+def default_graph_note(union: bool) -> str:
+    """One sentence saying what the endpoint's default graph holds (the index page and VoID say it)."""
+    if union:
+        return (
+            "The default graph is the union of all named graphs (the server runs with --union-default-graph): "
+            "a query that names no graph (no GRAPH, FROM, default-graph-uri) sees every triple, once per graph "
+            "holding it; a query or request that names its dataset gets that dataset."
+        )
+    return (
+        "craftrdf keeps every triple in a named graph, so the default graph is empty (unless an update wrote to "
+        "it): name the graphs with GRAPH, FROM or the protocol's default-graph-uri, or start the server with "
+        "--union-default-graph."
+    )
+
+
+def void_triples(
+    sizes: DatasetSizes, *, base_url: str, dump_keys: Iterable[str] = (), union_default_graph: bool = False
+) -> list[ox.Triple]:
     """The VoID description of the store: the dataset, its endpoint, one subset per set and ontology graph.
 
     ``base_url`` is where the server is reached (ends with ``/``); dump links are given for the
-    keys in ``dump_keys`` (the annotation sets).
+    keys in ``dump_keys`` (the annotation sets). Where the data is follows the SPARQL 1.1
+    Service Description vocabulary: the endpoint's ``sd:Service`` with its ``sd:defaultDataset``
+    (this dataset), whose ``sd:defaultGraph`` has its size and whose ``sd:namedGraph`` entries
+    name every named graph; ``sd:feature sd:UnionDefaultGraph`` when ``union_default_graph``.
     """
 
     def n(x: str) -> ox.NamedNode:
         return ox.NamedNode(x)
 
+    def count(value: int) -> ox.Literal:
+        return ox.Literal(str(value), datatype=n(XSD.integer))
+
     ds = n(base_url + ".well-known/void#dataset")
     a = n(RDF.type)
+    total = sizes.default_graph + sum(s.triples for s in sizes.graphs)
     out = [
         ox.Triple(ds, a, n(VOID + "Dataset")),
         ox.Triple(ds, n(DCTERMS.title), ox.Literal("CRAFT corpus ontologies and concept annotations (craftrdf)")),
+        ox.Triple(ds, n(RDFS.comment), ox.Literal(default_graph_note(union_default_graph))),
         ox.Triple(ds, n(VOID + "sparqlEndpoint"), n(base_url + "sparql")),
         ox.Triple(ds, n(VOID + "uriSpace"), ox.Literal(BASE)),
-        ox.Triple(
-            ds,
-            n(VOID + "triples"),
-            ox.Literal(str(sum(s.triples for s in sizes)), datatype=n("http://www.w3.org/2001/XMLSchema#integer")),
-        ),
+        ox.Triple(ds, n(VOID + "triples"), count(total)),
     ]
+    out += _service_description(ds, sizes, base_url=base_url, union_default_graph=union_default_graph)
     keys = set(dump_keys)
     set_prefix, onto_prefix = set_iri(""), ontology_graph("")
-    for s in sizes:
+    for s in sizes.graphs:
         if not s.graph.startswith((set_prefix, onto_prefix)):
             continue
         sub = n(s.graph)
         out += [
             ox.Triple(ds, n(VOID + "subset"), sub),
             ox.Triple(sub, a, n(VOID + "Dataset")),
-            ox.Triple(
-                sub,
-                n(VOID + "triples"),
-                ox.Literal(str(s.triples), datatype=n("http://www.w3.org/2001/XMLSchema#integer")),
-            ),
+            ox.Triple(sub, n(VOID + "triples"), count(s.triples)),
             ox.Triple(sub, n(RDFS.label), ox.Literal(s.graph.rsplit("/", 1)[-1])),
         ]
         key = s.graph[len(set_prefix) :] if s.graph.startswith(set_prefix) else None
         if key in keys:
             for ext in DUMP_FORMATS:
                 out.append(ox.Triple(sub, n(VOID + "dataDump"), n(f"{base_url}dump/{key}.{ext}")))
+    return out
+
+
+def _service_description(
+    ds: ox.NamedNode, sizes: DatasetSizes, *, base_url: str, union_default_graph: bool
+) -> list[ox.Triple]:
+    """The endpoint as an ``sd:Service`` whose default dataset is ``ds``: its default graph and named graphs."""
+    a = ox.NamedNode(RDF.type)
+    service = ox.NamedNode(base_url + "sparql")
+    default = ox.NamedNode(base_url + ".well-known/void#default-graph")
+    triples = sizes.default_graph + sum(s.triples for s in sizes.graphs) if union_default_graph else sizes.default_graph
+    out = [
+        ox.Triple(service, a, ox.NamedNode(SD + "Service")),
+        ox.Triple(service, ox.NamedNode(SD + "endpoint"), service),
+        ox.Triple(service, ox.NamedNode(SD + "supportedLanguage"), ox.NamedNode(SD + "SPARQL11Query")),
+        ox.Triple(service, ox.NamedNode(SD + "defaultDataset"), ds),
+        ox.Triple(ds, a, ox.NamedNode(SD + "Dataset")),
+        ox.Triple(ds, ox.NamedNode(SD + "defaultGraph"), default),
+        ox.Triple(default, a, ox.NamedNode(SD + "Graph")),
+        ox.Triple(
+            default, ox.NamedNode(VOID + "triples"), ox.Literal(str(triples), datatype=ox.NamedNode(XSD.integer))
+        ),
+    ]
+    if union_default_graph:
+        out.append(ox.Triple(service, ox.NamedNode(SD + "feature"), ox.NamedNode(SD + "UnionDefaultGraph")))
+    for s in sizes.graphs:
+        entry = ox.BlankNode()
+        out += [
+            ox.Triple(ds, ox.NamedNode(SD + "namedGraph"), entry),
+            ox.Triple(entry, a, ox.NamedNode(SD + "NamedGraph")),
+            ox.Triple(entry, ox.NamedNode(SD + "name"), ox.NamedNode(s.graph)),
+        ]
     return out
 
 
@@ -180,6 +256,21 @@ def dump_set(store: ReadableStore, key: str, ext: str, cache_dir: str) -> str:
     return os.fspath(target)
 
 
+def term_html(t: object, *, local_url: Callable[[str], str | None], curies: CurieMap) -> str:
+    """One RDF term as HTML: an IRI as a link (to its page here when ``local_url`` gives one), a literal as text.
+
+    Everything is escaped; a literal longer than 2,000 characters is cut with "…".
+    """
+    if isinstance(t, ox.NamedNode):
+        label = html.escape(curies.compress(t.value))
+        href = local_url(t.value) or t.value
+        return f'<a href="{html.escape(href, quote=True)}">{label}</a>'
+    if isinstance(t, ox.Literal):
+        v = t.value if len(t.value) <= 2000 else t.value[:2000] + "…"
+        return f"<span class=lit>{html.escape(v)}</span>"
+    return html.escape(str(t))
+
+
 def render_html(
     iri: str, triples: Sequence[ox.Triple], *, local_url: Callable[[str], str | None], curies: CurieMap
 ) -> str:
@@ -190,14 +281,7 @@ def render_html(
     """
 
     def term(t: object) -> str:
-        if isinstance(t, ox.NamedNode):
-            label = html.escape(curies.compress(t.value))
-            href = local_url(t.value) or t.value
-            return f'<a href="{html.escape(href, quote=True)}">{label}</a>'
-        if isinstance(t, ox.Literal):
-            v = t.value if len(t.value) <= 2000 else t.value[:2000] + "…"
-            return f"<span class=lit>{html.escape(v)}</span>"
-        return html.escape(str(t))
+        return term_html(t, local_url=local_url, curies=curies)
 
     rows = "\n".join(
         f"<tr><td>{term(t.subject)}</td><td>{term(t.predicate)}</td><td>{term(t.object)}</td></tr>"
@@ -219,4 +303,4 @@ def render_html(
 
 def rdf_prefixes() -> dict[str, str]:
     """Prefixes for serialized descriptions: the library's plus the OBO PURL namespace."""
-    return {**prefixes(), "void": VOID}
+    return {**prefixes(), "void": VOID, "sd": SD}

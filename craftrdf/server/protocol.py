@@ -17,6 +17,8 @@ from urllib.parse import parse_qsl
 
 import pyoxigraph as ox
 
+from ..errors import QueryError
+from ..lexer import tokenize
 from .guard import RequestRefused
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "HTML",
     "RESULT_TYPES",
     "SparqlRequest",
+    "names_dataset",
     "negotiate",
     "parse_accept",
     "parse_sparql_request",
@@ -234,3 +237,20 @@ def parse_sparql_request(method: str, query_string: str, content_type: str | Non
         except ValueError:
             raise RequestRefused(400, f"graph parameter {g!r} is not an absolute IRI") from None
     return SparqlRequest(kind, text, tuple(defaults), tuple(named))
+
+
+def names_dataset(query: str) -> bool:
+    """True when a query has a dataset clause (``FROM <g>`` or ``FROM NAMED <g>``).
+
+    A SPARQL 1.1 query names its own dataset only with ``FROM``, a keyword that cannot occur
+    anywhere else in a query (a subquery has no dataset clause), so one keyword token decides
+    it; ``?from``, ``ex:from`` and ``"FROM"`` are other tokens. Text the lexer cannot read
+    answers False: the engine then reports its syntax error.
+
+    >>> names_dataset("SELECT * FROM <http://e/g> { ?s ?p ?o }"), names_dataset('SELECT ?from { ?from ?p "FROM" }')
+    (True, False)
+    """
+    try:
+        return any(t.kw("FROM") for t in tokenize(query))
+    except QueryError:
+        return False

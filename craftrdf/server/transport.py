@@ -13,12 +13,15 @@ h11 protocol class used by :func:`uvicorn_config`:
   its own members while a client that sends its head promptly gets through.
 
 Request bodies are read by :func:`read_body` (size counted as it streams, a deadline per
-piece); :class:`Nosniff` is the ASGI middleware adding ``X-Content-Type-Options: nosniff``.
+piece); :class:`Nosniff` is the ASGI middleware adding ``X-Content-Type-Options: nosniff``, and
+:class:`AccessLog` the one logging each request (uvicorn's own access log stays off: its lines
+would bypass the CLI's log format and carry the query string, that is, whole queries).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -28,7 +31,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .guard import RequestRefused
 
-__all__ = ["Nosniff", "disconnected", "guarded_protocol", "read_body", "uvicorn_config"]
+__all__ = ["AccessLog", "Nosniff", "disconnected", "guarded_protocol", "read_body", "uvicorn_config"]
+
+access_logger = logging.getLogger("craftrdf.server.access")
 
 
 def guarded_protocol(header_timeout: float, max_half_open: int) -> type[H11Protocol]:
@@ -160,3 +165,41 @@ class Nosniff:
             await send(message)
 
         await self.app(scope, receive, send_nosniff)
+
+
+class AccessLog:
+    """ASGI middleware: one INFO line per request on ``craftrdf.server.access``: client, method, path, status, time.
+
+    The time runs from the request's arrival to the end of its response. The query string is
+    left out (a GET query carries the whole SPARQL text). A request whose app raised is logged
+    with status 500, as the server answers it.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not access_logger.isEnabledFor(logging.INFO):
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            client = scope.get("client")
+            access_logger.info(
+                '%s "%s %s" %d %.1f ms',
+                f"{client[0]}:{client[1]}" if client else "-",
+                scope["method"],
+                scope.get("root_path", "") + scope["path"],
+                status,
+                (time.perf_counter() - started) * 1000,
+            )

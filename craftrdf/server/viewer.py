@@ -44,6 +44,9 @@ CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
+#: Where an article is on PubMed and on PubMed Central, by PMID and by PMCID.
+PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{}/"
+PMC_URL = "https://pmc.ncbi.nlm.nih.gov/articles/{}/"
 _HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
@@ -88,10 +91,12 @@ def render_document_page(view: DocumentView) -> str:
     """The HTML of ``/doc/{pmid}``: a shell with the document's data inline; viewer.js draws the rest."""
     pmid = _e(view.pmid)
     shown = sum(1 for a in view.annotations if a.spans)
+    pmc = f'PMC <a id="pmc" href="{_e(PMC_URL.format(view.pmcid))}">{_e(view.pmcid)}</a> · ' if view.pmcid else ""
     body = (
         '<header class="top">\n'
-        f"<h1>PubMed {pmid}</h1>\n"
-        f'<p class="meta"><a href="{_e(view.iri)}">{_e(view.iri)}</a> · '
+        f'<h1 id="doc-title">{_e(view.title or "PubMed " + view.pmid)}</h1>\n'
+        f'<p class="meta">PubMed <a id="pubmed" href="{_e(PUBMED_URL.format(view.pmid))}">{pmid}</a> · {pmc}'
+        f'<a href="{_e(view.iri)}">{_e(view.iri)}</a> · '
         f'<a href="../api/doc/{pmid}">JSON</a> · {len(view.annotations)} annotations '
         f"({shown} with text) in {sum(1 for s in view.sets if s.count)} sets</p>\n"
         "</header>\n"
@@ -104,7 +109,7 @@ def render_document_page(view: DocumentView) -> str:
         f'<script type="application/json" id="viewer-data">{_script_json(view.to_json())}</script>\n'
         '<script src="../static/viewer.js"></script>'
     )
-    return _page(f"PubMed {view.pmid}", body, body_class="doc-page")
+    return _page(view.title or f"PubMed {view.pmid}", body, body_class="doc-page")
 
 
 def _ref(r: ClassRef) -> str:
@@ -120,7 +125,7 @@ def render_class_page(view: ClassView) -> str:
             f'<h1><span id="class-label">{_e(view.label or view.curie)}</span> '
             f'<code id="class-id">{_e(view.curie)}</code></h1>'
         ),
-        f'<p class="meta"><a href="{_e(view.iri)}">{_e(view.iri)}</a> · '
+        f'<p class="meta">{_iri(view)} · '
         f'<a href="../api/class/{_e(quote(view.curie, safe=":"))}">JSON</a>'
         + (" · extension class" if view.extension else "")
         + (" · <strong>deprecated</strong>" if view.deprecated else "")
@@ -149,6 +154,7 @@ def render_class_page(view: ClassView) -> str:
     if view.parents:
         items = "".join(f'<li><span class="rel">{_e(rel)}</span> {_ref(p)}</li>' for rel, p in view.parents)
         parts.append(f'<section><h2>Parents</h2><ul id="parents">{items}</ul></section>')
+    parts.extend(_placement_section(view))
     if view.ancestors:
         items = "".join(f"<li>{_ref(a)}</li>" for a in view.ancestors)
         parts.append(
@@ -158,17 +164,17 @@ def render_class_page(view: ClassView) -> str:
     parts.extend(_similar_section(view))
     rows = "".join(
         f'<tr><td><a class="doc-link" href="{_e(_doc_href(d.pmid, d.sets, view.curie))}">{_e(d.pmid)}</a></td>'
-        f'<td class="num">{d.count}</td><td class="sets">{_e(", ".join(d.sets))}</td><td>'
+        f'<td class="sets">{_counts(d.per_set)}</td><td>'
         + "; ".join(f"<q>{_e(t)}</q>" + (f" ×{n}" if n > 1 else "") for t, n in d.texts)
         + "</td></tr>"
         for d in view.documents
     )
+    per_set = " · ".join(f"{_e(k)} {n} in {_plural(d, 'document')}" for k, n, d in view.per_set)
     parts.append(
-        f'<section><h2>Annotations <span class="count">({view.annotation_count} in '
-        f"{len(view.documents)} documents)</span></h2>"
+        f'<section><h2>Annotations <span class="count" id="per-set">({per_set})</span></h2>'
         + (
-            f'<table id="uses"><thead><tr><th>document</th><th>annotations</th><th>sets</th>'
-            f"<th>covered text</th></tr></thead><tbody>{rows}</tbody></table>"
+            '<table id="uses"><thead><tr><th>document</th><th>annotations per set</th>'
+            f"<th>covered text (per mention)</th></tr></thead><tbody>{rows}</tbody></table>"
             if view.documents
             else "<p>No annotation uses this class.</p>"
         )
@@ -176,6 +182,38 @@ def render_class_page(view: ClassView) -> str:
     )
     parts.append("</main>")
     return _page(f"{view.label or view.curie} ({view.curie})", "\n".join(parts), body_class="class-page")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _counts(per_set: tuple[tuple[str, int], ...]) -> str:
+    return " · ".join(f'{_e(k)} <span class="num">{n}</span>' for k, n in per_set)
+
+
+def _iri(view: ClassView) -> str:
+    """The class IRI, linked where it resolves: CRAFT's extension classes have no OBO PURL."""
+    if view.extension:
+        return f'<code id="class-iri" title="CRAFT extension class: this IRI does not resolve">{_e(view.iri)}</code>'
+    return f'<a href="{_e(view.iri)}">{_e(view.iri)}</a>'
+
+
+def _placement_section(view: ClassView) -> list[str]:
+    """Where ``similarity --classify-extensions`` places an extension class, or why it places it nowhere."""
+    if view.placed_under:
+        items = "".join(f"<li>{_ref(p)}</li>" for p in view.placed_under)
+        return [
+            '<section><h2>Placed under <span class="count">(by its logical definition, as '
+            f'<code>similarity --classify-extensions</code> places it)</span></h2><ul id="placed-under">{items}</ul>'
+            "</section>"
+        ]
+    if view.placement_note:
+        return [
+            f'<section><h2>Parents</h2><p id="placement-note">None, even placed by its logical definition: '
+            f"{_e(view.placement_note)}.</p></section>"
+        ]
+    return []
 
 
 def _similar_section(view: ClassView) -> list[str]:
@@ -196,8 +234,14 @@ def _similar_section(view: ClassView) -> list[str]:
     elif view.similar_pending:
         out.append(
             f'<section><h2>Most similar classes</h2><p id="similar-pending">Being computed (the first '
-            f"page of a class of {_e(view.similarity_ontology)} builds its similarity index); reload in a "
-            "few seconds.</p></section>"
+            f"page of a class of {_e(view.similarity_ontology)} builds its similarity index"
+            + (" and places its extension classes" if view.extension else "")
+            + "); reload in a few seconds.</p></section>"
+        )
+    elif view.similarity_ontology:
+        out.append(
+            '<section><h2>Most similar classes</h2><p id="similar-none">None: no other class of '
+            f"{_e(view.similarity_ontology)} shares an ancestor with it.</p></section>"
         )
     return out
 

@@ -1,8 +1,9 @@
 """The data of the viewer's class page: a class's description, ancestors, annotations and similar classes.
 
 :class:`ViewerState` keeps, between requests, the Wang index of each ontology graph (built
-once, off the request thread); :func:`class_view` reads one class. The document page's
-data is in :mod:`.viewer_data`.
+once, off the request thread) and, for extension classes, the placements
+``similarity --classify-extensions`` makes (:func:`extension_placements`); :func:`class_view`
+reads one class. The document page's data is in :mod:`.viewer_data`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..curie import CurieMap, is_extension_curie
 from ..querying import QueryResult, resolve_query, run_query
@@ -29,8 +30,17 @@ from .viewer_data import (
     normalize_base,
     optional_value,
 )
+from .viewer_placements import Placements, extension_placements
 
-__all__ = ["ClassRef", "ClassView", "DocumentUse", "IndexBuilder", "ViewerState", "class_view", "wang_index"]
+__all__ = [
+    "ClassRef",
+    "ClassView",
+    "DocumentUse",
+    "IndexBuilder",
+    "ViewerState",
+    "class_view",
+    "wang_index",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -53,12 +63,17 @@ class ClassRef:
 
 @dataclass(frozen=True, slots=True)
 class DocumentUse:
-    """The annotations of one class in one document: how many, in which sets, the covered texts (with counts)."""
+    """The annotations of one class in one document: how many, in which sets, the covered texts.
+
+    ``count`` adds every set's annotations, ``per_set`` gives them set by set; ``texts``
+    counts mentions (distinct spans), so a mention that two sets annotate counts once.
+    """
 
     pmid: str
     count: int
     sets: tuple[str, ...]
     texts: tuple[tuple[str, int], ...]
+    per_set: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +85,9 @@ class ClassView:
     computed in ``similarity_ontology`` (None when no loaded ontology declares the class);
     ``similar_pending`` says that graph's index was still being built (try again later);
     ``similar_unavailable`` says why they cannot be computed at all (an ``is_a`` cycle).
+    ``per_set`` is (set, annotations, documents) for each set that uses the class. For an
+    extension class, ``placed_under`` are the parents ``similarity --classify-extensions``
+    places it under (beyond its told ``parents``), and ``placement_note`` says why it has none.
     """
 
     curie: str
@@ -92,6 +110,9 @@ class ClassView:
     similar_pending: bool = False
     similar_unavailable: str | None = None
     graphs: tuple[str, ...] = field(default=())
+    per_set: tuple[tuple[str, int, int], ...] = ()
+    placed_under: tuple[ClassRef, ...] = ()
+    placement_note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The class page's data as JSON (documented in docs/viewer.md)."""
@@ -115,15 +136,19 @@ class ClassView:
             "parents": [{"relation": rel, "curie": p.curie, "label": p.label} for rel, p in self.parents],
             "ancestors": [ref(a) for a in self.ancestors],
             "annotation_count": self.annotation_count,
+            "per_set": [{"set": k, "annotations": n, "documents": d} for k, n, d in self.per_set],
             "documents": [
                 {
                     "pmid": d.pmid,
                     "count": d.count,
                     "sets": list(d.sets),
+                    "per_set": dict(d.per_set),
                     "texts": [{"text": t, "count": n} for t, n in d.texts],
                 }
                 for d in self.documents
             ],
+            "placed_under": [ref(r) for r in self.placed_under],
+            "placement_note": self.placement_note,
             "similar": [{"curie": r.curie, "label": r.label, "similarity": round(v, 6)} for r, v in self.similar],
             "similarity_ontology": self.similarity_ontology,
             "similar_pending": self.similar_pending,
@@ -132,6 +157,7 @@ class ClassView:
 
 
 IndexBuilder = Callable[[ReadableStore, str], WangIndex]
+_T = TypeVar("_T")
 
 
 def wang_index(store: ReadableStore, ontology: str) -> WangIndex:
@@ -150,7 +176,9 @@ class ViewerState:
     state makes when first needed); a class page waits at most ``similar_wait`` seconds
     (None: as long as it takes) for it and otherwise says the similar classes are being computed, so a slow first
     build (seconds on the full corpus, more on a busy machine) never holds a page.
-    ``build_index`` replaces how an index is made (tests use it).
+    The placements of extension classes (:func:`extension_placements`) are built the same way,
+    on the first page of an extension class of that graph.
+    ``build_index`` and ``build_placements`` replace how they are made (tests use them).
     """
 
     def __init__(
@@ -162,6 +190,7 @@ class ViewerState:
         similar_wait: float | None = 5.0,
         executor: Executor | None = None,
         build_index: IndexBuilder = wang_index,
+        build_placements: Callable[[ReadableStore, str], Placements] = extension_placements,
     ) -> None:
         self.store = store
         self.base_iri = normalize_base(base_iri)
@@ -171,6 +200,8 @@ class ViewerState:
         self._build_index = build_index
         self._lock = threading.Lock()
         self._builds: dict[str, Future[WangIndex]] = {}
+        self._placements: dict[str, Future[Placements]] = {}
+        self._build_placements = build_placements
         self._sizes: dict[str, int] | None = None
 
     def ontology_sizes(self) -> dict[str, int]:
@@ -181,23 +212,26 @@ class ViewerState:
                 self._sizes = {bound_value(r[0])[len(ONTOLOGY_GRAPH_PREFIX) :]: int(bound_value(r[1])) for r in rows}
             return self._sizes
 
-    def _build(self, ontology: str) -> Future[WangIndex]:
+    def _build(
+        self, builds: dict[str, Future[_T]], ontology: str, make: Callable[[ReadableStore, str], _T]
+    ) -> Future[_T]:
         with self._lock:
-            future = self._builds.get(ontology)
+            future = builds.get(ontology)
             if future is None:
                 if self._executor is None:
                     self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="craftrdf-viewer-index")
-                logger.info("building the Wang index of %s for the viewer", ontology)
-                future = self._builds[ontology] = self._executor.submit(self._build_index, self.store, ontology)
+                logger.info("building %s of %s for the viewer", getattr(make, "__name__", "an index"), ontology)
+                future = builds[ontology] = self._executor.submit(make, self.store, ontology)
             return future
 
-    def index(self, ontology: str, *, timeout: float | None = None) -> WangIndex | None:
-        """The Wang index of one ontology graph, built once; None if not ready within ``timeout`` seconds.
-
-        ``timeout=None`` waits for it. A failed build raises its error here and is
-        tried again on the next call.
-        """
-        future = self._build(ontology)
+    def _wait(
+        self,
+        builds: dict[str, Future[_T]],
+        ontology: str,
+        make: Callable[[ReadableStore, str], _T],
+        timeout: float | None,
+    ) -> _T | None:
+        future = self._build(builds, ontology, make)
         try:
             return future.result(timeout=timeout)
         except FutureTimeout:
@@ -206,9 +240,21 @@ class ViewerState:
             raise  # the store does not change: building again would find the same cycle
         except Exception:
             with self._lock:
-                if self._builds.get(ontology) is future:
-                    del self._builds[ontology]
+                if builds.get(ontology) is future:
+                    del builds[ontology]
             raise
+
+    def index(self, ontology: str, *, timeout: float | None = None) -> WangIndex | None:
+        """The Wang index of one ontology graph, built once; None if not ready within ``timeout`` seconds.
+
+        ``timeout=None`` waits for it. A failed build raises its error here and is
+        tried again on the next call.
+        """
+        return self._wait(self._builds, ontology, self._build_index, timeout)
+
+    def placements(self, ontology: str, *, timeout: float | None = None) -> Placements | None:
+        """The extension classes of one ontology graph placed (:func:`extension_placements`), as :meth:`index`."""
+        return self._wait(self._placements, ontology, self._build_placements, timeout)
 
     def built_indexes(self) -> tuple[str, ...]:
         """The ontology graphs whose index has been built so far."""
@@ -216,29 +262,51 @@ class ViewerState:
             return tuple(sorted(g for g, f in self._builds.items() if f.done() and f.exception() is None))
 
 
-def _similar(
-    state: ViewerState, curie: str, graphs: list[str]
-) -> tuple[str | None, bool, tuple[tuple[ClassRef, float], ...], str | None]:
-    """(ontology used, still being computed, similar classes, why they cannot be computed)."""
+@dataclass(frozen=True, slots=True)
+class _Similar:
+    """The class page's similarity part: graph used, still building, similar classes, why none, placement."""
+
+    ontology: str | None = None
+    pending: bool = False
+    similar: tuple[tuple[ClassRef, float], ...] = ()
+    unavailable: str | None = None
+    placed_under: tuple[ClassRef, ...] = ()
+    placement_note: str | None = None
+
+
+def _similar(state: ViewerState, curie: str, graphs: list[str], *, extension: bool, told: set[str]) -> _Similar:
+    """Similar classes in the largest graph declaring the class; an extension class's from its placements."""
     sizes = state.ontology_sizes()
     candidates = [g for g in graphs if g in sizes]
     if not candidates:
-        return None, False, (), None
+        return _Similar()
     ontology = max(candidates, key=lambda g: (sizes[g], g))
+    placed: Placements | None = None
     try:
-        index = state.index(ontology, timeout=state.similar_wait)
+        if extension:
+            placed = state.placements(ontology, timeout=state.similar_wait)
+            index = placed.index if placed is not None else None
+        else:
+            index = state.index(ontology, timeout=state.similar_wait)
     except CycleError as exc:  # the page still answers, saying what it cannot compute
-        return ontology, False, (), f"the is_a relations of {ontology} form a cycle ({exc.message})"
+        return _Similar(ontology, unavailable=f"the is_a relations of {ontology} form a cycle ({exc.message})")
     if index is None:
-        return ontology, True, (), None
+        return _Similar(ontology, pending=True)
     try:
         top = index.top_k(curie, state.similar_k)
     except UnknownTermError:  # declared, but left out of the weighted graph
-        return ontology, False, (), None
+        top = []
     except CycleError as exc:
-        return ontology, False, (), f"the is_a relations above {curie} form a cycle ({exc.message})"
+        return _Similar(ontology, unavailable=f"the is_a relations above {curie} form a cycle ({exc.message})")
     # a score of 0 means no common ancestor: not similar at all, so not listed
-    return ontology, False, tuple((ClassRef(t, index.labels.get(t)), v) for t, v in top if v > 0), None
+    similar = tuple((ClassRef(t, index.labels.get(t)), v) for t, v in top if v > 0)
+    if placed is None:
+        return _Similar(ontology, similar=similar)
+    under = tuple(ClassRef(p, index.labels.get(p)) for p in placed.parents.get(curie, ()) if p not in told)
+    note = None
+    if not under and not told:
+        note = placed.unplaced.get(curie, "it has no logical definition to place it by")
+    return _Similar(ontology, similar=similar, placed_under=under, placement_note=note)
 
 
 def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None) -> ClassView | None:
@@ -287,7 +355,8 @@ def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None
     )
     synonyms = sorted({(scope, v) for pred, scope in _SYNONYM_SCOPES.items() for v in by_pred.get(pred, ())})
     parallel, sim_graphs = _parallel(store, first(CRAFT.parallelOf), sorted(graphs), curies)
-    ontology, pending, similar, unavailable = _similar(state, curie, sim_graphs)
+    extension = is_extension_curie(curie) and parallel is None  # a parallel class is its base for similarity
+    sim = _similar(state, curie, sim_graphs, extension=extension, told={c for _, c in parents})
     documents = _documents(uses)
     return ClassView(
         curie=curie,
@@ -305,11 +374,14 @@ def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None
         ancestors=tuple(ancestors),
         annotation_count=len(uses.rows),
         documents=documents,
-        similar=similar,
-        similarity_ontology=ontology,
-        similar_pending=pending,
+        similar=sim.similar,
+        similarity_ontology=sim.ontology,
+        similar_pending=sim.pending,
         graphs=tuple(sorted(graphs)),
-        similar_unavailable=unavailable,
+        similar_unavailable=sim.unavailable,
+        per_set=_per_set(uses),
+        placed_under=sim.placed_under,
+        placement_note=sim.placement_note,
     )
 
 
@@ -336,16 +408,29 @@ def _parallel(
 
 
 def _documents(uses: QueryResult) -> tuple[DocumentUse, ...]:
-    """A class's annotations per document: most annotated first, covered texts by frequency."""
-    per_doc: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
-    for _cls, key, _ann, doc, _spans, text in uses.rows:
-        per_doc[bound_value(doc)].append((bound_value(key), optional_value(text)))
-    return tuple(
-        DocumentUse(
-            pmid,
-            len(items),
-            tuple(sorted({k for k, _ in items})),
-            tuple(sorted(Counter(t for _, t in items if t is not None).items(), key=lambda x: (-x[1], x[0]))),
+    """A class's annotations per document: most annotated first, set by set; covered texts by mention."""
+    per_doc: dict[str, list[tuple[str, str | None, str | None]]] = defaultdict(list)
+    for _cls, key, _ann, doc, spans, text in uses.rows:
+        per_doc[bound_value(doc)].append((bound_value(key), optional_value(spans), optional_value(text)))
+    out = []
+    for pmid, items in sorted(per_doc.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        # a mention is its spans: the core and +extensions sets annotate the same mention twice
+        mentions = {(spans, text) for _, spans, text in items if text is not None}
+        texts = Counter(text for _, text in mentions)
+        out.append(
+            DocumentUse(
+                pmid,
+                len(items),
+                tuple(sorted({k for k, _, _ in items})),
+                tuple(sorted(texts.items(), key=lambda x: (-x[1], x[0]))),
+                tuple(sorted(Counter(k for k, _, _ in items).items())),
+            )
         )
-        for pmid, items in sorted(per_doc.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    )
+    return tuple(out)
+
+
+def _per_set(uses: QueryResult) -> tuple[tuple[str, int, int], ...]:
+    """(set, annotations, documents) for each set that uses the class."""
+    annotations = Counter(bound_value(row[1]) for row in uses.rows)
+    documents = Counter(key for key, _ in {(bound_value(row[1]), bound_value(row[3])) for row in uses.rows})
+    return tuple((key, annotations[key], documents[key]) for key in sorted(annotations))

@@ -44,7 +44,7 @@ from ..iris import document_iri
 from ..model import Span
 from ..querying import QueryResult, resolve_query, run_query
 from ..store import ReadableStore
-from ..webanno import document_texts, rows_to_annotations
+from ..webanno import rows_to_annotations
 
 __all__ = [
     "ONTOLOGY_GRAPH_PREFIX",
@@ -164,18 +164,26 @@ class DocAnnotation:
 
 @dataclass(frozen=True, slots=True)
 class DocumentView:
-    """A document, its annotations in every set (sorted by position) and the sets of the store."""
+    """A document, its annotations in every set (sorted by position) and the sets of the store.
+
+    ``title`` is the first line of the text (a CRAFT article's title); ``pmcid`` its PubMed
+    Central id when the corpus maps one (``articles/ids/craft-idmappings.txt``).
+    """
 
     pmid: str
     iri: str
     text: str
     sets: tuple[SetInfo, ...]
     annotations: tuple[DocAnnotation, ...]
+    title: str | None = None
+    pmcid: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON the page's script renders (documented in docs/viewer.md)."""
         return {
             "pmid": self.pmid,
+            "pmcid": self.pmcid,
+            "title": self.title,
             "iri": self.iri,
             "text": self.text,
             "sets": [
@@ -252,9 +260,10 @@ def document_view(
     """
     check_pmid(pmid)
     curies = curies or CurieMap()
-    texts = document_texts(store, [pmid])
-    if pmid not in texts:
+    meta = run_query(store, resolve_query("viewer-document-meta"), {"doc": document_iri(pmid)}).rows
+    if not meta:
         return None
+    text, pmcid = bound_value(meta[0][3]), optional_value(meta[0][2])
     result = run_query(store, resolve_query("viewer-document"), {"doc": document_iri(pmid)}, curies=curies)
     rows, labels = first_labels(result, ("set", "annotation"))
     si, ai = result.columns.index("set"), result.columns.index("annotation")
@@ -281,7 +290,14 @@ def document_view(
         for i, (key, a, label) in enumerate(items)
     )
     counts = Counter(a.set for a in anns)
-    return DocumentView(pmid, normalize_base(base_iri) + "doc/" + pmid, texts[pmid], _sets(store, counts), anns)
+    iri = normalize_base(base_iri) + "doc/" + pmid
+    return DocumentView(pmid, iri, text, _sets(store, counts), anns, title=_title(text), pmcid=pmcid)
+
+
+def _title(text: str) -> str | None:
+    """The first non-blank line of an article, cut at 300 characters (a CRAFT article's title)."""
+    line = next((t.strip() for t in text.splitlines() if t.strip()), "")
+    return (line if len(line) <= 300 else line[:299] + "…") or None
 
 
 def normalize_base(base_iri: str) -> str:

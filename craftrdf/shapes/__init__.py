@@ -16,6 +16,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from .._extras import needs_extra
+
 if TYPE_CHECKING:
     import rdflib
 
@@ -26,7 +28,8 @@ WEBANNO_SHAPES = cast(Path, files(__name__) / "webanno.ttl")
 
 
 def webanno_shapes() -> rdflib.Graph:
-    """The Web Annotation shapes as an ``rdflib.Graph`` (needs the ``rdflib`` extra)."""
-    import rdflib
+    """The Web Annotation shapes as an ``rdflib.Graph``; MissingExtraError without the ``rdflib`` extra."""
+    with needs_extra():
+        import rdflib
 
     return rdflib.Graph().parse(data=WEBANNO_SHAPES.read_text(encoding="utf-8"), format="turtle")

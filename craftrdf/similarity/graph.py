@@ -42,6 +42,7 @@ from ..curie import CurieMap
 from ..errors import ConfigError, QueryError
 from ..ingest.ontology import RELATION_IRIS
 from ..iris import ontology_graph
+from ..sets import resolve_ontology
 from ..store import ReadableStore
 from ..vocab import CRAFT, OWL, RDF, RDFS
 from .wang import (
@@ -173,6 +174,8 @@ def _graph_query() -> str:
 
 
 def _read_graph(store: ReadableStore, ontology: str | None, curies: CurieMap) -> TermGraph:
+    if ontology:
+        resolve_ontology(store, ontology)  # a name the store lacks: the error lists those it has
     subs = {"graph": ox.NamedNode(ontology_graph(ontology))} if ontology else None
     try:
         solutions = store.query(_graph_query(), substitutions=subs)

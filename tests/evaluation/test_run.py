@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
 from craftrdf.errors import ConfigError
+from craftrdf.evaluation.inputs import load_directory
 from craftrdf.evaluation.run import (
     RESULTS_HEADER,
     evaluate_sets,
-    load_directory,
     parse_criteria,
     write_report,
 )
@@ -238,3 +240,52 @@ def test_cli_needs_a_store_or_a_craft_directory(tmp_path, capsys):
 
     assert main(["evaluate", "--gold", "UBERON", "--pred", str(tmp_path), "--out", str(tmp_path / "o")]) == 1
     assert "--store" in capsys.readouterr().err
+
+
+def _evaluate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "craftrdf.cli", "-q", "evaluate", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_cli_bad_predictions_are_one_line_and_write_nothing(sample_store_dir, tmp_path):
+    """A prediction that is not UTF-8, or whose offsets pass the end of the article: exit 1, one line
+    naming the file and line, no report. A text column that differs from the article: scored by the
+    offsets (as the official scorer, which never reads it), with one warning line and the count."""
+    from craftrdf.demo import sample_dir
+
+    doc = "11319941"
+    size = len((sample_dir() / "articles" / "txt" / f"{doc}.txt").read_text(encoding="utf-8"))
+    first = "T1\tUBERON:0000955 0 5\tbrain"
+    cases = {
+        "latin1": ("T2\tUBERON:0000955 0 5\tbr\xe2in\n".encode("latin-1"), "line 2: not UTF-8: byte 0xe2"),
+        "past": (
+            f"T2\tUBERON:0000955 {size - 2} {size + 1}\tx\n".encode(),
+            f"line 2: T2: span [{size - 2}, {size + 1})",
+        ),
+    }
+    for name, (second, expected) in cases.items():
+        run = tmp_path / name
+        run.mkdir()
+        (run / f"{doc}.bionlp").write_bytes((first + "\n").encode() + second)
+        out = tmp_path / f"scores-{name}"
+        r = _evaluate("--gold", "UBERON_EXT", "--pred", str(run), "--store", str(sample_store_dir), "--out", str(out))
+        assert r.returncode == 1 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+        assert f"{run / doc}.bionlp, {expected}" in r.stderr, r.stderr
+        assert not out.exists()
+    # the article's first five characters are not "brain": the column differs, the offsets are scored
+    article = (sample_dir() / "articles" / "txt" / f"{doc}.txt").read_text(encoding="utf-8")
+    assert article[:5] != "brain"
+    run = tmp_path / "mismatch"
+    run.mkdir()
+    (run / f"{doc}.bionlp").write_text(first + "\n" + f"T2\tUBERON:0000955 0 5\t{article[:5]}\n", encoding="utf-8")
+    out = tmp_path / "scores-mismatch"
+    r = _evaluate("--gold", "UBERON_EXT", "--pred", str(run), "--store", str(sample_store_dir), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("\n") == 1 and "set UBERON_EXT: 1 annotation(s) whose text column differs" in r.stderr
+    summary = json.loads((out / "summary.json").read_text())["sets"]["UBERON_EXT"]
+    assert (summary["text_mismatches"], summary["total"]["pred_count"]) == (1, 2)

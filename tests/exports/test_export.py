@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 
 import pytest
@@ -13,14 +11,9 @@ from craftrdf.errors import ConfigError, DataWarning
 from craftrdf.exports import ExportFormat, export_set
 from craftrdf.loader import load_files
 from craftrdf.store import AnnotationStore
+from tests.helpers.cli import craftrdf
 from tests.helpers.corpus import DATA
 from tests.helpers.sample import article_text, raw_set
-
-
-def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "craftrdf.cli", "-q", *args], capture_output=True, text=True, check=False, timeout=300
-    )
 
 
 def test_unknown_format_and_document_are_config_errors(sample_store, tmp_path):

@@ -31,6 +31,18 @@ def find_go_obo() -> Path | None:
     return None
 
 
+def find_w3c_protocol_dir() -> Path | None:
+    """W3C_PROTOCOL_DIR if set, else w3c-sparql11-protocol beside the corpus or the repository, else None.
+
+    The folder of the W3C SPARQL 1.1 Protocol test suite: its manifest.ttl and data files.
+    """
+    env = os.environ.get("W3C_PROTOCOL_DIR")
+    craft = find_craft_dir()
+    roots = [craft.parent] if craft else []
+    candidates = [Path(env)] if env else [r / "w3c-sparql11-protocol" for r in [*roots, REPO.parent / "shared"]]
+    return next((c for c in candidates if (c / "manifest.ttl").is_file()), None)
+
+
 def find_published() -> Path | None:
     """The Uberon paper's Tables 3-4 beside the corpus (../shared/published), else None."""
     craft = find_craft_dir()

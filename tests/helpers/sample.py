@@ -39,12 +39,13 @@ def sample_store_path(path: Path, *, sets: Sequence[str] | None = None) -> Path:
 
 @dataclass(frozen=True)
 class RawAnnotation:
-    """One annotation as a Knowtator file has it: mention id, class, spans in file order, covered text."""
+    """One annotation as a Knowtator file has it: mention id, class, spans in file order, covered text, annotator."""
 
     id: str
     cls: str
     spans: tuple[tuple[int, int], ...]
     text: str | None
+    annotator: str | None = None
 
 
 def read_raw_knowtator(path: Path) -> list[RawAnnotation]:
@@ -56,7 +57,16 @@ def read_raw_knowtator(path: Path) -> list[RawAnnotation]:
         mention = a.find("mention").get("id")  # type: ignore[union-attr]
         spans = tuple((int(s.get("start")), int(s.get("end"))) for s in a.findall("span"))  # type: ignore[arg-type]
         text = a.find("spannedText")
-        out.append(RawAnnotation(str(mention), str(classes[mention]), spans, text.text if text is not None else None))
+        annotator = a.find("annotator")
+        out.append(
+            RawAnnotation(
+                str(mention),
+                str(classes[mention]),
+                spans,
+                text.text if text is not None else None,
+                annotator.text if annotator is not None else None,
+            )
+        )
     return out
 
 

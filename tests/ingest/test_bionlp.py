@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.errors import AnnotationFormatError, DataWarning, ValidationError
+from craftrdf.errors import AnnotationFormatError, CraftrdfError, DataWarning, ValidationError
 from craftrdf.ingest.bionlp import read_bionlp, write_bionlp
 from craftrdf.ingest.knowtator import read_knowtator
 from craftrdf.ingest.validate import validate_annotations
@@ -97,6 +97,72 @@ def test_malformed_lines_raise_with_line_number(line: str, reason: str) -> None:
     assert info.value.source == "doc.bionlp"
     assert reason in info.value.message
     assert str(info.value).startswith("doc.bionlp, line 2")
+
+
+def test_a_file_that_is_not_utf8_names_the_line_and_byte(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.bionlp"
+    first = b"T1\tCL:0000540 59 66\tneurons\n"
+    path.write_bytes(first + "T2\tCL:0000540 4 11\tgranul\xe9\n".encode("latin-1"))
+    with pytest.raises(AnnotationFormatError) as info:
+        read_bionlp(path, document="d")
+    # latin-1 writes é as the single byte 0xe9, which cannot start a UTF-8 sequence
+    offset = len(first) + len("T2\tCL:0000540 4 11\tgranul")
+    assert (info.value.source, info.value.line) == (str(path), 2)
+    assert f"byte 0xe9 at byte offset {offset}" in info.value.message and "not UTF-8" in info.value.message
+    assert "\n" not in str(info.value)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_line(tmp_path: Path) -> None:
+    path = tmp_path / "bom.bionlp"
+    path.write_bytes(b"\xef\xbb\xbfT1\tCL:0000540 59 66\tneurons\n")
+    (ann,) = read_bionlp(path, document="d")
+    assert (ann.id, ann.spans) == ("T1", (Span(59, 66),))
+
+
+def test_offsets_past_the_document_text_name_the_line() -> None:
+    # TEXT has 68 characters: "The granule ... contains neurons.\n"
+    assert len(TEXT) == 68
+    ok = "T1\tCL:0000540 59 66\tneurons\n"
+    assert len(read_bionlp(ok + "T2\tCL:0000540 60 68\tx\n", document="d", text=TEXT)) == 2
+    with pytest.raises(ValidationError) as info:
+        read_bionlp(ok + "T2\tCL:0000540 4 11;60 69\tx\n", document="d", source="d.bionlp", text=TEXT)
+    assert (info.value.source, info.value.line) == ("d.bionlp", 2)
+    assert "[60, 69)" in info.value.message and "68 characters" in info.value.message
+    # the text column is not held against the text here (the evaluation counts that)
+    (wrong,) = read_bionlp("T1\tCL:0000540 59 66\tglia\n", document="d", text=TEXT)
+    assert wrong.text == "glia"
+
+
+def test_an_offset_of_thousands_of_digits_is_a_format_error() -> None:
+    # int() refuses to parse more than 4300 digits with a ValueError of its own
+    with pytest.raises(AnnotationFormatError, match="digits"):
+        read_bionlp("T1\tCL:0000540 0 " + "9" * 5000 + "\tx\n", document="d")
+
+
+#: Pieces of BioNLP lines, valid and not, for byte strings that reach past the first checks.
+_PIECES = [b"T1", b"T2", b"T", b"R1", b"#", b"\t", b" ", b";", b"CL:1", b"0", b"7", b"12", b"9" * 30]
+_PIECES += [b"\n", b"\r", b"\r\n", b"\xff", b"\xef\xbb\xbf", b"\xc3\xa9", b"\x00", b"...", b"-1"]
+bionlp_like_bytes = st.binary(max_size=300) | st.lists(st.sampled_from(_PIECES), max_size=60).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=bionlp_like_bytes, text=st.none() | st.text(max_size=20))
+def test_any_bytes_are_read_or_refused_with_a_craftrdf_error(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, text: str | None
+) -> None:
+    path = tmp_path_factory.getbasetemp() / "arbitrary.bionlp"
+    path.write_bytes(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)  # skipped brat lines
+        try:
+            anns = read_bionlp(path, document="d", text=text)
+        except CraftrdfError as exc:
+            assert str(exc).startswith(str(path)) and "\n" not in str(exc)
+            return
+    for ann in anns:
+        assert ann.id.startswith("T") and ann.spans and ann.document == "d"
+        if text is not None:
+            assert all(s.end <= len(text) for s in ann.spans)
 
 
 # -- writing ------------------------------------------------------------------------------

@@ -6,10 +6,12 @@ stanzas), read here with the standard library.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import warnings
 import zipfile
+from collections import Counter
 
 import pytest
 
@@ -93,6 +95,18 @@ def test_the_document_text_and_iri(doc):
     assert doc.iri == f"https://example.org/craft/doc/{PMID}"
 
 
+def test_the_article_header_has_its_title_and_pubmed_and_pmc_links(doc):
+    rows = (sample_dir() / "articles" / "ids" / "craft-idmappings.txt").read_text(encoding="utf-8").splitlines()
+    pmcids = {pmid: pmcid for _, pmcid, pmid in (r.split("\t") for r in rows if not r.startswith("#"))}
+    title = article_text(PMID).split("\n", 1)[0]
+    assert doc.pmcid == pmcids[PMID] and doc.title == title
+    page = render_document_page(doc)
+    assert html.unescape(re.search(r'<h1 id="doc-title">(.*?)</h1>', page).group(1)) == title
+    assert f'<a id="pubmed" href="https://pubmed.ncbi.nlm.nih.gov/{PMID}/">{PMID}</a>' in page
+    assert f'<a id="pmc" href="https://pmc.ncbi.nlm.nih.gov/articles/{pmcids[PMID]}/">{pmcids[PMID]}</a>' in page
+    assert f"<title>{html.escape(title)} · craftrdf</title>" in page
+
+
 def test_a_discontinuous_annotation_is_one_record_with_its_pieces(doc):
     (rec,) = [a for a in doc.annotations if a.set == "UBERON_EXT" and a.id == DISC_ID]
     (raw_ann,) = [a for a in raw_set("UBERON/UBERON+extensions")[PMID] if a.id == DISC_ID]
@@ -173,17 +187,29 @@ def test_ancestors_are_the_closure_over_is_a_and_part_of(state):
     assert all(a.label == terms[a.curie]["name"][0] for a in view.ancestors if a.curie in terms)
 
 
-def test_annotations_of_a_class_match_the_knowtator_files(state):
-    expected: dict[str, list[str]] = {}
-    for folder in ("UBERON/UBERON", "UBERON/UBERON+extensions"):
+def test_annotations_of_a_class_are_counted_set_by_set_as_in_the_knowtator_files(state):
+    folders = {"UBERON": "UBERON/UBERON", "UBERON_EXT": "UBERON/UBERON+extensions"}
+    per_doc: dict[str, dict[str, int]] = {}  # pmid -> set -> annotations
+    mentions: dict[str, set[tuple[tuple[tuple[int, int], ...], str]]] = {}
+    for key, folder in folders.items():
         for pmid, anns in raw_set(folder).items():
-            expected.setdefault(pmid, []).extend(a.text for a in anns if a.cls == "UBERON:0000955")
-    expected = {k: v for k, v in expected.items() if v}
+            hits = [a for a in anns if a.cls == "UBERON:0000955"]
+            if hits:
+                per_doc.setdefault(pmid, {})[key] = len(hits)
+                mentions.setdefault(pmid, set()).update((a.spans, a.text) for a in hits)
     view = class_view(state, "UBERON:0000955")
-    assert view.annotation_count == sum(len(v) for v in expected.values())
-    assert {d.pmid: d.count for d in view.documents} == {k: len(v) for k, v in expected.items()}
+    assert view.annotation_count == sum(n for sets in per_doc.values() for n in sets.values())
+    assert view.per_set == tuple(
+        (key, sum(s.get(key, 0) for s in per_doc.values()), sum(key in s for s in per_doc.values()))
+        for key in sorted(folders)
+    )
+    assert {d.pmid: dict(d.per_set) for d in view.documents} == per_doc
     for d in view.documents:
-        assert dict(d.texts) == {t: expected[d.pmid].count(t) for t in set(expected[d.pmid])}
+        # both sets annotate each mention: a covered text counts once per mention, not once per set
+        assert dict(d.texts) == Counter(text for _, text in mentions[d.pmid])
+    page = render_class_page(view)
+    (summary,) = re.findall(r'<span class="count" id="per-set">\((.*?)\)</span>', page)
+    assert summary == " · ".join(f"{k} {n} in {d} document{'s' * (d != 1)}" for k, n, d in view.per_set)
 
 
 def test_similar_classes_by_wang_with_one_index_per_ontology(state):
@@ -234,6 +260,75 @@ def test_a_slow_index_build_does_not_hold_the_class_page(sample_store):
     assert calls == ["UBERON+extensions"]
 
 
+def _is_a_ancestors(terms: dict[str, dict[str, list[str]]], term: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [term]
+    while todo:
+        for rel, p in obo_parents(terms.get(todo.pop(), {})):
+            if rel == "is_a" and p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
+
+
+def test_an_extension_class_is_placed_by_its_union_definition_and_has_no_purl_link(state):
+    from craftrdf.similarity import wang_similarity, weighted_dag
+
+    terms = read_obo("UBERON/UBERON+extensions")
+    cls = "UBERON_EXT:cartilage_element_or_tissue"
+    assert not obo_parents(terms[cls])  # as shipped: no parent
+    labels = re.findall(r"UBERON:'([^']+)'", terms[cls]["def"][0])
+    assert labels == ["cartilage element", "cartilage tissue"]
+    by_name = {t["name"][0]: i for i, t in terms.items() if "name" in t}
+    members = [by_name[label] for label in labels]
+    common = set.intersection(*(_is_a_ancestors(terms, m) for m in members))
+    most_specific = {c for c in common if not any(c in _is_a_ancestors(terms, o) for o in common)}
+    view = class_view(state, cls)
+    assert view.parents == () and {r.curie for r in view.placed_under} == most_specific != set()
+    assert view.placement_note is None
+    # Wang over the OBO file's edges plus the placement: the class under its members' common ancestor
+    edges = [(c, rel, p) for c, t in terms.items() for rel, p in obo_parents(t)]
+    edges += [(m, "is_a", cls) for m in members] + [(cls, "is_a", p) for p in most_specific]
+    dag = weighted_dag(edges, {"is_a": 0.8, "part_of": 0.6}, nodes=set(terms))
+    scores = {r.curie: v for r, v in view.similar}
+    (parent,) = most_specific
+    assert scores[parent] > 0
+    assert scores[parent] == pytest.approx(wang_similarity(dag, cls, parent), abs=1e-9)
+    page = render_class_page(view)
+    assert 'id="placed-under"' in page and f'href="../class/{parent}"' in page
+    assert 'href="http://purl.obolibrary.org/obo/UBERON_EXT' not in page and '<code id="class-iri"' in page
+    proper = render_class_page(class_view(state, "UBERON:0000955"))
+    assert 'href="http://purl.obolibrary.org/obo/UBERON_0000955"' in proper  # a PURL that resolves stays a link
+
+
+def test_an_extension_class_left_unplaced_says_why(state):
+    terms = read_obo("UBERON/UBERON+extensions")
+    cls = "PATO_UBERON_EXT:female_or_bearer_of_femaleness"
+    assert "bearer_of some" in terms[cls]["def"][0] and not obo_parents(terms[cls])  # a restriction, not a class
+    view = class_view(state, cls)
+    assert view.parents == view.placed_under == view.similar == ()
+    assert "not a union of named classes" in view.placement_note
+    page = render_class_page(view)
+    assert 'id="placement-note"' in page and 'id="similar-none"' in page
+
+
+def test_extension_placements_are_built_once_per_graph_off_the_request(sample_store):
+    from craftrdf.server.viewer_placements import extension_placements
+
+    calls: list[str] = []
+
+    def counting(store, ontology):
+        calls.append(ontology)
+        return extension_placements(store, ontology)
+
+    st = ViewerState(sample_store, base_iri="x/", similar_wait=None, build_placements=counting)
+    class_view(st, "UBERON:0000955")  # a proper class: the plain index, no placements
+    assert calls == []
+    class_view(st, "UBERON_EXT:cartilage_element_or_tissue")
+    class_view(st, "UBERON_EXT:bone_element_or_tissue")
+    assert calls == ["UBERON+extensions"]
+
+
 def test_parallel_extension_class_points_at_its_base(state):
     view = class_view(state, "SO_EXT:0000704")
     assert view is not None
@@ -258,6 +353,7 @@ def test_pages_escape_what_comes_from_data(tmp_path):
     page = render_document_page(doc)
     assert page.count("<script") == 2 and page.count("</script>") == 2  # the data block and viewer.js
     assert "<img" not in page and "alert(1)</script>" not in page
+    assert 'id="pmc"' not in page and 'id="pubmed"' in page  # no PMC id in this store, so no PMC link
     blob = re.search(r'<script type="application/json" id="viewer-data">(.*?)</script>', page, re.DOTALL).group(1)
     assert json.loads(blob)["annotations"][0]["label"] == label  # intact once parsed
     cls = render_class_page(class_view(ViewerState(store, base_iri="x/"), "XX:0000001"))

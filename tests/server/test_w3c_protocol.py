@@ -1,4 +1,7 @@
-"""The W3C SPARQL 1.1 Protocol tests (../shared/w3c-sparql11-protocol, 34 cases) against the server.
+"""The W3C SPARQL 1.1 Protocol tests (34 cases) against the server.
+
+The suite's folder is W3C_PROTOCOL_DIR, else w3c-sparql11-protocol beside the corpus (CRAFT_DIR's
+parent) or the repository (../shared); the tests skip, saying so, when it is absent.
 
 The manifest is read with pyoxigraph; each case's HTTP requests are replayed in order through
 the app (``/sparql/`` paths as given) and each response is checked as the manifest says:
@@ -12,18 +15,17 @@ All 34 pass; there are no exceptions (docs/server.md, "W3C conformance").
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 
+from tests.helpers.corpus import find_w3c_protocol_dir
 from tests.helpers.server import load_graphs
 
-SUITE = Path(
-    os.environ.get("W3C_PROTOCOL_DIR", Path(__file__).resolve().parents[3] / "shared" / "w3c-sparql11-protocol")
-)
+FOUND = find_w3c_protocol_dir()
+SUITE = FOUND or Path("<absent>")
 MANIFEST = SUITE / "manifest.ttl"
 
 MF = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
@@ -135,7 +137,10 @@ def load_cases() -> list[Case]:
 
 
 CASES = load_cases()
-pytestmark = pytest.mark.skipif(not CASES, reason=f"W3C protocol tests not found at {SUITE}")
+pytestmark = pytest.mark.skipif(
+    not CASES,
+    reason="W3C SPARQL 1.1 Protocol tests not found: set W3C_PROTOCOL_DIR or put them at ../shared/w3c-sparql11-protocol",
+)
 
 
 def test_the_manifest_has_34_cases():
@@ -196,9 +201,10 @@ def test_w3c_protocol_case(case: Case, writer_app):
         _check(step, _run(client, step, {"Authorization": f"Bearer {TOKEN}"}))
 
 
-@pytest.fixture(scope="module")
-def read_only_app(tmp_path_factory):
-    """A read-only server over a store holding data1..3 in the graphs the manifest names."""
+@pytest.fixture(scope="module", params=[False, True], ids=["default-graph-empty", "union-default-graph"])
+def read_only_app(tmp_path_factory, request):
+    """A read-only server over a store holding data1..3 in the graphs the manifest names; with and without
+    ``--union-default-graph`` (each case names its dataset, and a named dataset takes precedence)."""
     from starlette.testclient import TestClient
 
     from craftrdf.server.app import ServerConfig, create_app
@@ -209,9 +215,8 @@ def read_only_app(tmp_path_factory):
     with WorkerPool(StoreOpener(str(root / "ro.store"), "write"), size=1) as w:
         w.call(load_graphs, graphs, timeout=30)
     with WorkerPool(StoreOpener(str(root / "ro.store"), "read"), size=1) as pool:
-        app = create_app(
-            pool, config=ServerConfig(base_iri="http://www.example/", timeout=20), dump_dir=root / "dumps", viewer=False
-        )
+        config = ServerConfig(base_iri="http://www.example/", timeout=20, union_default_graph=request.param)
+        app = create_app(pool, config=config, dump_dir=root / "dumps", viewer=False)
         yield TestClient(app, base_url="http://www.example")
 
 
@@ -220,7 +225,7 @@ QUERY_CASES = [c for c in CASES if "update" not in c.name]
 
 @pytest.mark.parametrize("case", QUERY_CASES, ids=[c.name for c in QUERY_CASES])
 def test_w3c_query_case_read_only(case: Case, read_only_app):
-    """The 20 query cases also pass against the default, read-only server (no token)."""
+    """The 20 query cases also pass against the default, read-only server (no token), union default graph or not."""
     for step in case.steps:
         _check(step, _run(read_only_app, step, {}))
 

@@ -158,3 +158,49 @@ def test_the_installed_command_runs(store_dir):
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout == FIG1 + "\n"
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        ["GO:0043229", "GO:9999999"],
+        ["--pairs", "PAIRS"],
+        ["--matrix", "TERMS"],
+        ["--top-k", "3", "GO:9999999"],
+    ],
+    ids=["pair", "pairs", "matrix", "top-k"],
+)
+def test_an_unknown_term_writes_nothing(store_dir, capsys, tmp_path, mode):
+    """Every term is checked before the output is opened, and -o FILE is written whole or not at all."""
+    pairs, terms = tmp_path / "pairs.csv", tmp_path / "terms.txt"
+    pairs.write_text("GO:0043229,GO:0043231\nGO:0043229,GO:9999999\n")  # the bad one last
+    terms.write_text("GO:0043229\nGO:0043231\nGO:9999999\n")
+    args = [str(pairs) if a == "PAIRS" else str(terms) if a == "TERMS" else a for a in mode]
+    kept, absent = tmp_path / "kept.csv", tmp_path / "absent.csv"
+    kept.write_text("earlier results\n")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for target in (kept, absent):
+        code, out, err = run(capsys, *args, "--store", store_dir, "-o", str(target))
+        assert (code, out) == (1, "")
+        assert err.count("\n") == 1 and "unknown term 'GO:9999999'" in err
+    assert kept.read_text() == "earlier results\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no new file, no temporary left
+    code, out, _ = run(capsys, *args, "--store", store_dir)  # stdout: not even the header
+    assert (code, out) == (1, "")
+
+
+def test_output_replaces_the_file_and_leaves_no_temporary(store_dir, capsys, tmp_path):
+    target = tmp_path / "one.csv"
+    target.write_text("old\n")
+    assert run(capsys, "GO:0043229", "GO:0043231", "--store", store_dir, "-o", str(target))[:2] == (0, "")
+    assert target.read_text() == FIG1 + "\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["one.csv"]
+
+
+def test_an_unknown_ontology_lists_the_store_s_ontology_graphs(store_dir, capsys):
+    # the store holds the two files of store_dir's fixture; a graph is named after its file
+    code, out, err = run(capsys, "GO:0043229", "GO:0043231", "--store", store_dir, "--ontology", "wang2007")
+    assert (code, out) == (1, "") and err.count("\n") == 1
+    assert err.rstrip().endswith("ontology graphs: toy_extensions, wang2007_fig1"), err
+    code, _, err = run(capsys, "GO:0043229", "GO:0043231", "--store", store_dir, "--ontology", "X", "--method", "bossy")
+    assert code == 1 and "ontology graphs: toy_extensions, wang2007_fig1" in err

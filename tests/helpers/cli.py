@@ -1,0 +1,17 @@
+"""The ``craftrdf`` command run as a user runs it: a child process, quiet, its output captured."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def craftrdf(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``craftrdf -q ARGS...`` in a child process (``python -m craftrdf.cli``); never raises on exit status."""
+    return subprocess.run(
+        [sys.executable, "-m", "craftrdf.cli", "-q", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
