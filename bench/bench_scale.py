@@ -40,10 +40,10 @@ from typing import Any
 import pyoxigraph as ox
 
 import craftrdf
+from craftrdf.indexes import ensure_view_rows
 from craftrdf.iris import set_iri
 from craftrdf.querying import resolve_query, run_query
 from craftrdf.store import AnnotationStore
-from craftrdf.views import ensure_view_rows
 
 RUN = "SCALE"
 

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import craftrdf
+from craftrdf.indexes import ensure_view_rows, view_rows_graph
 from craftrdf.querying import QueryResult, run_query
 from craftrdf.store import AnnotationStore
-from craftrdf.views import ensure_view_rows, view_rows_graph
 from craftrdf.webanno import set_rows
 
 _COLUMNS = ("annotation", "document", "class", "spans", "text")

@@ -18,18 +18,11 @@ import statistics
 import time
 from pathlib import Path
 
+from craftrdf.indexes import containment_pairs, containment_spans, ensure_containment, ensure_view_rows
 from craftrdf.iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, set_iri
 from craftrdf.querying import library, resolve_query, run_query
 from craftrdf.store import AnnotationStore
-from craftrdf.views import (
-    ViewSpec,
-    containment_pairs,
-    containment_spans,
-    ensure_containment,
-    ensure_view_rows,
-    nested_pairs,
-    run_view,
-)
+from craftrdf.views import ViewSpec, nested_pairs, run_view
 from craftrdf.webanno import parse_spans_text
 
 EXT = (

@@ -24,7 +24,7 @@ from types import MappingProxyType as _MappingProxyType
 from ._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from ._api import annotate, build, evaluate, export, load, open, query, serve, sweep, train, view
+    from ._api import annotate, build, evaluate, export, index, load, open, query, serve, sweep, train, view
     from .errors import CraftrdfError
     from .matcher.config import MatcherConfig
     from .model import Annotation, Document, Span
@@ -40,10 +40,8 @@ if _typing.TYPE_CHECKING:
 # spawned worker and every test that runs a child process.
 _HOMES = _MappingProxyType(
     {
-        **dict.fromkeys(
-            ("annotate", "build", "evaluate", "export", "load", "open", "query", "serve", "sweep", "train", "view"),
-            "_api",
-        ),
+        **dict.fromkeys(("annotate", "build", "evaluate", "export", "index", "load", "open", "query"), "_api"),
+        **dict.fromkeys(("serve", "sweep", "train", "view"), "_api"),
         "CraftrdfError": "errors",
         "MatcherConfig": "matcher.config",
         **dict.fromkeys(("Annotation", "Document", "Span"), "model"),
@@ -82,6 +80,7 @@ __all__ = [
     "build",
     "evaluate",
     "export",
+    "index",
     "load",
     "open",
     "query",

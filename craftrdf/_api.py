@@ -11,9 +11,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .builder import BuildReport, Progress, build_store
+from .builder import BuildReport, build_store
 from .curie import CurieMap
 from .errors import ConfigError
+from .indexes import Progress, update_indexes
 from .loader import LoadReport, load_files
 from .model import Annotation
 from .querying import QueryResult, resolve_params, resolve_query, run_query
@@ -30,7 +31,20 @@ if TYPE_CHECKING:
     from .sweeps.executors import SweepExecutor
     from .training import TrainReport
 
-__all__ = ["annotate", "build", "evaluate", "export", "load", "open", "query", "serve", "sweep", "train", "view"]
+__all__ = [
+    "annotate",
+    "build",
+    "evaluate",
+    "export",
+    "index",
+    "load",
+    "open",
+    "query",
+    "serve",
+    "sweep",
+    "train",
+    "view",
+]
 
 
 def open(
@@ -43,7 +57,8 @@ def open(
     """Open a store: a directory, a SPARQL endpoint URL, or (``None``) a new one in memory.
 
     A directory opens as an :class:`~craftrdf.store.AnnotationStore` (``mode="write"``
-    creates it and takes the writer lock; ``"read"`` shares it with other readers). An
+    creates it and takes the writer lock; ``"read"`` shares it with other readers, never
+    writes, and refuses a directory that holds no store). An
     ``http(s)://`` URL opens a :class:`~craftrdf.remote.RemoteStore` on that query endpoint;
     it writes through ``graph_store``, its Graph Store Protocol URL, when given. Use the
     result as a context manager so locks are released. StoreError when it cannot be opened.
@@ -73,8 +88,8 @@ def build(
     """Load a CRAFT directory (a clone of UCDenver-ccp/CRAFT, or the bundled sample) into ``store``.
 
     Batches already loaded from the same input are skipped, so a re-run adds nothing;
-    ``sets`` limits the annotation sets (keys such as ``UBERON_EXT``). See
-    :func:`craftrdf.builder.build_store`.
+    ``sets`` limits the annotation sets (keys such as ``UBERON_EXT``). Ends by bringing
+    the view indexes up to date (see :func:`index`). See :func:`craftrdf.builder.build_store`.
     """
     return build_store(Path(craft_dir), store, registry=load_registry(), sets=sets, progress=progress)
 
@@ -89,9 +104,21 @@ def load(
     """Add files outside the CRAFT layout: ontologies (OBO, OWL, Turtle) and annotations (Knowtator, BioNLP).
 
     Annotation files go into the set ``set_key``. Everything is validated before anything
-    is written. See :func:`craftrdf.loader.load_files`.
+    is written; the view indexes are brought up to date at the end (see :func:`index`).
+    See :func:`craftrdf.loader.load_files`.
     """
     return load_files(store, [Path(p) for p in paths], set_key=set_key, module=module)
+
+
+def index(store: WritableStore, *, progress: Progress | None = None) -> int:
+    """Bring the store's view indexes up to date: the nested-annotation index and each set's view index.
+
+    :func:`view` reads them; :func:`build` and :func:`load` keep them current, so this is
+    for a store written otherwise (by an older craftrdf, or by hand). Returns the index
+    batches made (0 when all were current). Needs the store opened with ``mode="write"``.
+    See :func:`craftrdf.indexes.update_indexes` and docs/views.md.
+    """
+    return update_indexes(store, progress=progress)
 
 
 def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = None, /, **bindings: str) -> QueryResult:
@@ -138,8 +165,10 @@ def view(
 ) -> list[ViewRow]:
     """The annotations of some sets, filtered by class (proper or extension) and nesting (outermost or nested).
 
-    ``sets`` is one key or several (exact store keys). See :func:`craftrdf.views.run_view`
-    and docs/views.md for the filters.
+    ``sets`` is one key or several (exact store keys). A nesting filter on a store opened
+    for reading needs its nested-annotation index current (made by :func:`build`,
+    :func:`load` and :func:`index`; StoreError says so otherwise). See
+    :func:`craftrdf.views.run_view` and docs/views.md for the filters.
     """
     keys = (sets,) if isinstance(sets, str) else tuple(sets)
     return run_view(store, ViewSpec(keys, classes, nesting, split))

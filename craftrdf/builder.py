@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .curie import CurieMap, parallel_base
 from .errors import ConfigError, DataWarning, InputError
+from .indexes import Progress, update_indexes, view_row_lines, view_rows_graph
 from .ingest.corpus import read_documents
 from .ingest.cycles import warn_is_a_cycles
 from .ingest.knowtator import read_knowtator, read_knowtator2
@@ -34,14 +35,12 @@ from .store import ReadableStore, WritableStore, solutions
 from .vocab import CRAFT, OBOINOWL, OWL, RDF, RDFS
 from .webanno import annotation_nquads, document_nquads, set_nquads
 
-__all__ = ["BuildReport", "Step", "build_store", "check_craft_dir", "plan_build"]
+__all__ = ["BuildReport", "Progress", "Step", "build_store", "check_craft_dir", "plan_build"]
 
 logger = logging.getLogger(__name__)
 
 #: Bumped whenever the RDF model changes, so old batches are replaced on the next build.
 MODEL_VERSION = "craftrdf-rdf-model-3"
-
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,16 +52,24 @@ class Step:
     digest: str
     lines: Callable[[], Iterable[str]]
     companions: tuple[str, ...] = ()
+    #: for a set's batch: its key and its annotations (read once, kept for the view indexes)
+    annotations: tuple[str, Callable[[], list[Annotation]]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class BuildReport:
-    """What a build did: batches loaded (graph -> quads), batches already present, and skips."""
+    """What a build did: batches loaded (graph -> quads), batches already present, and skips.
+
+    ``indexes``: the view-index batches made at the end (:func:`craftrdf.indexes.update_indexes`),
+    in ``index_seconds`` of the ``seconds``.
+    """
 
     loaded: dict[str, int] = field(default_factory=dict)
     unchanged: tuple[str, ...] = ()
     skipped: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    indexes: int = 0
+    index_seconds: float = 0.0
 
     @property
     def quads(self) -> int:
@@ -223,11 +230,23 @@ def plan_build(
             onto: str | None = onto_graph,
             mg: str = mgraph,
             annotations: Callable[[], list[Annotation]] = read_annotations,
+            digest: str = set_digest,
         ) -> Iterator[str]:
             yield from set_nquads(spec.key, module=spec.module, variant=spec.variant, ontology=onto, mappings=mg)
             yield from annotation_nquads(annotations(), set_key=spec.key, curies=curies)
+            # the set's view rows, from the annotations at hand rather than read back later
+            yield from view_row_lines(spec.key, digest, annotations(), curies=curies)
 
-        steps.append(Step(set_iri(spec.key), f"annotations {spec.key}", set_digest, set_lines))
+        steps.append(
+            Step(
+                set_iri(spec.key),
+                f"annotations {spec.key}",
+                set_digest,
+                set_lines,
+                (view_rows_graph(spec.key),),
+                (spec.key, read_annotations),
+            )
+        )
         mfiles = {kind: ca / rel for kind, rel in spec.mapping_files().items() if (ca / rel).is_file()}
         map_digest = _digest(set_digest, onto_digest, *(p for p in mfiles.values()))
         steps.append(
@@ -316,6 +335,8 @@ def build_store(
     Stops at the first batch whose input is invalid (InputError naming file and
     element); batches loaded before it stay, each complete. Ontologies whose file is
     absent are skipped and listed in the report; their annotations are still loaded.
+    Each set's view rows are written in its batch, and the view indexes brought up to
+    date at the end (:func:`craftrdf.indexes.update_indexes`), as the last step of ``progress``.
     """
     curies = curies or CurieMap()
     t0 = time.perf_counter()
@@ -324,9 +345,11 @@ def build_store(
         logger.info("skipped %s: %s", key, reason)
     loaded: dict[str, int] = {}
     unchanged: list[str] = []
+    written: dict[str, list[Annotation]] = {}
+    total = len(steps) + 1  # and the view indexes
     for i, step in enumerate(steps):
         if progress is not None:
-            progress(i, len(steps), step.label)
+            progress(i, total, step.label)
         if store.has_batch(step.graph, step.digest):
             unchanged.append(step.graph)
             continue
@@ -337,7 +360,14 @@ def build_store(
         for w in caught:
             logger.warning("%s", w.message)
         loaded[step.graph] = n
+        if step.annotations is not None:
+            key, annotations = step.annotations
+            written[key] = annotations()
         logger.info("%s: %d quads in %.2f s", step.label, n, time.perf_counter() - t)
     if progress is not None:
-        progress(len(steps), len(steps), "done")
-    return BuildReport(loaded, tuple(unchanged), skipped, time.perf_counter() - t0)
+        progress(len(steps), total, "view indexes")
+    t = time.perf_counter()
+    indexes = update_indexes(store, known=written)
+    if progress is not None:
+        progress(total, total, "done")
+    return BuildReport(loaded, tuple(unchanged), skipped, time.perf_counter() - t0, indexes, time.perf_counter() - t)

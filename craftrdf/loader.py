@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .curie import CurieMap
 from .errors import ConfigError, InputError
+from .indexes import Progress, update_indexes, write_set_batch
 from .ingest.bionlp import read_bionlp
 from .ingest.knowtator import read_knowtator, read_knowtator2
 from .ingest.rdfsource import rdf_format_of
@@ -74,12 +75,14 @@ def load_files(
     set_key: str | None = None,
     module: str | None = None,
     curies: CurieMap | None = None,
+    progress: Progress | None = None,
 ) -> LoadReport:
     """Validate every input, then load ontologies and annotations as batches.
 
     Annotation inputs need ``set_key`` (they all go into that set). Annotations on
     documents whose text is in the store are checked against it; others are loaded
-    with a warning that they could not be checked.
+    with a warning that they could not be checked. The view indexes are brought up to
+    date at the end (:func:`craftrdf.indexes.update_indexes`, reporting to ``progress``).
     """
     from .builder import ontology_lines  # the CRAFT build and this share one ontology reader
 
@@ -121,8 +124,12 @@ def load_files(
         graph = ontology_graph(ontology_name(path))
         loaded[graph] = store.load_batch(graph, lines, digest=_digest(lines), companions=[relations_graph(graph)])
     if annotations and set_key is not None:  # set_key None with annotations raised above
-        graph = set_iri(set_key)
-        loaded[graph] = store.load_batch(graph, ann_lines, digest=_digest(ann_lines))
+        n = write_set_batch(
+            store, set_key, ann_lines, annotations, digest=_digest(ann_lines), curies=curies, progress=progress
+        )
+        loaded[set_iri(set_key)] = n
+    else:
+        update_indexes(store, progress=progress)
     return LoadReport(loaded)
 
 

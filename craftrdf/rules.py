@@ -25,6 +25,7 @@ from typing import Literal
 
 from .curie import CurieMap
 from .errors import ConfigError, QueryError
+from .indexes import Progress
 from .model import Annotation
 from .querying import resolve_query, run_query
 from .store import ReadableStore, WritableStore
@@ -218,12 +219,15 @@ def postprocess_set(
     mappings: str | None = None,
     pick: Pick = "first",
     curies: CurieMap | None = None,
+    progress: Progress | None = None,
 ) -> tuple[int, list[RuleReport]]:
     """Apply rules to set ``key`` with the mapping data of set ``mappings`` (default ``key``); store as ``into``.
 
     Returns the number of annotations stored and one report per rule. The new set
-    records its source, the rules and the mapping set.
+    records its source, the rules and the mapping set; the view indexes are brought up to
+    date afterwards (:func:`craftrdf.indexes.write_set_batch`, reporting to ``progress``).
     """
+    from .indexes import write_set_batch
     from .iris import check_set_key, set_iri
     from .rdf import iri, literal, quad
     from .vocab import CRAFT
@@ -243,5 +247,5 @@ def postprocess_set(
         *annotation_nquads(result, set_key=into, curies=curies),
     ]
     digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
-    store.load_batch(set_iri(into), lines, digest=digest)
+    write_set_batch(store, into, lines, result, digest=digest, curies=curies, progress=progress)
     return len(result), reports

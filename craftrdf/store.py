@@ -18,9 +18,10 @@ points). Input is parsed and validated before anything is written, so bad input 
 removes anything.
 
 One writer at a time: a writer takes an exclusive ``flock`` on ``craftrdf.lock`` in
-the store directory and records its pid there; a second writer fails at once naming
-that process. Readers take a shared lock, so they cannot open beside a live writer
-(pyoxigraph calls that undefined behaviour). A killed bulk load leaves orphan
+the store directory; readers take a shared lock, so they cannot open beside a live writer
+(pyoxigraph calls that undefined behaviour). A refused opener fails at once, naming the
+processes that hold the lock now (:mod:`craftrdf._storelock`). Opening for reading never
+writes: a path that holds no store is one error, and nothing is created there. A killed bulk load leaves orphan
 ``bulk-*.sst`` files that survive reopening; the writer removes them once it holds the
 exclusive lock, when no bulk load can be in flight.
 """
@@ -41,7 +42,7 @@ from typing import IO, TYPE_CHECKING, Protocol, cast, runtime_checkable
 import pyoxigraph as ox
 
 from ._nquads_stream import NQuadsStream
-from ._storelock import Mode, StoreLock, remove_orphans
+from ._storelock import Mode, StoreLock, describe_holders, lock_holders, remove_orphans
 from .errors import ConfigError, StoreError, StoreLockedError
 from .rdf import iri, quad
 from .replace import replace_in_store
@@ -57,6 +58,8 @@ __all__ = [
     "ReadableStore",
     "Substitutions",
     "WritableStore",
+    "is_store",
+    "no_store_message",
     "require_writable",
     "solutions",
 ]
@@ -156,6 +159,17 @@ class WritableStore(ReadableStore, Protocol):
         ...
 
 
+def is_store(directory: Path) -> bool:
+    """True when ``directory`` holds an on-disk store (Oxigraph's RocksDB files: a ``CURRENT`` file)."""
+    return (directory / "CURRENT").is_file()
+
+
+def no_store_message(location: str | os.PathLike[str]) -> str:
+    """The one line for a path where a store was expected and none is."""
+    where = os.fspath(location)
+    return f"{where}: no craftrdf store here; build one with `craftrdf build --craft CRAFT_DIR --store {where}`"
+
+
 def require_writable(store: ReadableStore, what: str) -> WritableStore:
     """``store`` as a :class:`WritableStore`; ConfigError saying ``what`` needs writing when it is read-only."""
     if store.writable and isinstance(store, WritableStore):
@@ -205,19 +219,23 @@ class AnnotationStore:
         return cls(ox.Store())
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, mode: Mode = "write") -> AnnotationStore:
-        """Open (creating if needed, in write mode) the on-disk store at ``path``.
+    def open(cls, path: str | os.PathLike[str], *, mode: Mode = "write", create: bool = True) -> AnnotationStore:
+        """Open the on-disk store at ``path``: for writing (``mode="write"``, creating it unless ``create`` is
+        False) or for reading.
 
-        Raises StoreLockedError when another process writes it, StoreError when the
-        directory is not a store or cannot be opened.
+        Opening for reading never writes (an absent or foreign directory is not created or
+        touched), nor does a writer that may not ``create``. Raises StoreLockedError naming the
+        processes that use the store when the lock is refused, StoreError (one line) when
+        ``path`` holds no store and none may be made there, or it cannot be opened.
         """
         directory = Path(path)
-        if mode == "read" and not directory.is_dir():
-            raise StoreError(f"no store at {directory}: build one with `craftrdf build`")
-        if mode == "write":
+        if mode == "read" or not create:
+            if not is_store(directory):
+                raise StoreError(no_store_message(directory))
+        else:
             if directory.exists() and not directory.is_dir():
                 raise StoreError(f"{directory} exists and is not a directory")
-            if directory.is_dir() and any(directory.iterdir()) and not (directory / "CURRENT").exists():
+            if directory.is_dir() and any(directory.iterdir()) and not is_store(directory):
                 raise StoreError(f"{directory} is a non-empty directory that is not an Oxigraph store")
             directory.mkdir(parents=True, exist_ok=True)
         lock = StoreLock(directory, mode)
@@ -230,8 +248,10 @@ class AnnotationStore:
         except OSError as exc:
             lock.release()
             if "lock" in str(exc).lower():
+                holders = lock_holders(directory / "LOCK")  # RocksDB's own lock file
                 raise StoreLockedError(
-                    f"store {directory} is locked by another (non-craftrdf?) process: {exc}"
+                    f"store {directory} is locked by {describe_holders(holders or [])}, "
+                    f"which did not open it through craftrdf: {exc}"
                 ) from None
             raise StoreError(f"cannot open store {directory}: {exc}") from None
         return cls(store, path=directory, lock=lock, writable=mode == "write")

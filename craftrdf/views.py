@@ -2,18 +2,13 @@
 
 Nesting is about characters: annotation A is nested when another annotation B of the
 same document, among the chosen sets, covers every character A covers and at least one
-more (two annotations on identical text are not nested in each other). Which pairs
-stand in that relation does not depend on the chosen sets, so it is computed once for
-the whole store (:func:`ensure_containment`, exact character-set arithmetic in numpy)
-and stored as ``<A> craft:within <B>`` links in a derived graph; a view is then a plain
-SPARQL query (``queries/view.rq``) over the chosen set graphs and those links. The
-derived graph carries a digest of every set batch, so it is recomputed only when sets
-change. For speed, :func:`run_view` reads a second derived copy, one literal per
-annotation per set (:func:`ensure_view_rows`), and applies the same three tests to it;
-a read-only store whose copy is stale runs ``queries/view.rq`` instead.
-
-Annotations without characters (no span, or only zero-length spans) are neither nested
-nor containers.
+more (two annotations on identical text are not nested in each other). Which pairs nest
+does not depend on the chosen sets, so a view reads the store's *nested-annotation index*
+(``<A> craft:within <B>`` links over every set) and keeps the links whose two ends are
+among its sets; it reads the annotations from each set's *view index* (one literal per
+annotation). Both are made by the commands that write sets, never here on a store open
+for reading (:mod:`craftrdf.indexes`). The view is also stated in SPARQL
+(``queries/view.rq``), which answers a read-only store whose view index is stale.
 
 The four annotation sets of the Uberon paper (Bada et al. 2017) are then:
 core = proper+outermost, core+extensions = all+outermost, core+nested = proper+all,
@@ -25,39 +20,41 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote
 
-import numpy as np
-
 from .curie import CurieMap
 from .errors import ConfigError
-from .iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, annotation_document, check_set_key, set_iri
+from .indexes import (
+    Progress,
+    ensure_containment,
+    ensure_view_rows,
+    stale_index_message,
+    stale_view_rows,
+    store_sets,
+    view_rows_graph,
+    write_set_batch,
+)
+from .iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, check_set_key, set_iri
 from .model import Annotation
 from .querying import QueryResult, resolve_query, run_query
 from .rdf import iri, literal, quad
-from .store import ReadableStore, WritableStore, require_writable
-from .vocab import BASE, CRAFT
-from .webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads, set_rows
+from .store import ReadableStore, WritableStore
+from .vocab import CRAFT
+from .webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads
 
 __all__ = [
     "ClassFilter",
     "NestingFilter",
     "ViewRow",
     "ViewSpec",
-    "containment_pairs",
-    "containment_spans",
-    "ensure_containment",
-    "ensure_view_rows",
     "materialize_view",
     "nested_annotations",
     "nested_pairs",
     "resolve_sets",
     "run_view",
-    "view_rows_graph",
 ]
 
 logger = logging.getLogger(__name__)
@@ -94,11 +91,6 @@ class ViewRow:
     annotation: Annotation
 
 
-def _store_sets(store: ReadableStore) -> dict[str, str]:
-    """Every set key in the store -> its graph IRI."""
-    return {key: set_iri(key) for (key,) in run_query(store, resolve_query("sets")).strings("set")}
-
-
 def resolve_sets(store: ReadableStore, patterns: Iterable[str]) -> tuple[str, ...]:
     """Store set keys for user patterns: exact keys (any case) or ``*`` wildcards (``*_EXT``).
 
@@ -106,7 +98,7 @@ def resolve_sets(store: ReadableStore, patterns: Iterable[str]) -> tuple[str, ..
     """
     import fnmatch
 
-    keys = sorted(_store_sets(store))
+    keys = sorted(store_sets(store))
     chosen: list[str] = []
     for pattern in patterns:
         hits = [k for k in keys if fnmatch.fnmatchcase(k.lower(), pattern.lower())]
@@ -116,130 +108,11 @@ def resolve_sets(store: ReadableStore, patterns: Iterable[str]) -> tuple[str, ..
     return tuple(chosen)
 
 
-# -- containment ---------------------------------------------------------------------
-
-
-def _char_intervals(spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    """The character set of some spans as sorted, merged, non-empty intervals."""
-    out: list[list[int]] = []
-    for s, e in sorted(spans):
-        if e <= s:
-            continue
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return tuple((s, e) for s, e in out)
-
-
-def _within(inner: tuple[tuple[int, int], ...], outer: tuple[tuple[int, int], ...]) -> bool:
-    """True when every character of ``inner`` is in ``outer`` (both merged interval lists)."""
-    j = 0
-    for s, e in inner:
-        while j < len(outer) and outer[j][1] <= s:
-            j += 1
-        if j == len(outer) or not (outer[j][0] <= s and e <= outer[j][1]):
-            return False
-    return True
-
-
-def _size(intervals: tuple[tuple[int, int], ...]) -> int:
-    return sum(e - s for s, e in intervals)
-
-
-def containment_pairs(spans: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[str, str]]:
-    """``(inner, outer)`` pairs from ``(annotation, document, start, end)`` rows (one per span).
-
-    Exact over character sets: outer covers every character of inner and at least one
-    more. Candidates are found per document by numpy bounding-box tests; pairs where
-    either side is discontinuous are then checked interval by interval.
-    """
-    by_doc: dict[str, dict[str, list[tuple[int, int]]]] = defaultdict(lambda: defaultdict(list))
-    for ann, doc, start, end in spans:
-        by_doc[doc][ann].append((start, end))
-    for doc in sorted(by_doc):
-        items = [(a, _char_intervals(s)) for a, s in by_doc[doc].items()]
-        items = [(a, iv) for a, iv in items if iv]
-        if len(items) < 2:
-            continue
-        names = [a for a, _ in items]
-        ivs = [iv for _, iv in items]
-        first = np.array([iv[0][0] for iv in ivs])
-        last = np.array([iv[-1][1] for iv in ivs])
-        size = np.array([_size(iv) for iv in ivs])
-        single = np.array([len(iv) == 1 for iv in ivs])
-        # blocks of inner annotations keep the n x n comparison within ~16 M cells
-        step = max(1, (1 << 24) // len(items))
-        for lo in range(0, len(items), step):
-            sl = slice(lo, lo + step)
-            # outer's box contains inner's box and outer has more characters
-            inner, outer = np.nonzero(
-                (first[None, :] <= first[sl, None])
-                & (last[None, :] >= last[sl, None])
-                & (size[None, :] > size[sl, None])
-            )
-            for i, j in zip((inner + lo).tolist(), outer.tolist()):
-                if single[j] or _within(ivs[i], ivs[j]):
-                    yield names[i], names[j]
-
-
-def _containment_digest(store: ReadableStore, graphs: Iterable[str]) -> str:
-    batches = store.batches()
-    h = hashlib.sha256(b"containment-1")
-    for g in sorted(graphs):
-        h.update(g.encode() + b"\0" + batches.get(g, type("B", (), {"digest": ""})()).digest.encode() + b"\n")
-    return h.hexdigest()
-
-
-def containment_spans(store: ReadableStore) -> list[tuple[str, str, int, int]]:
-    """``(annotation, document, start, end)`` per span of every annotation in the store's sets.
-
-    The input of :func:`containment_pairs`. The document is read from the annotation IRI
-    (``queries/containment-spans.rq``, one triple pattern per annotation); when any IRI is
-    not one craftrdf minted, every row is asked for its document instead (``queries/spans.rq``).
-    """
-    result = run_query(store, "containment-spans")
-    rows = result.strings("annotation", "spans")
-    docs = [annotation_document(ann) for ann, _ in rows]
-    if any(d is None for d in docs):  # an annotation IRI craftrdf did not mint: ask for the documents
-        full = run_query(store, "spans")
-        return [
-            (ann, doc, s.start, s.end)
-            for _, ann, doc, spans in full.strings("set", "annotation", "doc", "spans")
-            for s in parse_spans_text(spans)
-        ]
-    return [
-        (ann, d, s.start, s.end)
-        for (ann, spans), d in zip(rows, docs)
-        if d is not None
-        for s in parse_spans_text(spans)
-    ]
-
-
-def ensure_containment(store: ReadableStore) -> int:
-    """Bring the containment graph up to date with the store's sets; returns links written (0 if current).
-
-    Needs a writable store when the sets changed since it was last computed.
-    """
-    graphs = _store_sets(store).values()
-    digest = _containment_digest(store, graphs)
-    if store.has_batch(CONTAINMENT_GRAPH, digest):
-        return 0
-    writer = require_writable(store, "the nesting links of this store are out of date; updating them")
-    spans = containment_spans(store)
-    g = iri(CONTAINMENT_GRAPH)
-    within = iri(CRAFT.within)
-    lines = (f"<{inner}> {within} <{outer}> {g} ." for inner, outer in containment_pairs(spans))
-    n = writer.load_batch(CONTAINMENT_GRAPH, lines, digest=digest)
-    logger.info("containment links computed: %d", n - 1)
-    return n
-
-
 # -- views ---------------------------------------------------------------------------
 
 
 def _graphs(store: ReadableStore, sets: Sequence[str]) -> list[str]:
-    known = _store_sets(store)
+    known = store_sets(store)
     missing = [s for s in sets if s not in known]
     if missing:
         raise ConfigError(f"no annotation set {', '.join(missing)} in the store; sets: {', '.join(sorted(known))}")
@@ -255,85 +128,22 @@ def _view_result(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> Quer
     return run_query(store, resolve_query("view"), params, curies=curies, named_graphs=_graphs(store, spec.sets))
 
 
-# -- view rows: a derived copy of each set's annotations, one literal per annotation ----------
-#
-# Reading a view straight from the set graphs costs about 8 s of CPU over all *_EXT sets, almost
-# all of it in Oxigraph joining five patterns per annotation and decoding their terms (4-10 us
-# each on disk). The same answer read from one literal per annotation is a plain scan. The rows
-# are derived data, like the containment links: one graph per set, carrying a digest of the set
-# batch, rewritten whenever that batch changes; a store opened for reading whose rows are stale
-# is answered by queries/view.rq instead.
-
-_ROW = CRAFT.viewRow
-_ROWS_VERSION = b"view-rows-1"
-
-
-def view_rows_graph(key: str) -> str:
-    """The derived graph holding the view rows of set ``key``."""
-    return BASE + "derived/view-rows/" + key
-
-
-def _rows_digest(set_digest: str) -> str:
-    return hashlib.sha256(_ROWS_VERSION + b"\0" + set_digest.encode()).hexdigest()
-
-
-def _stale_rows(store: ReadableStore, sets: Sequence[str]) -> list[str]:
-    batches = store.batches()
-    stale = []
-    for key in sets:
-        set_batch = batches.get(set_iri(key))
-        rows_batch = batches.get(view_rows_graph(key))
-        if set_batch is None or rows_batch is None or rows_batch.digest != _rows_digest(set_batch.digest):
-            stale.append(key)
-    return stale
-
-
-# the cells of craftrdf.webanno.set_rows' rows
-_SET_COLUMNS = ("annotation", "document", "class", "spans", "text")
-
-
-def ensure_view_rows(store: WritableStore, sets: Sequence[str]) -> int:
-    """Bring the derived view rows of ``sets`` up to date; returns how many sets were rewritten.
-
-    Needs a writable store when a set changed since its rows were written (ConfigError
-    otherwise); :func:`run_view` calls it when it can and falls back to
-    ``queries/view.rq`` when it cannot.
-    """
-    stale = _stale_rows(store, sets)
-    if stale and not store.writable:
-        raise ConfigError(
-            f"the view rows of {', '.join(stale)} are out of date; open the store for writing "
-            "to update them (a store opened for reading cannot)"
-        )
-    batches = store.batches()
-    for key in stale:
-        if set_iri(key) not in batches:
-            raise ConfigError(f"no annotation set {key} in the store")
-        g = iri(view_rows_graph(key))
-        row = iri(_ROW)
-        lines = []
-        # the whole set in one pass of set-annotations.rq (the `annotations` query's rows, by
-        # hash joins rather than per-annotation lookups: docs/scale.md)
-        result = QueryResult(_SET_COLUMNS, tuple(set_rows(store, key)))
-        for ann, document, cls, spans, text in result.optional_strings(*_SET_COLUMNS):
-            value = json.dumps([document, cls, spans, text], ensure_ascii=False)
-            lines.append(f"<{ann}> {row} {literal(value)} {g} .")
-        store.load_batch(view_rows_graph(key), lines, digest=_rows_digest(batches[set_iri(key)].digest))
-        logger.info("view rows of %s written: %d", key, len(lines))
-    return len(stale)
-
-
 def _fast_view(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> list[ViewRow] | None:
     """The view from the derived rows (filters applied here), or None when they are stale and read-only."""
     batches = store.batches()
     if any(set_iri(k) not in batches for k in spec.sets):
         _graphs(store, spec.sets)  # ConfigError naming the unknown sets (the sets query costs 0.4 s)
-    if _stale_rows(store, spec.sets):
-        if not (store.writable and isinstance(store, WritableStore)):
-            return None
-        ensure_view_rows(store, spec.sets)
     if spec.nesting != "all":
         ensure_containment(store)
+    stale = stale_view_rows(store, spec.sets)
+    if stale:
+        if not (store.writable and isinstance(store, WritableStore)):
+            logger.warning(
+                "%s; until then this view is read from the set graphs, several times slower",
+                stale_index_message(store, f"view index of {', '.join(stale)}"),
+            )
+            return None
+        ensure_view_rows(store, spec.sets)
     rows = []
     for key in dict.fromkeys(spec.sets):
         result = run_query(store, "view-rows", named_graphs=[view_rows_graph(key)])
@@ -376,11 +186,11 @@ def _fast_view(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> list[V
 def run_view(store: ReadableStore, spec: ViewSpec, *, curies: CurieMap | None = None) -> list[ViewRow]:
     """The annotations of a view, each with its set, sorted by set, document and id.
 
-    Computes the store's containment links first when the nesting filter needs them
-    and they are out of date (which needs a writable store). Reads the derived view
-    rows (:func:`ensure_view_rows`, written on a writable store when missing or stale);
-    a read-only store without current rows is answered by ``queries/view.rq`` (the same
-    answer, several times slower).
+    A nesting filter needs the store's nested-annotation index: made here when it is
+    missing or stale and the store is writable, StoreError naming the command that makes
+    it when the store is open for reading. Reads the view index (:func:`ensure_view_rows`,
+    likewise made on a writable store); a read-only store without it is answered by
+    ``queries/view.rq`` (the same answer, several times slower), with a warning.
     """
     curies = curies or CurieMap()
     rows = _fast_view(store, spec, curies)
@@ -396,8 +206,8 @@ def nested_annotations(store: ReadableStore) -> set[str]:
     """The IRIs of the annotations that lie within an annotation of any set in the store.
 
     The nesting of the ``nested`` view taken over every set, read from the containment
-    links alone (no view rows are needed). Brings the links up to date first, which
-    needs a writable store when the sets changed since they were computed.
+    links alone (no view rows are needed). Brings the links up to date first on a writable
+    store; on one open for reading they must be current (StoreError naming the command).
     """
     ensure_containment(store)
     links = run_query(store, "containment-links")
@@ -411,12 +221,21 @@ def nested_pairs(store: ReadableStore, sets: Sequence[str], *, document: str | N
     return run_query(store, resolve_query("nested-pairs"), params, named_graphs=_graphs(store, sets))
 
 
-def materialize_view(store: WritableStore, spec: ViewSpec, key: str, *, curies: CurieMap | None = None) -> int:
+def materialize_view(
+    store: WritableStore,
+    spec: ViewSpec,
+    key: str,
+    *,
+    curies: CurieMap | None = None,
+    progress: Progress | None = None,
+) -> int:
     """Store a view as a new annotation set ``key`` (a named graph like any set); returns annotations.
 
     Annotation ids become ``<source set>/<source id>``, so sets that reuse ids (UBERON and
     UBERON_EXT share Knowtator mention ids) stay distinct. The set records the view's
     sources and filters. Re-running with the same view and store content writes nothing.
+    The view indexes are brought up to date afterwards (:func:`~craftrdf.indexes.write_set_batch`,
+    reporting to ``progress``).
     """
     check_set_key(key)
     if key in spec.sets:
@@ -446,5 +265,6 @@ def materialize_view(store: WritableStore, spec: ViewSpec, key: str, *, curies: 
     h = hashlib.sha256(repr(spec).encode())
     for g in sorted(set_iri(x) for x in spec.sets):
         h.update(batches[g].digest.encode() if g in batches else b"")
-    store.load_batch(set_iri(key), [*desc, *annotation_nquads(anns, set_key=key, curies=curies)], digest=h.hexdigest())
+    lines = [*desc, *annotation_nquads(anns, set_key=key, curies=curies)]
+    write_set_batch(store, key, lines, anns, digest=h.hexdigest(), curies=curies, progress=progress)
     return len(anns)

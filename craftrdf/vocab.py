@@ -164,7 +164,7 @@ class CRAFT:
     substituteClass: Final = NS + "substituteClass"
     # views and derived data
     within: Final = NS + "within"
-    #: one JSON literal per annotation in a derived view-rows graph (craftrdf.views.ensure_view_rows)
+    #: one JSON literal per annotation in a derived view-rows graph (craftrdf.indexes.ensure_view_rows)
     viewRow: Final = NS + "viewRow"
     derivedFrom: Final = NS + "derivedFrom"
     viewClasses: Final = NS + "viewClasses"

@@ -43,7 +43,7 @@ class _Rewriting:
 
 @pytest.fixture(scope="module")
 def store():  # type: ignore[no-untyped-def]
-    from craftrdf.views import ensure_containment
+    from craftrdf.indexes import ensure_containment
 
     s = sample_store()
     ensure_containment(s)

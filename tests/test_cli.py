@@ -38,7 +38,7 @@ def test_demo_reports_the_sample(tmp_path):
 def test_errors_are_one_line_and_exit_1(tmp_path):
     r = craftrdf("query", "annotation-counts", "--store", str(tmp_path / "absent"))
     assert r.returncode == 1
-    assert r.stderr.strip().count("\n") == 0 and "no store" in r.stderr
+    assert r.stderr.strip().count("\n") == 0 and "no craftrdf store here" in r.stderr
     r = craftrdf("query", "no-such-query", "--store", str(tmp_path))
     assert r.returncode == 1 and "no query named" in r.stderr
     r = craftrdf("build", "--craft", str(tmp_path), "--store", str(tmp_path / "s"))
@@ -186,6 +186,49 @@ def test_view_and_postprocess_commands(tmp_path):
     assert r.stdout.splitlines()[1].split()[0] == "related"
     r = craftrdf("view", "--store", store, "--sets", "NOPE", "--format", "count")
     assert r.returncode == 1 and "no annotation set in the store matches" in r.stderr
+
+
+def test_a_mistyped_store_is_one_line_for_every_command_that_does_not_make_stores(tmp_path):
+    typo = tmp_path / "craft.stor"
+    expected = f"craftrdf: error: {typo}: no craftrdf store here; build one with `craftrdf build --craft CRAFT_DIR --store {typo}`\n"
+    for args in (
+        ["view", "--sets", "UBERON_EXT", "--nesting", "outermost"],
+        ["view", "--sets", "UBERON_EXT", "--materialize", "MINE"],
+        ["postprocess", "--set", "UBERON_EXT", "--rules", "substitute", "--into", "MINE"],
+        ["query", "sets"],
+        ["index"],
+        ["classify", "--ontology", "UBERON"],
+        ["export", "--set", "UBERON", "--format", "turtle", "--out", str(tmp_path / "x.ttl")],
+    ):
+        r = craftrdf(*args, "--store", str(typo))
+        assert (r.returncode, r.stderr) == (1, expected), args
+        assert list(tmp_path.iterdir()) == [], args  # not even an empty store directory
+
+
+def test_load_keeps_the_indexes_a_read_only_view_needs(tmp_path):
+    # a set loaded into a built store: the view that reads it beside the others, read-only, needs
+    # the nested-annotation index brought up to date by the load (one new link, by hand below)
+    store = str(tmp_path / "s")
+    assert craftrdf("build", "--craft", str(sample_dir()), "--store", store, "--sets", "CL").returncode == 0
+    pmid = "11319941"
+    text = (sample_dir() / "articles/txt" / f"{pmid}.txt").read_text(encoding="utf-8")
+    first = re.search(
+        r'<span start="(\d+)" end="(\d+)"',
+        (sample_dir() / f"concept-annotation/CL/CL/knowtator/{pmid}.txt.knowtator.xml").read_text(),
+    )
+    assert first is not None
+    start, end = int(first.group(1)), int(first.group(2))
+    mine = tmp_path / f"{pmid}.bionlp"  # one annotation one character longer than CL's first one
+    mine.write_text(f"T1\tCL:0000540 {start} {end + 1}\t{text[start : end + 1]}\n", encoding="utf-8")
+    r = craftrdf("-v", "load", str(mine), "--store", store, "--set", "MINE")
+    assert r.returncode == 0, r.stderr
+    assert "nested-annotation index: 1 links" in r.stderr  # made again by the load, with the one new link
+    r = craftrdf("view", "--store", store, "--sets", "CL,MINE", "--nesting", "nested", "--format", "csv")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [(row["set"], row["document"]) for row in rows] == [("CL", pmid)]
+    r = craftrdf("index", "--store", store)
+    assert (r.returncode, r.stdout) == (0, f"{store}: view indexes already current\n")
 
 
 class _Terminal(io.StringIO):

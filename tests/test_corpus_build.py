@@ -133,7 +133,8 @@ def test_kill_9_during_a_build_leaves_whole_batches(craft_dir: Path, tmp_path: P
     expected = {k.lower(): v[0] + v[2] for k, v in _expected().items()}
     with AnnotationStore.open(store) as st:
         assert not list(store.glob("bulk-*.sst"))
-        digests = st.batches()
+        # a set's view rows are a batch of their own, written with the set's (a companion graph)
+        digests = {g: b for g, b in st.batches().items() if "/derived/view-rows/" not in g}
         assert len(digests) == 7, "the kill was meant to land inside UBERON's ontology batch"
         assert ontology_graph("UBERON") not in digests
         # a batch's companion graphs (an ontology's relations graph) are whole when the batch is:

@@ -25,6 +25,7 @@ PUBLIC = [
     "build",
     "evaluate",
     "export",
+    "index",
     "load",
     "open",
     "query",

@@ -58,6 +58,7 @@ LAYERS = {
     "webanno": "query",
     "builder": "query",
     "loader": "query",
+    "indexes": "query",
     "remote": "query",
     "owlread": "query",
     # the branches

@@ -78,7 +78,7 @@ def test_second_writer_fails_fast_naming_the_holder(tmp_path):
     try:
         assert p.stdout.readline().strip() == "ready"
         t = time.monotonic()
-        with pytest.raises(StoreLockedError, match=f"process {p.pid}"):
+        with pytest.raises(StoreLockedError, match=rf"\(pid {p.pid}, writing since \d\d:\d\d\)"):
             AnnotationStore.open(tmp_path / "s")
         with pytest.raises(StoreLockedError):
             AnnotationStore.open(tmp_path / "s", mode="read")
@@ -91,9 +91,29 @@ def test_second_writer_fails_fast_naming_the_holder(tmp_path):
     AnnotationStore.open(tmp_path / "s").close()
 
 
-def test_read_mode_refuses_missing_store(tmp_path):
-    with pytest.raises(StoreError, match="no store"):
-        AnnotationStore.open(tmp_path / "nothing", mode="read")
+@pytest.mark.parametrize(("mode", "create"), [("read", True), ("write", False)])
+@pytest.mark.parametrize("there", ["absent", "empty directory", "other files"])
+def test_a_path_without_a_store_is_one_error_and_nothing_is_created(tmp_path, mode, create, there):
+    path = tmp_path / "craft.stor"  # a mistyped craft.store
+    if there != "absent":
+        path.mkdir()
+    if there == "other files":
+        (path / "notes.txt").write_text("mine")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    with pytest.raises(StoreError) as err:
+        AnnotationStore.open(path, mode=mode, create=create)
+    assert str(err.value) == (
+        f"{path}: no craftrdf store here; build one with `craftrdf build --craft CRAFT_DIR --store {path}`"
+    )
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # no directory, no lock file
+
+
+def test_reading_writes_nothing(tmp_path):
+    AnnotationStore.open(tmp_path / "s").close()
+    files = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in (tmp_path / "s").iterdir()}
+    with AnnotationStore.open(tmp_path / "s", mode="read") as st:
+        assert len(st) == 0
+    assert {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in (tmp_path / "s").iterdir()} == files
 
 
 def test_refuses_a_foreign_directory(tmp_path):

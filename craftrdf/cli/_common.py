@@ -119,6 +119,11 @@ def _stage_lines(name: str, unit: str, clock: Callable[[], float]) -> Callable[[
     return update
 
 
+def index_progress(args: argparse.Namespace) -> Callable[[int, int, str], None]:
+    """The progress callback of the view indexes a writing command makes at its end (``-q`` silences it)."""
+    return progress_bar(args.quiet, name="view indexes", unit="index")
+
+
 def parse_params(values: Sequence[str]) -> dict[str, str]:
     """``NAME=VALUE`` options as a mapping; ConfigError for anything else."""
     out = {}
@@ -139,15 +144,18 @@ def worker_count(option: str, value: int | None, default: int) -> int:
     return value
 
 
-def add_store_options(parser: argparse.ArgumentParser, *, write: bool = False, required: bool = True) -> None:
+def add_store_options(
+    parser: argparse.ArgumentParser, *, write: bool = False, create: bool = False, required: bool = True
+) -> None:
     """Add ``--store DIR | --endpoint URL`` (one of them), ``--graph-store URL`` and ``--timeout S``.
 
     ``write``: the command writes (the help says so, and ``--graph-store`` is offered for
-    remote writes); read commands get ``--graph-store`` too, for the derived data some of them
-    store (a view's nesting links). Pair with :func:`open_store`.
+    remote writes); ``create``: it makes the store when the directory has none (build, load).
+    Read commands get ``--graph-store`` too, for the indexes a view makes on a remote store
+    whose indexes are stale. Pair with :func:`open_store`.
     """
     group = parser.add_mutually_exclusive_group(required=required)
-    group.add_argument("--store", metavar="DIR", help="store directory" + (" (created if absent)" if write else ""))
+    group.add_argument("--store", metavar="DIR", help="store directory" + (" (created if absent)" if create else ""))
     group.add_argument(
         "--endpoint",
         metavar="URL",
@@ -173,12 +181,14 @@ def add_store_options(parser: argparse.ArgumentParser, *, write: bool = False, r
 
 @contextmanager
 def open_store(
-    args: argparse.Namespace, *, mode: Literal["read", "write"] = "read"
+    args: argparse.Namespace, *, mode: Literal["read", "write"] = "read", create: bool = False
 ) -> Iterator[AnnotationStore | RemoteStore]:
     """The store the options of :func:`add_store_options` name, opened for ``mode``, closed afterwards.
 
-    ``--store``: an :class:`~craftrdf.store.AnnotationStore` (``mode`` as in
-    ``AnnotationStore.open``). ``--endpoint``: a :class:`~craftrdf.remote.RemoteStore`; in
+    ``--store``: an :class:`~craftrdf.store.AnnotationStore` (``mode`` and ``create`` as in
+    ``AnnotationStore.open``: only a command that makes stores passes ``create``, so a
+    mistyped path is one error and nothing is created). ``--endpoint``: a
+    :class:`~craftrdf.remote.RemoteStore`; in
     ``write`` mode it needs a Graph Store URL (``--graph-store``, or the one beside an Oxigraph
     ``/query`` endpoint), ConfigError otherwise; in ``read`` mode it writes only through an
     explicit ``--graph-store``.
@@ -202,7 +212,7 @@ def open_store(
         raise ConfigError("--graph-store goes with --endpoint, not --store")
     from ..store import AnnotationStore
 
-    with AnnotationStore.open(args.store, mode=mode) as store:
+    with AnnotationStore.open(args.store, mode=mode, create=create) as store:
         yield store
 
 

@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Literal
 
-from ._common import add_store_options, open_store, parse_params, worker_count
+from ._common import add_store_options, index_progress, open_store, parse_params, worker_count
 from .annotate_stream import add_stream_options, is_streamed, run_streamed
 
 
@@ -47,6 +47,7 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
             into_store=args.into_store,
             cache_dir=cache_dir,
             executor=executor,
+            progress=index_progress(args),
         )
     total = sum(r.seconds.values())
     print(

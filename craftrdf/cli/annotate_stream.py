@@ -36,7 +36,7 @@ def run_streamed(args: argparse.Namespace) -> int:
     from ..matcher.stream import run_annotation_stream
     from ..registry import load_registry
     from ..sweeps import DaskExecutor, InlineExecutor, LocalPool
-    from ._common import open_store, parse_params, worker_count
+    from ._common import index_progress, open_store, parse_params, worker_count
 
     config = MatcherConfig.from_params(parse_params(args.param))
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
@@ -70,6 +70,7 @@ def run_streamed(args: argparse.Namespace) -> int:
             in_flight=worker_count("--in-flight", args.in_flight, 2 * threads),
             restart=args.restart,
             cache_dir=cache_dir,
+            progress=index_progress(args),
         )
     print(
         f"annotated {r.documents:,} documents in {r.batches:,} batches with {args.set}: {r.annotations:,} "

@@ -1,4 +1,4 @@
-"""Commands on the store itself: demo, build, query, load."""
+"""Commands on the store itself: demo, build, query, load, index."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ._common import (
     add_store_options,
+    index_progress,
     open_store,
     parse_params,
     progress_bar,
@@ -82,7 +83,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
     check_craft_dir(Path(args.craft))  # before the store is created
-    with open_store(args, mode="write") as store:
+    with open_store(args, mode="write", create=True) as store:
         r = build_store(
             Path(args.craft),
             store,
@@ -94,6 +95,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     print(
         f"built {store_name(args)}: {len(r.loaded)} batches loaded ({r.quads:,} quads), "
         f"{len(r.unchanged)} already present, {total:,} quads in store, {r.seconds:.1f} s"
+        + (f" (view indexes: {r.indexes} made in {r.index_seconds:.1f} s)" if r.indexes else "")
     )
     for k, why in r.skipped.items():
         print(f"skipped {k}: {why}")
@@ -144,16 +146,25 @@ def _query_list(*, show_internal: bool) -> str:
 def _cmd_load(args: argparse.Namespace) -> int:
     from ..loader import load_files
 
-    with open_store(args, mode="write") as store:
+    with open_store(args, mode="write", create=True) as store:
         paths = [Path(p) for p in args.inputs]
-        r = load_files(store, paths, set_key=args.set, module=args.module)
+        r = load_files(store, paths, set_key=args.set, module=args.module, progress=index_progress(args))
     for graph, n in r.loaded.items():
         print(f"{graph}: {n:,} quads" if n else f"{graph}: unchanged")
     return 0
 
 
+def _cmd_index(args: argparse.Namespace) -> int:
+    from ..indexes import update_indexes
+
+    with open_store(args, mode="write") as store:
+        n = update_indexes(store, progress=index_progress(args))
+    print(f"{store_name(args)}: {n} view indexes made" if n else f"{store_name(args)}: view indexes already current")
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add demo, build, query and load to the ``craftrdf`` parser."""
+    """Add demo, build, query, load and index to the ``craftrdf`` parser."""
 
     d = sub.add_parser(
         "demo", help="build the bundled sample in memory: queries, similarity, the matcher scored, an export"
@@ -165,7 +176,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
     b = sub.add_parser("build", help="build a store from a CRAFT directory")
     b.add_argument("--craft", required=True, help="CRAFT distribution directory")
-    add_store_options(b, write=True)
+    add_store_options(b, write=True, create=True)
     b.add_argument("--sets", help="comma-separated set keys (default: all)")
     b.set_defaults(func=_cmd_build)
 
@@ -186,7 +197,14 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
     ld = sub.add_parser("load", help="add ontology files and annotation files or folders")
     ld.add_argument("inputs", nargs="+")
-    add_store_options(ld, write=True)
+    add_store_options(ld, write=True, create=True)
     ld.add_argument("--module", help="module the inputs belong to (recorded on the set)")
     ld.add_argument("--set", help="set key for annotation inputs")
     ld.set_defaults(func=_cmd_load)
+
+    ix = sub.add_parser(
+        "index",
+        help="make a store's view indexes (nested annotations, view rows) current; build and load do it themselves",
+    )
+    add_store_options(ix, write=True)
+    ix.set_defaults(func=_cmd_index)

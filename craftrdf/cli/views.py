@@ -6,19 +6,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from ._common import add_store_options, open_store
+from ._common import add_store_options, index_progress, open_store
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
     from ..exports.views import write_view_rows
     from ..views import ViewSpec, materialize_view, resolve_sets, run_view
 
-    # a local store opens for writing (nesting links are computed on first use); a remote one
-    # writes only when asked to materialise, or through an explicit --graph-store
-    with open_store(args, mode="write" if args.store or args.materialize else "read") as store:
+    # reading never writes: the indexes a view reads are made by build, load and index (a remote
+    # store given an explicit --graph-store is the exception: it is writable, and makes them)
+    with open_store(args, mode="write" if args.materialize else "read") as store:
         spec = ViewSpec(resolve_sets(store, args.sets.split(",")), args.classes, args.nesting, args.split)
         if args.materialize:
-            n = materialize_view(store, spec, args.materialize)
+            n = materialize_view(store, spec, args.materialize, progress=index_progress(args))
             print(f"view stored as set {args.materialize}: {n} annotations from {', '.join(spec.sets)}")
             return 0
         rows = run_view(store, spec)
@@ -31,10 +31,12 @@ def _cmd_postprocess(args: argparse.Namespace) -> int:
     from ..views import resolve_sets
 
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
-    with open_store(args, mode="write") as store:
+    with open_store(args, mode="write") as store:  # an existing store: a mistyped path creates nothing
         (key,) = resolve_sets(store, [args.set])
         (mkey,) = resolve_sets(store, [args.mappings or args.set])
-        n, reports = postprocess_set(store, key, rules, into=args.into, mappings=mkey, pick=args.pick)
+        n, reports = postprocess_set(
+            store, key, rules, into=args.into, mappings=mkey, pick=args.pick, progress=index_progress(args)
+        )
     print(f"{'rule':<12}{'before':>8}{'after':>8}{'dropped':>9}{'replaced':>10}{'duplicates':>12}{'added':>7}")
     for r in reports:
         print(f"{r.rule:<12}{r.before:>8}{r.after:>8}{r.dropped:>9}{r.replaced:>10}{r.duplicates:>12}{r.added:>7}")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..curie import CurieMap
 from ..errors import ConfigError, InputError
+from ..indexes import Progress, write_set_batch
 from ..ingest.bionlp import write_bionlp
 from ..ingest.corpus import SPLITS, read_documents
 from ..iris import check_set_key, mapping_graph, set_iri
@@ -179,12 +180,14 @@ def run_annotation(
     cache_dir: Path | None = None,
     curies: CurieMap | None = None,
     executor: Executor | None = None,
+    progress: Progress | None = None,
 ) -> RunReport:
     """Annotate ``texts`` with the dictionary of set ``set_key``'s ontology; write BioNLP and/or a set graph.
 
     ``into_store`` names a new set graph (``https://w3id.org/craftrdf/set/<NAME>``) written
-    atomically with :meth:`AnnotationStore.load_batch` (the store must be writable); a
-    run with the same inputs, configuration and ontology is not written twice.
+    atomically with :meth:`AnnotationStore.load_batch` (the store must be writable), the
+    view indexes brought up to date after it (reporting to ``progress``); a run with the same
+    inputs, configuration and ontology is not written twice.
     ``executor`` (a process pool, say) splits sentences while the dictionary is read.
     Raises ConfigError for an unknown set, a set without ontology, or a name that
     would overwrite a gold set.
@@ -234,7 +237,7 @@ def run_annotation(
     quads = 0
     if into_store is not None and target is not None:
         t = time.perf_counter()
-        graph, quads = _write_run(target, into_store, ref, config, annotations, texts, curies)
+        graph, quads = _write_run(target, into_store, ref, config, annotations, texts, curies, progress)
         seconds["write_store"] = time.perf_counter() - t
     return RunReport(len(texts), total, len(dictionary), out_dir, graph, quads, seconds)
 
@@ -247,6 +250,7 @@ def _write_run(
     annotations: Mapping[str, list[Annotation]],
     texts: Mapping[str, str],
     curies: CurieMap,
+    progress: Progress | None,
 ) -> tuple[str, int]:
     key, module, variant = ref.key, ref.module, ref.variant
     ontology = ref.require_ontology()
@@ -258,6 +262,7 @@ def _write_run(
     for doc in sorted(texts):
         h.update(doc.encode() + b"\0" + hashlib.sha256(texts[doc].encode("utf-8")).digest())
     graph = set_iri(name)
+    anns = [a for d in sorted(annotations) for a in annotations[d]]
     lines = run_nquads(
         name,
         config=config,
@@ -266,10 +271,10 @@ def _write_run(
         variant=variant,
         ontology=ontology,
         mappings=mappings,
-        annotations=(a for d in sorted(annotations) for a in annotations[d]),
+        annotations=anns,
         curies=curies,
     )
-    n = store.load_batch(graph, lines, digest=h.hexdigest())
+    n = write_set_batch(store, name, lines, anns, digest=h.hexdigest(), curies=curies, progress=progress)
     if n == 0:
         logger.info("matcher run %s already in the store with the same inputs; not rewritten", name)
     return graph, n

@@ -37,11 +37,12 @@ from typing import Any, Protocol
 
 from ..curie import CurieMap
 from ..errors import ConfigError
+from ..indexes import Progress, update_indexes
 from ..ingest.bionlp import write_bionlp
 from ..iris import mapping_graph, set_iri
 from ..model import Annotation
 from ..registry import Registry
-from ..sets import resolve_set
+from ..sets import SetRef, resolve_set
 from ..store import ReadableStore
 from ..sweeps.executors import InlineExecutor, SweepExecutor, installed
 from ..webanno import annotation_nquads
@@ -401,6 +402,30 @@ def _finish_first(job: _Job, pending: list[tuple[Any, Batch, list[DocumentFailur
     job.finish(job.result_of(first, batch), read_failures)
 
 
+def _store_target(
+    store: AppendableStore, ref: SetRef, name: str, config: MatcherConfig, token: str, curies: CurieMap
+) -> StoreTarget:
+    """Where a streamed run named ``name`` goes in ``store``: its set graph, header and digest."""
+    ontology = ref.require_ontology()
+    batch = store.batches().get(ontology)
+    mgraph = mapping_graph(ref.key)
+    header = run_nquads(
+        name,
+        config=config,
+        dictionary_set=ref.key,
+        module=ref.module,
+        variant=ref.variant,
+        ontology=ontology,
+        mappings=mgraph if mgraph in store.batches() else None,
+        annotations=(),
+        curies=curies,
+    )
+    digest = hashlib.sha256(
+        json.dumps(["stream", name, ref.key, token, ontology, batch.digest if batch else ""]).encode()
+    ).hexdigest()
+    return StoreTarget(store, set_iri(name), tuple(header), digest)
+
+
 def run_annotation_stream(
     store: ReadableStore,
     set_key: str,
@@ -418,6 +443,7 @@ def run_annotation_stream(
     restart: bool = False,
     cache_dir: Path | None = None,
     curies: CurieMap | None = None,
+    progress: Progress | None = None,
 ) -> StreamReport:
     """``craftrdf annotate --stream/--scheduler``: the matcher (or ``annotator``) over ``inputs``, streamed.
 
@@ -426,7 +452,9 @@ def run_annotation_stream(
     given (a trained model, say). ``into_store`` names the set graph the annotations are
     appended to, batch by batch (the store must be an
     :class:`~craftrdf.matcher.stream_io.AppendableStore`: a local store open for writing or a remote
-    one with a Graph Store URL). Raises ConfigError as ``run_annotation`` does.
+    one with a Graph Store URL); the view indexes are made again at the end (reporting to
+    ``progress``). Raises ConfigError
+    as ``run_annotation`` does.
     """
     curies = curies or CurieMap()
     ref = resolve_set(store, set_key)
@@ -446,27 +474,8 @@ def run_annotation_stream(
     target = None
     if into_store is not None:
         assert isinstance(store, AppendableStore)
-        ontology = ref.require_ontology()
-        batch = store.batches().get(ontology)
-        mgraph = mapping_graph(ref.key)
-        header = run_nquads(
-            into_store,
-            config=config,
-            dictionary_set=ref.key,
-            module=ref.module,
-            variant=ref.variant,
-            ontology=ontology,
-            mappings=mgraph if mgraph in store.batches() else None,
-            annotations=(),
-            curies=curies,
-        )
-        digest = hashlib.sha256(
-            json.dumps(
-                ["stream", into_store, ref.key, annotator.token, ontology, batch.digest if batch else ""]
-            ).encode()
-        ).hexdigest()
-        target = StoreTarget(store, set_iri(into_store), tuple(header), digest)
-    return annotate_stream(
+        target = _store_target(store, ref, into_store, config, annotator.token, curies)
+    report = annotate_stream(
         sources,
         annotator,
         out_dir,
@@ -477,3 +486,7 @@ def run_annotation_stream(
         restart=restart,
         set_key=into_store,
     )
+    if into_store is not None:
+        # the run's set grew batch by batch under one digest, which cannot tell its indexes are stale
+        update_indexes(store, changed=[into_store], progress=progress)
+    return report

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..indexes import ensure_containment
 from ..iris import annotation_iri, ontology_name
 from ..matcher import MatcherConfig, MatchingSession
 from ..matcher.dictionary import load_terms
@@ -23,7 +24,7 @@ from ..stats import ArticleStats, view_stats
 from ..store import ReadableStore
 from ..sweeps import Progress, SweepExecutor, SweepReport, TermFilter, sweep_store
 from ..sweeps.inputs import document_splits
-from ..views import NestingFilter, ViewSpec, ensure_containment, run_view
+from ..views import NestingFilter, ViewSpec, run_view
 from ..webanno import document_texts, fetch_annotations
 
 __all__ = [

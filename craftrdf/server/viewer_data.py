@@ -8,7 +8,7 @@ PMID or CURIE from a URL never becomes query text.
 
 Decisions:
 
-- Nesting is computed per document, in Python, with :func:`craftrdf.views.containment_pairs`
+- Nesting is computed per document, in Python, with :func:`craftrdf.indexes.containment_pairs`
   (the same character arithmetic as the store's views) over the annotations of *every*
   set in the document; each annotation lists the annotations that contain it
   (``within``). Which of those count depends on the sets a reader has switched on, so
@@ -39,11 +39,11 @@ import pyoxigraph as ox
 
 from ..curie import CurieMap, is_extension_curie
 from ..errors import InputError
+from ..indexes import containment_pairs
 from ..iris import document_iri
 from ..model import Span
 from ..querying import QueryResult, resolve_query, run_query
 from ..store import ReadableStore
-from ..views import containment_pairs
 from ..webanno import rows_to_annotations
 
 __all__ = [

@@ -197,7 +197,7 @@ def tiny_quads(value: str, cls: str) -> dict[str, list[ox.Quad]]:
 #: Library queries (and one ad hoc query) with the parameters bound to the adversarial value;
 #: each must find the one annotation of the tiny store.
 def adversarial_cases(value: str, cls: str) -> list[tuple[str, dict[str, ox.NamedNode | ox.Literal], list[str] | None]]:
-    from craftrdf.views import CONTAINMENT_GRAPH
+    from craftrdf.iris import CONTAINMENT_GRAPH
 
     lit, node = ox.Literal(value), ox.NamedNode(cls)
     return [
