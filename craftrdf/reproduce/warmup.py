@@ -1,13 +1,16 @@
 """Work the report needs later, started on the executor's idle workers while this process counts.
 
 ``craftrdf reproduce`` first counts and computes statistics in this process (reads of the
-store), while the executor's workers have nothing to do until the sweeps. Two pieces of later
+store), while the executor's workers have nothing to do until the sweeps. Three pieces of later
 work need no store once their inputs are read, so they run there meanwhile:
 
 - splitting every document into sentences (what the first sweep would do in this process),
   written to the matcher's disk cache, where every later reader finds it;
 - the structural reasoner's placements of the similarity section's ontology
-  (:func:`craftrdf.similarity.graph.structural_placements`), handed to the section.
+  (:func:`craftrdf.similarity.graph.structural_placements`), handed to the section;
+- compiling the similarity kernels for that ontology's size (numba, about 6 s of CPU on a
+  first run, when its on-disk cache is empty: a fresh install or a fresh ``NUMBA_CACHE_DIR``),
+  which the section's index then loads from the cache instead of compiling them itself.
 
 The results are the same as when computed in this process: same functions, same inputs.
 """
@@ -28,7 +31,7 @@ from ..store import ReadableStore
 from ..sweeps.executors import SweepExecutor, installed
 from ..webanno import document_texts
 
-__all__ = ["WarmUp", "WarmUpInputs", "place_on_worker", "split_on_worker", "start_warm_up"]
+__all__ = ["WarmUp", "WarmUpInputs", "compile_on_worker", "place_on_worker", "split_on_worker", "start_warm_up"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +59,13 @@ def place_on_worker(_shared: object, onto: OntologyAxioms) -> list[tuple[str, st
     from ..similarity.graph import structural_placements
 
     return structural_placements(onto)
+
+
+def compile_on_worker(_shared: object, terms: int) -> bool:
+    """(A task) compile the similarity kernels for an index of ``terms`` terms into numba's disk cache."""
+    from ..similarity._svalues import compile_kernels
+
+    return compile_kernels(terms)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -94,15 +104,19 @@ def start_warm_up(
     """Read the texts and ``ontology``'s axioms, then split and place on ``executor``'s workers.
 
     The placements go first (the longest task); the documents are split in ``chunks``
-    tasks. The executor's next :meth:`~craftrdf.sweeps.executors.SweepExecutor.share`
-    may wait for these tasks (a :class:`~craftrdf.sweeps.executors.LocalPool` restarts
-    its workers on new inputs).
+    tasks; the kernels are compiled last (nobody waits for them: a task not started when the
+    pool restarts is cancelled, and the section compiles them itself). The executor's next
+    :meth:`~craftrdf.sweeps.executors.SweepExecutor.share` may wait for these tasks (a
+    :class:`~craftrdf.sweeps.executors.LocalPool` restarts its workers on new inputs).
     """
     texts = document_texts(store)
     digest = hashlib.sha256(repr(sorted(texts)).encode()).hexdigest()[:16]
     shared = executor.share(WarmUpInputs(f"warm-up-{digest}", texts, cache_dir))
-    placements = executor.submit(place_on_worker, shared, read_ontology(store, ontology))
+    axioms = read_ontology(store, ontology)
+    placements = executor.submit(place_on_worker, shared, axioms)
     ids = sorted(texts)
     splits = tuple(executor.submit(split_on_worker, shared, ids[i::chunks]) for i in range(chunks) if ids[i::chunks])
+    # the index's terms are the graph's classes (its size picks the kernels' integer types)
+    executor.submit(compile_on_worker, shared, len(axioms.classes))
     logger.info("warm-up: %d documents to split, the placements of %s, on the workers", len(ids), ontology)
     return WarmUp(executor, splits, placements)
