@@ -75,6 +75,8 @@ class WarmUp:
     executor: SweepExecutor
     splits: tuple[Any, ...]
     placements: Any
+    #: the kernels' compilation (True: compiled or loaded; False: numba unavailable); nothing waits for it
+    kernels: Any = None
 
     def wait_for_sentences(self) -> None:
         """Block until every document is split (and cached)."""
@@ -117,6 +119,6 @@ def start_warm_up(
     ids = sorted(texts)
     splits = tuple(executor.submit(split_on_worker, shared, ids[i::chunks]) for i in range(chunks) if ids[i::chunks])
     # the index's terms are the graph's classes (its size picks the kernels' integer types)
-    executor.submit(compile_on_worker, shared, len(axioms.classes))
+    kernels = executor.submit(compile_on_worker, shared, len(axioms.classes))
     logger.info("warm-up: %d documents to split, the placements of %s, on the workers", len(ids), ontology)
-    return WarmUp(executor, splits, placements)
+    return WarmUp(executor, splits, placements, kernels)
