@@ -67,7 +67,11 @@ def run_cli(python: str, args: list[str], env: dict[str, str], log: Path) -> flo
     """``python -m craftrdf.cli ARGS`` in ``env``; its wall time (exit status checked, output into ``log``)."""
     t = time.perf_counter()
     with log.open("w", encoding="utf-8") as out:
-        done = subprocess.run([python, "-m", "craftrdf.cli", *args], env=env, stdout=out, stderr=out, check=False)
+        # run in the log's directory: ``-m`` puts the working directory first on sys.path, and in a checkout
+        # that would import the checkout's craftrdf instead of the installed one
+        done = subprocess.run(
+            [python, "-m", "craftrdf.cli", *args], env=env, stdout=out, stderr=out, check=False, cwd=log.parent
+        )
     seconds = time.perf_counter() - t
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args[:1])} exited {done.returncode}: see {log}")
@@ -96,7 +100,11 @@ def main() -> None:
     args = parser.parse_args()
     craft = str(args.craft.resolve())
     where = subprocess.run(
-        [args.python, "-c", "import craftrdf; print(craftrdf.__file__)"], capture_output=True, text=True, check=True
+        [args.python, "-c", "import craftrdf; print(craftrdf.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tempfile.gettempdir(),
     ).stdout.strip()
     print(f"craftrdf from {where}", flush=True)
     times: dict[str, list[float]] = {"cold": [], "warm": [], "floor": []}
