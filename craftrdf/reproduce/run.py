@@ -190,6 +190,9 @@ def _measure(
     nesting = uberon_nesting(store, PAPER_SETS, public, fetched=fetched)
     if warm is not None:
         warm.wait_for_sentences()
+        # the workers idle while this process sweeps the one-configuration sets: the similarity section's
+        # kernels compile there (numba, when its disk cache is cold) instead of in this process later
+        warm.compile_kernels()
     lap("counts and statistics")
     sweeps: dict[str, SweepReport] = {}
     with_ontology = sets_with_ontology(store)

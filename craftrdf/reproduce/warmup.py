@@ -10,7 +10,8 @@ work need no store once their inputs are read, so they run there meanwhile:
   (:func:`craftrdf.similarity.graph.structural_placements`), handed to the section;
 - compiling the similarity kernels for that ontology's size (numba, about 6 s of CPU on a
   first run, when its on-disk cache is empty: a fresh install or a fresh ``NUMBA_CACHE_DIR``),
-  which the section's index then loads from the cache instead of compiling them itself.
+  which the section's index then loads from the cache instead of compiling them itself; started
+  later (:meth:`WarmUp.compile_kernels`), when the workers idle during the one-configuration sweeps.
 
 The results are the same as when computed in this process: same functions, same inputs.
 """
@@ -75,8 +76,17 @@ class WarmUp:
     executor: SweepExecutor
     splits: tuple[Any, ...]
     placements: Any
-    #: the kernels' compilation (True: compiled or loaded; False: numba unavailable); nothing waits for it
-    kernels: Any = None
+    #: what the tasks receive for the shared inputs, and the similarity index's size (the ontology's classes)
+    shared: object = None
+    terms: int = 0
+
+    def compile_kernels(self) -> Any:
+        """Start compiling the similarity kernels on a worker; the task (True: compiled or loaded, False: no numba).
+
+        Nothing needs to wait for it: a task not started when the pool restarts is cancelled, and
+        the similarity section then compiles the kernels itself. Start it when a worker is idle.
+        """
+        return self.executor.submit(compile_on_worker, self.shared, self.terms)
 
     def wait_for_sentences(self) -> None:
         """Block until every document is split (and cached)."""
@@ -106,8 +116,7 @@ def start_warm_up(
     """Read the texts and ``ontology``'s axioms, then split and place on ``executor``'s workers.
 
     The placements go first (the longest task); the documents are split in ``chunks``
-    tasks; the kernels are compiled last (nobody waits for them: a task not started when the
-    pool restarts is cancelled, and the section compiles them itself). The executor's next
+    tasks (:meth:`WarmUp.compile_kernels` is left for when a worker is idle). The executor's next
     :meth:`~craftrdf.sweeps.executors.SweepExecutor.share` may wait for these tasks (a
     :class:`~craftrdf.sweeps.executors.LocalPool` restarts its workers on new inputs).
     """
@@ -118,7 +127,6 @@ def start_warm_up(
     placements = executor.submit(place_on_worker, shared, axioms)
     ids = sorted(texts)
     splits = tuple(executor.submit(split_on_worker, shared, ids[i::chunks]) for i in range(chunks) if ids[i::chunks])
-    # the index's terms are the graph's classes (its size picks the kernels' integer types)
-    kernels = executor.submit(compile_on_worker, shared, len(axioms.classes))
     logger.info("warm-up: %d documents to split, the placements of %s, on the workers", len(ids), ontology)
-    return WarmUp(executor, splits, placements, kernels)
+    # the index's terms are the graph's classes (their number picks the kernels' integer types)
+    return WarmUp(executor, splits, placements, shared, len(axioms.classes))
