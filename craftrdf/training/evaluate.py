@@ -287,7 +287,8 @@ def start_training(
     """Read the sets from the store and submit one training task per set to ``executor``.
 
     The caller may do other work (in this process) before :func:`collect_trained`; with no
-    executor the tasks run, one at a time, when collected. ``fetched``: sets' annotations
+    executor the tasks run, one at a time, when collected. Tasks are submitted largest set
+    first (most gold annotations in ``on``); the results keep the order of ``keys``. ``fetched``: sets' annotations
     already read (:func:`~craftrdf.webanno.fetch_annotations`), by set key as stored; the
     others are read from the store.
     """
@@ -305,7 +306,11 @@ def start_training(
     )
     executor = executor or InlineExecutor()
     shared = executor.share(inputs)
-    return Training(executor, tuple((k, executor.submit(train_one, shared, k)) for k in inputs.sets))
+    # the sets with the most gold first (their training takes longest): on a pool, the last task to start is
+    # then a short one, so the workers finish close together instead of one training a large set alone
+    biggest = sorted(inputs.sets, key=lambda k: -inputs.sets[k].train.annotations)
+    started = {k: executor.submit(train_one, shared, k) for k in biggest}
+    return Training(executor, tuple((k, started[k]) for k in inputs.sets))
 
 
 def collect_trained(training: Training) -> dict[str, TestScore]:
