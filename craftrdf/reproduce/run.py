@@ -190,6 +190,9 @@ def _measure(
     nesting = uberon_nesting(store, PAPER_SETS, public, fetched=fetched)
     if warm is not None:
         warm.wait_for_sentences()
+        # the workers idle while this process sweeps the one-configuration sets: the similarity section's
+        # kernels compile there (numba, when its disk cache is cold) instead of in this process later
+        warm.compile_kernels()
     lap("counts and statistics")
     sweeps: dict[str, SweepReport] = {}
     with_ontology = sets_with_ontology(store)
@@ -213,10 +216,13 @@ def _measure(
             plot=len(configs) > 1,
             term_filter=TermFilter(),
             progress=progress,
+            fetched=fetched,
         )
     lap("sweeps")
     # --quick trains on the sweeps' executor while this process computes the similarity distribution
-    training = _train(store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor)
+    training = _train(
+        store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor, fetched=fetched
+    )
     similarity = (
         similarity_distribution(
             store,
@@ -254,6 +260,7 @@ def _train(
     quick: bool,
     out_dir: Path,
     executor: SweepExecutor | None,
+    fetched: dict[str, list[Annotation]],
 ) -> Training:
     """Start the trained matcher of section 4: every set with an ontology, in a full run the sets without one too.
 
@@ -272,6 +279,7 @@ def _train(
         cache_dir=out_dir / "cache",
         out_dir=out_dir / "models",
         executor=executor if quick else None,
+        fetched=fetched,
     )
 
 

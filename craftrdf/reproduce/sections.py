@@ -291,6 +291,7 @@ def run_sweeps(
     plot: bool = True,
     term_filter: TermFilter | None = None,
     progress: Callable[[str], Progress | None] | None = None,
+    fetched: dict[str, list[Annotation]] | None = None,
 ) -> dict[str, SweepReport]:
     """Sweep each set on train+dev and report its best configurations on test; ``out_dir/<KEY>/``.
 
@@ -298,7 +299,7 @@ def run_sweeps(
     each document is most of a sweep's set-up). ``apply_craft_rules`` and ``prefer_labels``
     are :func:`craftrdf.sweeps.sweep_store`'s; both off is ConceptMapper's behaviour.
     ``term_filter`` also scores the best-F1 and lowest-SER configurations with that
-    filter (the reports' ``filtered``); ``plot`` draws ``pr.png``.
+    filter (the reports' ``filtered``); ``plot`` draws ``pr.png``. ``fetched``: see :func:`read_annotations`.
     """
     reports = {}
     for key in keys:
@@ -317,6 +318,7 @@ def run_sweeps(
             prefer_labels=prefer_labels,
             term_filter=term_filter,
             progress=progress(key) if progress is not None else None,
+            annotations=read_annotations(store, key, fetched) if fetched is not None else None,
         )
     return reports
 

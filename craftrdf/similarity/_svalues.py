@@ -16,7 +16,7 @@ import numpy.typing as npt
 from ..errors import ConfigError, InputError
 from .definition import CycleError, Engine, WeightedDag
 
-__all__ = ["compact_rows", "kernels_failed", "load_kernels", "s_value_rows"]
+__all__ = ["compact_rows", "compile_kernels", "kernels_failed", "load_kernels", "s_value_rows"]
 
 logger = logging.getLogger(__name__)
 
@@ -188,12 +188,37 @@ def compact_rows(
         table, inverse = kernels.value_ids(vals)
     else:
         table, inverse = np.unique(vals, return_inverse=True)
-    vid = inverse.astype(np.uint16) if len(table) <= 1 << 16 else inverse.astype(np.int32)
-    narrow = cols.astype(np.uint16) if len(order) <= 1 << 16 else cols.astype(np.int32)
+    vid = inverse.astype(_index_type(len(table)))
+    narrow = cols.astype(_index_type(len(order)))
     sv = np.add.reduceat(vals, indptr[:-1]) if len(order) else np.zeros(0, dtype=np.float64)
     if kernels is not None:
         kernels.warm_up(indptr, narrow, vid, table, sv)
     return order, indptr, narrow, vid, table, sv
+
+
+def _index_type(n: int) -> type[np.unsignedinteger] | type[np.signedinteger]:
+    """The narrowest type :func:`compact_rows` gives positions among ``n`` items: uint16, else int32."""
+    return np.uint16 if n <= 1 << 16 else np.int32
+
+
+def compile_kernels(terms: int, values: int = 1) -> bool:
+    """Compile the kernels for an index of ``terms`` terms and ``values`` distinct S-values, now.
+
+    What a :class:`~craftrdf.similarity.wang.WangIndex` of that size would compile at its
+    build, done ahead (in a worker process, say) so that the build only loads the result
+    from numba's on-disk cache; a process without a writable cache gains nothing. False when
+    the compiled kernels are unavailable (nothing is logged: the index says so when built).
+    """
+    kernels = load_kernels("auto", warn=False)
+    if kernels is None:
+        return False
+    cols, vid = np.empty(0, dtype=_index_type(terms)), np.empty(0, dtype=_index_type(values))
+    try:
+        kernels.warm_up(np.zeros(1, dtype=np.int64), cols, vid, np.zeros(1), np.empty(0))
+    except Exception:  # numba's errors have no common base; the index's own build reports them
+        return False
+    logger.debug("similarity kernels compiled for %d terms (%s columns)", terms, cols.dtype)
+    return True
 
 
 def load_kernels(engine: Engine = "auto", *, warn: bool = True) -> ModuleType | None:

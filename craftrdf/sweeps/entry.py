@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..matcher.config import MatcherConfig
+from ..model import Annotation
 from ..registry import Registry
 from ..store import ReadableStore
 from .executors import SweepExecutor
@@ -60,6 +61,7 @@ def sweep_store(
     progress: Progress | None = None,
     plot: bool = True,
     term_filter: TermFilter | None = None,
+    annotations: Sequence[Annotation] | None = None,
 ) -> SweepReport:
     """Sweep ``configs`` for set ``set_key`` on the documents of ``split``; write the files in ``out_dir``.
 
@@ -71,7 +73,8 @@ def sweep_store(
     are also scored with it (:class:`~craftrdf.sweeps.termfilter.FilterScorer`:
     cross-validated on the selection documents, learned there and applied to the report
     documents) into the report's ``filtered``; the report documents' rows are then computed
-    in this process, once for the plain and the filtered scores.
+    in this process, once for the plain and the filtered scores. ``annotations``: the set's
+    annotations read beforehand (see :func:`~craftrdf.sweeps.inputs.prepare_split_inputs`).
     """
     inputs, *others = prepare_split_inputs(
         store,
@@ -81,6 +84,7 @@ def sweep_store(
         apply_craft_rules=apply_craft_rules,
         prefer_labels=prefer_labels,
         cache_dir=cache_dir,
+        annotations=annotations,
     )
     out_dir.mkdir(parents=True, exist_ok=True)  # only once the inputs are known good: a bad set leaves nothing
     result = run_sweep(inputs, configs, executor=executor, out_dir=out_dir, progress=progress)

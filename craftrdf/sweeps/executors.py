@@ -12,12 +12,22 @@ resolves to the payload).
 from __future__ import annotations
 
 import os
+import pickle
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import as_completed as _futures_completed
 from typing import Any, Protocol
 
-__all__ = ["DaskExecutor", "InlineExecutor", "LocalPool", "Shared", "SweepExecutor", "install", "installed"]
+__all__ = [
+    "DaskExecutor",
+    "InlineExecutor",
+    "LocalPool",
+    "Shared",
+    "SweepExecutor",
+    "install",
+    "install_pickled",
+    "installed",
+]
 
 
 class Shared(Protocol):
@@ -37,6 +47,11 @@ def install(payload: Shared) -> None:
     """(In a pool worker, at its start) keep ``payload`` for the tasks that name its token."""
     _INSTALLED.clear()
     _INSTALLED[payload.token] = payload
+
+
+def install_pickled(blob: bytes) -> None:
+    """:func:`install` of a payload the parent pickled once for all its workers."""
+    install(pickle.loads(blob))
 
 
 def installed(token: str) -> Any:
@@ -122,8 +137,11 @@ class LocalPool:
             self.close()
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(list(self.preload))
+            # pickled here once: a pool pickles its initargs again for every worker it starts (seconds of
+            # this process's time for the training's dictionaries), bytes cost a copy
+            blob = pickle.dumps(inputs, protocol=pickle.HIGHEST_PROTOCOL)
             self._pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=context, initializer=install, initargs=(inputs,)
+                max_workers=self.workers, mp_context=context, initializer=install_pickled, initargs=(blob,)
             )
             self._token = inputs.token
         return inputs.token

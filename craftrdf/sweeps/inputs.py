@@ -95,11 +95,14 @@ def prepare_split_inputs(
     prefer_labels: bool = False,
     cache_dir: Path | None = None,
     curies: CurieMap | None = None,
+    annotations: Sequence[Annotation] | None = None,
 ) -> list[SweepInputs]:
     """:func:`prepare_inputs` for several splits (select on one, report on another), reading the set once.
 
     The set's annotations, dictionary, mappings and similarity index are read from the
     store a single time and shared by the inputs returned, one per entry of ``splits``.
+    ``annotations``: the set's annotations read beforehand (:func:`~craftrdf.webanno.fetch_annotations`
+    with the same ``curies``), so that a caller reading the set for other work reads it once.
     """
     curies = curies or CurieMap()
     ref = resolve_set(store, set_key)
@@ -113,7 +116,8 @@ def prepare_split_inputs(
             raise ConfigError(f"the store has no documents of split {split!r} (splits: {', '.join(SPLITS)})")
         chosen.append((names, pmids))
     terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
-    annotations = fetch_annotations(store, key, curies=curies)
+    if annotations is None:
+        annotations = fetch_annotations(store, key, curies=curies)
     # the official scorer's graph of the set's own ontology (None: exact classes only, as training)
     wang = store_wang(store, ref.ontology) if ref.ontology is not None and ref.ontology in store.batches() else None
     rules = craft_rules(key, ref.variant) if apply_craft_rules else ()

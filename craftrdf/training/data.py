@@ -131,10 +131,13 @@ def read_corpora(
     *,
     curies: CurieMap | None = None,
     texts: Mapping[str, str] | None = None,
+    annotations: Sequence[Annotation] | None = None,
 ) -> list[Corpus]:
     """:func:`read_corpus` for several groups of documents (train, test) with one read of the set's gold.
 
-    ``texts``, when given, are the documents' texts already read (several sets then share them).
+    ``texts``, when given, are the documents' texts already read (several sets then share them);
+    ``annotations``, the set's annotations read beforehand (:func:`~craftrdf.webanno.fetch_annotations`
+    with the same ``curies``).
     """
     wanted = {d for g in groups for d in g}
     texts = document_texts(store, wanted) if texts is None else {d: texts[d] for d in wanted if d in texts}
@@ -142,7 +145,7 @@ def read_corpora(
     if missing:
         raise ConfigError(f"the store has no text for document(s) {', '.join(missing[:5])}")
     gold: dict[str, list[Annotation]] = {d: [] for d in sorted(texts)}
-    for a in fetch_annotations(store, set_key, curies=curies):
+    for a in fetch_annotations(store, set_key, curies=curies) if annotations is None else annotations:
         if a.document in wanted and a.spans:
             gold[a.document].append(a)
     return [Corpus({d: texts[d] for d in sorted(g)}, {d: tuple(gold[d]) for d in sorted(g)}) for g in groups]

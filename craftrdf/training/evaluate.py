@@ -161,10 +161,12 @@ def _read_inputs(
     cache_dir: Path | None,
     out_dir: Path | None,
     ship: bool,
+    fetched: Mapping[str, Sequence[Annotation]] | None = None,
 ) -> TrainInputs:
     """Read every set's names, scorer, corpora and dictionaries from the store (sets without gold left out).
 
     ``ship``: the inputs go to other processes, so the dictionaries are read now (else on use).
+    ``fetched``: sets' annotations read beforehand, by set key as stored (the others are read here).
     """
     from .select import FULL, QUICK
 
@@ -174,7 +176,8 @@ def _read_inputs(
     sets: dict[str, _SetInputs] = {}
     for key in keys:
         data = read_set(store, key, registry=registry, cache_dir=cache_dir)
-        train, test = read_corpora(store, data.key, [train_docs, test_docs], texts=texts)
+        read = fetched.get(data.key) if fetched is not None else None
+        train, test = read_corpora(store, data.key, [train_docs, test_docs], texts=texts, annotations=read)
         if train.annotations == 0:
             logger.warning("not trained: set %s has no gold annotations in split %s", data.key, ",".join(train_splits))
             continue
@@ -279,11 +282,15 @@ def start_training(
     cache_dir: Path | None = None,
     out_dir: Path | None = None,
     executor: SweepExecutor | None = None,
+    fetched: Mapping[str, Sequence[Annotation]] | None = None,
 ) -> Training:
     """Read the sets from the store and submit one training task per set to ``executor``.
 
     The caller may do other work (in this process) before :func:`collect_trained`; with no
-    executor the tasks run, one at a time, when collected.
+    executor the tasks run, one at a time, when collected. Tasks are submitted largest set
+    first (most gold annotations in ``on``); the results keep the order of ``keys``. ``fetched``: sets' annotations
+    already read (:func:`~craftrdf.webanno.fetch_annotations`), by set key as stored; the
+    others are read from the store.
     """
     inputs = _read_inputs(
         store,
@@ -295,10 +302,15 @@ def start_training(
         cache_dir=cache_dir,
         out_dir=out_dir,
         ship=executor is not None,
+        fetched=fetched,
     )
     executor = executor or InlineExecutor()
     shared = executor.share(inputs)
-    return Training(executor, tuple((k, executor.submit(train_one, shared, k)) for k in inputs.sets))
+    # the sets with the most gold first (their training takes longest): on a pool, the last task to start is
+    # then a short one, so the workers finish close together instead of one training a large set alone
+    biggest = sorted(inputs.sets, key=lambda k: -inputs.sets[k].train.annotations)
+    started = {k: executor.submit(train_one, shared, k) for k in biggest}
+    return Training(executor, tuple((k, started[k]) for k in inputs.sets))
 
 
 def collect_trained(training: Training) -> dict[str, TestScore]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from craftrdf import webanno
 from craftrdf.cli import main
 from craftrdf.demo import sample_dir
 from craftrdf.reproduce import load_published
@@ -34,10 +36,32 @@ def _raw(craft: Path, module: str, folder: str) -> list[tuple[str, str, int]]:
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
+def run(tmp_path_factory) -> tuple[Path, Counter[str]]:
+    """The report's directory, and how many times each set was read whole (``fetch_annotations``)."""
     out = tmp_path_factory.mktemp("reproduce")
-    assert main(["-q", "reproduce", "--craft", str(sample_dir()), "--out", str(out), "--quick"]) == 0
-    return out
+    reads: Counter[str] = Counter()
+    set_rows = webanno.set_rows
+
+    def counted(store: object, set_key: str, **kwargs: object) -> object:
+        reads[set_key] += 1
+        return set_rows(store, set_key, **kwargs)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as mp:  # fetch_annotations reads a whole set through webanno.set_rows
+        mp.setattr(webanno, "set_rows", counted)
+        assert main(["-q", "reproduce", "--craft", str(sample_dir()), "--out", str(out), "--quick"]) == 0
+    return out, reads
+
+
+@pytest.fixture(scope="module")
+def report(run) -> Path:
+    return run[0]
+
+
+def test_each_set_is_read_once_for_every_section(run):
+    # counts, sweeps, training and the similarity section share one read of each set's annotations
+    reads = run[1]
+    assert {"CL", "UBERON", "UBERON_EXT", "SO_EXT"} <= set(reads)
+    assert {k: n for k, n in reads.items() if n != 1} == {}
 
 
 def test_writes_the_report_and_its_figures(report):

@@ -49,6 +49,8 @@ def test_warm_up_placements_inline_are_the_reasoners(toy_store, tmp_path):
     assert {("TOY_EXT:bone", "TOY:0000001"), ("TOY_EXT:tissues", "TOY:0000002")} <= set(edges)
     assert {("TOY_EXT:restricted", "TOY:0000003"), ("TOY_EXT:restricted", "TOY_EXT:any_case")} <= set(edges)
     assert place_on_worker(None, read_ontology(toy_store, "toy_extensions")) == edges
+    # the similarity kernels' compilation is queued too (numba is a base dependency: it compiles or loads)
+    assert [f.result() for f in InlineExecutor().as_completed([warm.compile_kernels()])] == [True]
 
 
 def test_warm_up_on_a_process_pool(toy_store, tmp_path):

@@ -9,6 +9,7 @@ brute-force path enumeration in test_wang.py); the kernels are a different algor
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 import warnings
@@ -27,7 +28,7 @@ from craftrdf.similarity import (
     wang_similarity,
     weighted_dag,
 )
-from craftrdf.similarity._svalues import s_value_rows
+from craftrdf.similarity._svalues import compile_kernels, s_value_rows
 
 numba = pytest.importorskip("numba", reason="numba is not installed: the compiled kernels are not tested")
 
@@ -235,3 +236,30 @@ def test_an_index_pickles_and_keeps_its_values():
     # sim(b, c) = ((1 + 0.6) + (0.8 + 0.8)) / (2.4 + 1.8) = 3.2 / 4.2
     assert copy.similarity("b", "c") == pytest.approx(3.2 / 4.2)
     assert copy.similarity("b", "c") == index.similarity("b", "c")
+
+
+@pytest.mark.long("numba compiles the three kernels into an empty cache: 10 s of CPU, a minute on a loaded machine")
+def test_compile_kernels_fills_the_cache_a_later_process_loads(tmp_path):
+    # reproduce's warm-up compiles on a worker so that the index, built in another process, only loads:
+    # numba's dispatchers count, per signature, a load from the cache as a hit and a compilation as a miss
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    compile_ahead = "from craftrdf.similarity._svalues import compile_kernels; print(compile_kernels(3))"
+    out = subprocess.run([sys.executable, "-c", compile_ahead], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+    assert len(list(tmp_path.rglob("*.nbi"))) == 3  # one index per kernel: s_value_rows, value_ids, pair_similarities
+    build = (
+        "import warnings; from craftrdf.similarity import WangIndex, load_kernels; "
+        "idx = WangIndex({'b': {'a': 0.8}, 'c': {'a': 0.6}, 'a': {}}); "
+        "k = load_kernels('numba'); "
+        "print(idx.engine, round(idx.similarity('b', 'c'), 6), "
+        "sum(len(getattr(k, f).stats.cache_misses) for f in ('s_value_rows', 'value_ids', 'pair_similarities')), "
+        "sum(len(getattr(k, f).stats.cache_hits) for f in ('s_value_rows', 'value_ids', 'pair_similarities')))"
+    )
+    out = subprocess.run([sys.executable, "-c", build], env=env, capture_output=True, text=True, check=True)
+    # by hand: S(b) = {b: 1, a: 0.8}, S(c) = {c: 1, a: 0.6}; common {a}: (0.8 + 0.6) / (1.8 + 1.6)
+    assert out.stdout.split() == ["numba", str(round(1.4 / 3.4, 6)), "0", "3"]
+
+
+def test_compile_kernels_without_numba_says_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, KERNELS, None)
+    assert compile_kernels(10) is False

@@ -9,7 +9,9 @@ import pytest
 from craftrdf.demo import sample_dir
 from craftrdf.errors import ConfigError
 from craftrdf.registry import load_registry
+from craftrdf.sweeps import inputs as inputs_module
 from craftrdf.sweeps import prepare_inputs, prepare_split_inputs
+from craftrdf.webanno import fetch_annotations
 
 
 def _ids(split: str) -> list[str]:
@@ -69,3 +71,20 @@ def test_the_term_filter_only_takes_predictions_away(sample_store, tmp_path):
     assert filtered.dropped > 0 and filtered.report.fp < plain.fp  # SO_EXT's single letters go
     cv = filtered.selection
     assert cv.tp + cv.fn == rep.best["f1"].tp + rep.best["f1"].fn and cv.fp <= rep.best["f1"].fp
+
+
+def test_annotations_read_beforehand_give_the_same_inputs_without_a_read(sample_store, tmp_path, monkeypatch):
+    registry = load_registry()
+    splits = ["train,dev", "test"]
+    read = prepare_split_inputs(sample_store, "CL", splits=splits, registry=registry, cache_dir=tmp_path)
+    annotations = fetch_annotations(sample_store, "CL")
+
+    def no_read(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the set was read again")
+
+    monkeypatch.setattr(inputs_module, "fetch_annotations", no_read)
+    given = prepare_split_inputs(
+        sample_store, "CL", splits=splits, registry=registry, cache_dir=tmp_path, annotations=annotations
+    )
+    assert [g.token for g in given] == [r.token for r in read]  # the token digests texts and gold among the rest
+    assert sum(map(len, given[1].gold.values())) == _gold_count(_ids("test"))
