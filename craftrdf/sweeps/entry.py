@@ -90,9 +90,7 @@ def sweep_store(
     result = run_sweep(inputs, configs, executor=executor, out_dir=out_dir, progress=progress)
     best = best_rows(result.rows, list(configs))
     files = [out_dir / "results.csv"]
-    report = None
-    report_label = None
-    report_ids: list[str] = []
+    report, report_label, report_ids = None, None, list[str]()
     scorer = FilterScorer(inputs, others[0] if others else None, term_filter) if term_filter is not None else None
     if others:
         other = others[0]

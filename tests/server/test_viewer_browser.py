@@ -165,7 +165,7 @@ def test_article_page_highlights_toggles_hovers_and_clicks(page, server, tmp_pat
 
     page.goto(f"{server}/doc/{PMID}")
     page.wait_for_selector("#text mark.ann")
-    assert page.title().startswith(f"PubMed {PMID}")
+    assert page.title() == f"{text.splitlines()[0].strip()} · craftrdf"  # the article's first line
     # both sets are shown by default: every annotation with text is highlighted, once
     assert shown_annotations(page, "UBERON_EXT") == expected == 233
     assert shown_annotations(page, "CL_EXT") == cl_expected
