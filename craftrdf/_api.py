@@ -258,18 +258,22 @@ def serve(
     port: int = 8080,
     workers: int = 2,
     base_iri: str | None = None,
+    union_default_graph: bool = False,
 ) -> None:
     """Publish an on-disk store over HTTP (SPARQL 1.1 endpoint, linked data, viewer) until interrupted.
 
     Read-only, with the defaults of ``craftrdf serve``; needs the ``craftrdf[server]``
-    extra. See :func:`craftrdf.server.app.serve` for every option and docs/server.md.
+    extra. ``union_default_graph``: queries that name no dataset see the union of every
+    graph as their default graph (``craftrdf serve --union-default-graph``), for clients such
+    as rdflib's SPARQLStore that never name a graph. See :func:`craftrdf.server.app.serve`
+    for every option and docs/server.md.
     """
     try:
         from .server.app import ServerConfig
         from .server.app import serve as run
     except ImportError as exc:
         raise ConfigError(f"serving needs the server extra: pip install 'craftrdf[server]' ({exc})") from None
-    config = ServerConfig(base_iri=base_iri or f"http://{host}:{port}/")
+    config = ServerConfig(base_iri=base_iri or f"http://{host}:{port}/", union_default_graph=union_default_graph)
     run(store, config, host=host, port=port, workers=workers)
 
 

@@ -234,3 +234,16 @@ def test_the_query_page_shows_errors_and_escapes_the_query(plain_app):
         headers={"Accept": BROWSER},
     )
     assert r.status_code == 403 and "SERVICE is disabled" in r.text
+
+
+def test_the_python_serve_passes_the_union_default_graph_on(monkeypatch, store_path):
+    """``craftrdf.serve(..., union_default_graph=True)`` serves as ``craftrdf serve --union-default-graph`` does."""
+    import craftrdf
+    import craftrdf.server.app as app_module
+
+    seen: list[ServerConfig] = []
+    monkeypatch.setattr(app_module, "serve", lambda store, config, **kw: seen.append(config))
+    craftrdf.serve(store_path, port=8123, union_default_graph=True)
+    craftrdf.serve(store_path, port=8123)
+    assert [c.union_default_graph for c in seen] == [True, False]
+    assert seen[0].base_iri == "http://127.0.0.1:8123/"
