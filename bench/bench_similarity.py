@@ -43,10 +43,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pyoxigraph as ox
 
-from craftrdf.builder import build_store
-from craftrdf.curie import CurieMap
-from craftrdf.registry import load_registry
-from craftrdf.similarity import (
+from craftrdf.analysis.similarity import (
     SimilarityCache,
     SimilarityWarning,
     TermGraph,
@@ -55,7 +52,10 @@ from craftrdf.similarity import (
     load_term_graph,
     similarity_index,
 )
-from craftrdf.store import AnnotationStore
+from craftrdf.building.builder import build_store
+from craftrdf.core.curie import CurieMap
+from craftrdf.core.registry import load_registry
+from craftrdf.store.local import AnnotationStore
 
 ONTOLOGY = "UBERON+extensions"
 WEIGHTS = {"is_a": 0.8, "part_of": 0.6}

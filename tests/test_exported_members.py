@@ -56,7 +56,7 @@ def test_nothing_else_public_but_subpackages():
 
 
 def test_functions_do_not_shadow_modules():
-    """``craftrdf.build`` is the function and ``craftrdf.builder`` the module: no public function
+    """``craftrdf.build`` is the function and ``craftrdf.building.builder`` the module: no public function
     takes the name of a submodule (``import craftrdf.x`` and ``mock.patch('craftrdf.x.y')`` keep working)."""
     import pkgutil
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 import re
 
-from ..errors import OboSyntaxError
-from ..model import Synonym, SynonymScope
+from ..core.errors import OboSyntaxError
+from ..core.model import Synonym, SynonymScope
 
 logger = logging.getLogger(__name__)
 

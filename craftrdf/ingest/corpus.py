@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import InputError
-from ..model import Document
+from ..core.errors import InputError
+from ..core.model import Document
 
 __all__ = ["SPLITS", "read_documents", "read_pmcids", "read_splits"]
 

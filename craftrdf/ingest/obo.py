@@ -5,7 +5,7 @@ an escaped colon inside an xref IRI (``xref: http:http\\://en.wikipedia.org/...`
 ``def:`` values with stray quotes (10,014 wrapped in a second pair of quotes in the GO_MF
 extension file, one with an unescaped quote in SO+extensions), escapes such as ``\\'``
 and ``\\,`` that OBO 1.4 does not list. This reader accepts all of that, keeps only what
-:class:`~craftrdf.model.Term` and :class:`~craftrdf.model.Typedef` hold, and never keeps
+:class:`~craftrdf.core.model.Term` and :class:`~craftrdf.core.model.Typedef` hold, and never keeps
 more than one stanza in memory.
 
 Lexical rules (OBO 1.4 section 2, read leniently):
@@ -16,13 +16,13 @@ Lexical rules (OBO 1.4 section 2, read leniently):
 * ``\\`` escapes the next character in quoted and unquoted values alike: ``\\n`` is a
   newline, ``\\t`` a tab, ``\\W`` a space, any other ``\\x`` is ``x``;
 * ``[Term]`` and ``[Typedef]`` stanzas are read; ``[Instance]`` and unknown stanza types
-  are skipped with one :class:`~craftrdf.errors.DataWarning` per type; unknown tags are
+  are skipped with one :class:`~craftrdf.core.errors.DataWarning` per type; unknown tags are
   ignored silently.
 
 Recoverable versus fatal: a malformed stanza (no ``id:``, an unterminated quoted string,
 a synonym with an unknown scope, a tag line without ``:``, ...) and a second stanza with
 an id already seen are warned about and skipped with ``strict=False``; with
-``strict=True`` they raise :class:`~craftrdf.errors.OboSyntaxError`. Both name the file
+``strict=True`` they raise :class:`~craftrdf.core.errors.OboSyntaxError`. Both name the file
 and the 1-based line (``grep -n`` numbering: lines end at LF only).
 """
 
@@ -36,8 +36,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from ..errors import DataWarning, OboSyntaxError
-from ..model import Synonym, SynonymScope, Term, Typedef
+from ..core.errors import DataWarning, OboSyntaxError
+from ..core.model import Synonym, SynonymScope, Term, Typedef
 from ._obo_values import (
     _definition,
     _id,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from ..errors import InputError
-from ..rdf import iri, quad
-from ..vocab import CRAFT, RDF
+from ..core.errors import InputError
+from ..core.rdf import iri, quad
+from ..core.vocab import CRAFT, RDF
 from .obo import open_text
 from .relations import RelationCollector
 from .xmlguard import check_no_dtd

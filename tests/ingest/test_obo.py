@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.errors import DataWarning, InputError, OboSyntaxError
+from craftrdf.core.errors import DataWarning, InputError, OboSyntaxError
+from craftrdf.core.model import Synonym, Term, Typedef
 from craftrdf.ingest.obo import OboHeader, iter_obo, open_text
-from craftrdf.model import Synonym, Term, Typedef
 from tests.helpers.corpus import CRAFT_OBO_FILES
 from tests.helpers.corpus import DATA as TESTS_DATA
 
