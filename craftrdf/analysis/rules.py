@@ -30,19 +30,6 @@ from ..querying.indexes import Progress
 from ..querying.library import resolve_query, run_query
 from ..store.local import ReadableStore, WritableStore
 
-__all__ = [
-    "Mappings",
-    "Pick",
-    "RuleReport",
-    "apply_rules",
-    "craft_rules",
-    "drop_unused",
-    "postprocess_set",
-    "replace_related",
-    "set_mappings",
-    "substitute_unused",
-]
-
 Pick = Literal["first", "all", "drop"]
 RULES = ("unused", "substitute", "related")
 

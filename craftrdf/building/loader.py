@@ -26,8 +26,6 @@ from ..querying.indexes import Progress, update_indexes, write_set_batch
 from ..querying.webanno import annotation_nquads, document_texts, set_nquads
 from ..store.local import WritableStore
 
-__all__ = ["LoadReport", "load_files", "read_annotation_path"]
-
 logger = logging.getLogger(__name__)
 _ANNOTATION_SUFFIXES = (".knowtator.xml", ".xml", ".bionlp", ".ann")
 

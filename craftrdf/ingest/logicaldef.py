@@ -26,20 +26,6 @@ from typing import Literal
 
 from ..core.errors import InputError
 
-__all__ = [
-    "And",
-    "DefinitionSyntaxError",
-    "Expr",
-    "LabelIndex",
-    "Named",
-    "Not",
-    "Or",
-    "Restriction",
-    "parse_definition",
-    "resolve_reference",
-    "union_members",
-]
-
 
 class DefinitionSyntaxError(InputError):
     """A logical definition that is not in the Manchester-like syntax craftrdf reads."""

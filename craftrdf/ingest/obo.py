@@ -47,9 +47,7 @@ from ._obo_values import (
     _unquoted,
     _xref,
 )
-from .files import open_binary, open_text
-
-__all__ = ["OboHeader", "iter_obo", "open_binary", "open_text"]
+from .files import open_text
 
 logger = logging.getLogger(__name__)
 

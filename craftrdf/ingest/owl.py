@@ -25,8 +25,6 @@ from ..core.rdf import int_literal, iri, quad
 from ..core.vocab import OWL, RDF, RDFS
 from .logicaldef import And, Expr, Named, Not, Or, Restriction
 
-__all__ = ["BlankNodes", "NotExpressible", "class_expression", "rdf_list", "some"]
-
 _TYPE = iri(RDF.type)
 _FIRST = iri(RDF.first)
 _REST = iri(RDF.rest)

@@ -20,19 +20,6 @@ from ..core.iris import ontology_graph
 from ..core.vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
 from ..store.local import ReadableStore
 
-__all__ = [
-    "ClassAxioms",
-    "Expr",
-    "ObjectAnd",
-    "ObjectNot",
-    "ObjectOr",
-    "ObjectRestriction",
-    "OntologyAxioms",
-    "PropertyAxioms",
-    "ontology_triples",
-    "read_ontology",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class ObjectAnd:

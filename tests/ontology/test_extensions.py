@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from craftrdf.analysis.similarity import (
+from craftrdf.analysis.similarity.graph import load_term_graph
+from craftrdf.core.errors import InputError
+from craftrdf.ingest.logicaldef import (
+    And,
     DefinitionSyntaxError,
-    Placement,
-    load_term_graph,
+    Named,
+    Not,
+    Or,
+    Restriction,
     parse_definition,
-    place_extensions,
-    place_union_classes,
     union_members,
 )
-from craftrdf.core.errors import InputError
-from craftrdf.ontology.extensions import And, Named, Not, Or, Restriction
+from craftrdf.ontology.extensions import Placement, place_extensions, place_union_classes
 
 # -- parsing: definitions as they occur in CRAFT v5.0.2 ------------------------------------
 

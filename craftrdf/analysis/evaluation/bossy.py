@@ -44,20 +44,6 @@ from ...core.errors import DataWarning
 from ...core.model import Annotation, Span
 from .metrics import rates
 
-__all__ = [
-    "Boundary",
-    "Pair",
-    "Scores",
-    "boundary_score",
-    "comparison_class",
-    "exclude_unknown",
-    "jaccard",
-    "pair_annotations",
-    "score_document",
-    "total",
-    "uses_parallel_ids",
-]
-
 Boundary = Literal["exact", "jaccard"]
 Similarity = Callable[[str, str], float]
 

@@ -53,16 +53,6 @@ from ...core.model import Annotation, Span
 from .bossy import _merged, overlapping
 from .metrics import rates
 
-__all__ = [
-    "CRITERIA",
-    "ClassMode",
-    "CriterionScores",
-    "criteria_scores",
-    "related_by_ancestors",
-    "tokens",
-    "total_criteria",
-]
-
 CRITERIA = ("exact", "left", "right", "left_or_right", "approximate", "partial", "fragment")
 ClassMode = Literal["exact", "ignore", "hierarchy"]
 Related = Callable[[str, str], bool]

@@ -20,8 +20,6 @@ from ...ingest.bionlp import read_bionlp
 from ...ingest.validate import text_problem
 from ...store.local import ReadableStore
 
-__all__ = ["Side", "check_against_texts", "load_directory", "load_side", "set_keys"]
-
 Side = dict[str, dict[str, list[Annotation]]]  # set key -> document -> annotations
 
 

@@ -40,19 +40,6 @@ from ...core.errors import InputError
 if TYPE_CHECKING:
     from ...store.local import ReadableStore
 
-__all__ = [
-    "BOSSY_WEIGHT",
-    "OfficialGraph",
-    "OfficialWang",
-    "obo_iri",
-    "official_related",
-    "read_official_graph",
-    "round_half_up",
-    "set_scorers",
-    "store_official_graph",
-    "store_wang",
-]
-
 logger = logging.getLogger(__name__)
 
 #: Bossy et al. 2013's distance weight, ``BigDecimal.valueOf(0.65)`` in ``BossyMetric``.
@@ -189,7 +176,7 @@ def _value(raw: str) -> str:
 
 def _stanzas(path: Path) -> Iterator[tuple[str, list[tuple[str, str]]]]:
     """(stanza kind, its (tag, value) lines) for every stanza; the header has kind ``""``."""
-    from ...ingest.obo import open_text
+    from ...ingest.files import open_text
 
     kind: str = ""
     lines: list[tuple[str, str]] = []

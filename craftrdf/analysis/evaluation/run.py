@@ -41,18 +41,6 @@ from .inputs import Side, check_against_texts, load_side, set_keys
 from .official import official_class, official_row, score_official
 from .official_graph import OfficialWang, official_related, set_scorers
 
-__all__ = [
-    "RESULTS_HEADER",
-    "SetReport",
-    "craft_rules",
-    "evaluate_craft",
-    "evaluate_sets",
-    "evaluate_store",
-    "format_table",
-    "parse_criteria",
-    "write_report",
-]
-
 logger = logging.getLogger(__name__)
 
 RESULTS_HEADER = (

@@ -18,8 +18,6 @@ from ...core.errors import CraftrdfError
 from . import annotate, classify, evaluate, export, reproduce, serve, similarity, store, sweep, train, views
 from ._common import setup_logging
 
-__all__ = ["build_parser", "main"]
-
 GROUPS = (store, views, similarity, annotate, export, evaluate, serve, sweep, reproduce, train, classify)
 
 

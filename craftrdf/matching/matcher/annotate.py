@@ -48,14 +48,6 @@ from .normalize import NormalizedText, Normalizer, normalize_text
 from .search import SearchIndex, find_matches, match_spans
 from .tokenize import TokenizedText, analyze, split_sentences
 
-__all__ = [
-    "ANNOTATOR",
-    "MATCHER_VERSION",
-    "Matcher",
-    "MatchingSession",
-    "annotate_texts",
-]
-
 logger = logging.getLogger(__name__)
 
 #: ``dcterms:creator`` of the annotations the matcher makes.

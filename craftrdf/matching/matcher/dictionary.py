@@ -47,18 +47,6 @@ from ...store.local import ReadableStore, solutions
 from .config import CaseMatch, Stemmer, StopWords, Synonyms, TextNormalization
 from .normalize import Normalizer
 
-__all__ = [
-    "SCOPES",
-    "Dictionary",
-    "DictionaryTerm",
-    "Scope",
-    "default_cache_dir",
-    "fetch_terms",
-    "load_dictionary",
-    "load_terms",
-    "terms_from_names",
-]
-
 logger = logging.getLogger(__name__)
 
 Scope = Literal["LABEL", "EXACT", "BROAD", "NARROW", "RELATED"]

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ...analysis.evaluation.official_graph import OfficialWang
 from ...analysis.rules import Mappings, apply_rules
-from ...analysis.similarity.wang import SimilarityWarning
+from ...analysis.similarity.definition import SimilarityWarning
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ...runtime.executors import InlineExecutor, SweepExecutor, installed
@@ -41,14 +41,6 @@ from ..matcher.normalize import Normalizer
 from .grid import RunGroup, plan
 from .results import ResultsFile, SweepRow
 from .score import GoldStandard
-
-__all__ = [
-    "Progress",
-    "SweepInputs",
-    "SweepResult",
-    "run_group",
-    "run_sweep",
-]
 
 logger = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...analysis.similarity.wang import SimilarityWarning
+from ...analysis.similarity.definition import SimilarityWarning
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ..matcher.config import MatcherConfig
@@ -32,8 +32,6 @@ from .results import SweepRow
 
 if TYPE_CHECKING:
     from .run import SweepInputs, _WorkerState
-
-__all__ = ["FilterScorer", "FilteredRows", "TermFilter", "TermKey", "cross_validated", "term_key"]
 
 #: ``(matched text, class)``: the text of the annotation's spans as written, joined by one space.
 TermKey = tuple[str, str]

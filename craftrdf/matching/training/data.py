@@ -32,8 +32,6 @@ from ..matcher.dictionary import DictionaryTerm, load_terms
 from ..matcher.run import parse_splits
 from ..sweeps.inputs import document_splits
 
-__all__ = ["Corpus", "SetData", "parse_on", "read_corpora", "read_corpus", "read_set", "split_documents"]
-
 logger = logging.getLogger(__name__)
 
 
@@ -107,7 +105,7 @@ def read_set(
     curies: CurieMap | None = None,
 ) -> SetData:
     """The set's ontology names and the official scorer of its slot error rate (None: exact classes)."""
-    from .scoring import store_wang
+    from ...analysis.evaluation.official_graph import store_wang
 
     ref = resolve_set(store, set_key)
     if ref.ontology is None or ref.ontology not in store.batches():

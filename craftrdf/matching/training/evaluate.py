@@ -31,17 +31,6 @@ from .data import Corpus, SetData, parse_on, read_corpora, read_set, split_docum
 from .select import OntologySource
 from .train import TrainReport, score_read, train_read
 
-__all__ = [
-    "TestScore",
-    "TrainInputs",
-    "Training",
-    "collect_trained",
-    "costly",
-    "start_training",
-    "train_and_test",
-    "train_one",
-]
-
 logger = logging.getLogger(__name__)
 
 #: (text as written, class, count)

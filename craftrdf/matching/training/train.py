@@ -39,8 +39,6 @@ from .select import (
 )
 from .symbols import symbol_candidates
 
-__all__ = ["ApplyReport", "NoGoldError", "TrainReport", "annotate_with_model", "predict", "train_set"]
-
 logger = logging.getLogger(__name__)
 
 

@@ -33,8 +33,6 @@ from ...core.vocab import OWL
 from ...ingest.cycles import strongly_connected_components
 from ..owlread import Expr, ObjectAnd, ObjectOr, ObjectRestriction, OntologyAxioms
 
-__all__ = ["StructuralReasoner", "ancestor_closure", "classify_structural"]
-
 logger = logging.getLogger(__name__)
 
 Edge = tuple[str, str]

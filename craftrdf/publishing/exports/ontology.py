@@ -32,8 +32,6 @@ from ...ontology.owlread import ontology_triples, read_ontology
 from ...store.local import ReadableStore
 from .obo import write_obo
 
-__all__ = ["OntologyExportReport", "export_ontology", "ontology_triples"]
-
 logger = logging.getLogger(__name__)
 
 OntologyFormat = Literal["owl", "obo", "ttl"]

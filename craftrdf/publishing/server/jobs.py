@@ -19,8 +19,6 @@ from ...store.local import AnnotationStore
 from .guard import RequestRefused
 from .protocol import names_dataset
 
-__all__ = ["Answer", "QueryJob", "run_sparql", "run_update"]
-
 
 @dataclass(frozen=True, slots=True)
 class QueryJob:

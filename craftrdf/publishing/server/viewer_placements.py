@@ -2,7 +2,7 @@
 
 CRAFT's extension classes come without parents, so their class pages would show no ancestors
 and no similar classes. :func:`extension_placements` places those of one ontology graph
-(union classes by :func:`craftrdf.analysis.similarity.place_extensions`, the rest by the structural
+(union classes by :func:`craftrdf.ontology.extensions.place_extensions`, the rest by the structural
 reasoner) and builds the Wang index over the placed graph; the viewer's
 :class:`~craftrdf.publishing.server.viewer_classes.ViewerState` keeps one per graph.
 """
@@ -13,13 +13,12 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ...analysis.similarity import SimilarityCache, WangIndex, load_term_graph, place_extensions, similarity_index
-from ...analysis.similarity.graph import structural_placements
+from ...analysis.similarity.graph import SimilarityCache, load_term_graph, similarity_index, structural_placements
+from ...analysis.similarity.wang import WangIndex
 from ...core.curie import CurieMap
+from ...ontology.extensions import place_extensions
 from ...ontology.owlread import read_ontology
 from ...store.local import ReadableStore
-
-__all__ = ["Placements", "extension_placements"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +39,9 @@ class Placements:
 def extension_placements(store: ReadableStore, ontology: str) -> Placements:
     """What ``craftrdf similarity --classify-extensions`` does to one ontology graph, kept for the viewer.
 
-    Union classes are placed as :func:`craftrdf.analysis.similarity.place_extensions` places them, and
+    Union classes are placed as :func:`craftrdf.ontology.extensions.place_extensions` places them, and
     every parent the structural reasoner finds is added; the index is
-    :func:`~craftrdf.analysis.similarity.similarity_index` with ``classify_extensions`` (paper's weights).
+    :func:`~craftrdf.analysis.similarity.graph.similarity_index` with ``classify_extensions`` (paper's weights).
     Seconds on the sample, about half a minute for UBERON+extensions of the full corpus.
     """
     curies = CurieMap()

@@ -6,17 +6,16 @@ import warnings
 
 import pytest
 
-from craftrdf.analysis.similarity import (
+from craftrdf.analysis.similarity.definition import SimilarityWarning, UnknownTermError
+from craftrdf.analysis.similarity.graph import (
+    GRAPH_QUERY,
     SimilarityCache,
-    SimilarityWarning,
-    UnknownTermError,
     load_term_graph,
     method_weights,
     parse_weights,
     relation_iri,
     similarity_index,
 )
-from craftrdf.analysis.similarity.graph import GRAPH_QUERY
 from craftrdf.building.loader import load_files
 from craftrdf.core.errors import ConfigError
 from craftrdf.querying.library import library

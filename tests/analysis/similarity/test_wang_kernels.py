@@ -19,15 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.analysis.similarity import (
-    DEFAULT_WEIGHTS,
-    SimilarityWarning,
-    WangIndex,
-    load_kernels,
-    wang_similarity,
-    weighted_dag,
-)
-from craftrdf.analysis.similarity._svalues import compile_kernels, s_value_rows
+from craftrdf.analysis.similarity._svalues import compile_kernels, load_kernels, s_value_rows
+from craftrdf.analysis.similarity.definition import DEFAULT_WEIGHTS, SimilarityWarning, wang_similarity, weighted_dag
+from craftrdf.analysis.similarity.wang import WangIndex
 from craftrdf.core.errors import ConfigError
 
 numba = pytest.importorskip("numba", reason="numba is not installed: the compiled kernels are not tested")
@@ -226,7 +220,8 @@ def test_an_index_pickles_and_keeps_its_values():
     """Sweep workers receive the index by pickle: the kernels module stays behind and is loaded again."""
     import pickle
 
-    from craftrdf.analysis.similarity.wang import WangIndex, weighted_dag
+    from craftrdf.analysis.similarity.definition import weighted_dag
+    from craftrdf.analysis.similarity.wang import WangIndex
 
     dag = weighted_dag([("b", "is_a", "a"), ("c", "is_a", "a"), ("c", "part_of", "b")], {"is_a": 0.8, "part_of": 0.6})
     index = WangIndex(dag)
