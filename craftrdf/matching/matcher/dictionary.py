@@ -251,7 +251,7 @@ def _digest(*parts: str) -> str:
     return h.hexdigest()
 
 
-def _read_json(path: Path) -> object | None:
+def read_json(path: Path) -> object | None:
     try:
         with open(path, encoding="utf-8") as fh:
             data: object = json.load(fh)
@@ -263,7 +263,7 @@ def _read_json(path: Path) -> object | None:
         return None
 
 
-def _write_json(path: Path, data: object) -> None:
+def write_json(path: Path, data: object) -> None:
     """Write atomically (temporary file, then rename) so readers never see half a file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -301,13 +301,13 @@ def load_terms(
     digest = _terms_key(store, ref, registry)
     path = cache_dir / f"terms-{digest}.json" if cache_dir is not None else None
     if path is not None:
-        data = _read_json(path)
+        data = read_json(path)
         if isinstance(data, dict) and data.get("digest") == digest:
             logger.info("dictionary terms of %s from cache %s", ref.key, path)
             return [DictionaryTerm(*t) for t in data["terms"]], digest
     terms = fetch_terms(store, ref, registry=registry, curies=curies)
     if path is not None:
-        _write_json(path, {"digest": digest, "set": ref.key, "terms": [[t.class_id, t.name, t.scope] for t in terms]})
+        write_json(path, {"digest": digest, "set": ref.key, "terms": [[t.class_id, t.name, t.scope] for t in terms]})
     return terms, digest
 
 
@@ -341,7 +341,7 @@ def load_dictionary(
     )
     path = cache_dir / f"dictionary-{digest}.json" if cache_dir is not None else None
     if path is not None:
-        data = _read_json(path)
+        data = read_json(path)
         if isinstance(data, dict) and data.get("digest") == digest:
             logger.info("dictionary of %s from cache %s", ref.key, path)
             entries = {tuple(k): frozenset(v) for k, v in data["entries"]}
@@ -349,7 +349,7 @@ def load_dictionary(
     terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
     dictionary = Dictionary.build(terms, normalization, synonyms, normalizer=normalizer)
     if path is not None:
-        _write_json(
+        write_json(
             path,
             {
                 "digest": digest,

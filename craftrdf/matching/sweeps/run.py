@@ -102,7 +102,7 @@ def _token(inputs: SweepInputs) -> str:
 # -- the worker side ----------------------------------------------------------------------
 
 
-class _WorkerState:
+class WorkerState:
     """One worker's shared work for one :class:`SweepInputs`: the session and the gold standard."""
 
     def __init__(self, inputs: SweepInputs) -> None:
@@ -132,21 +132,21 @@ class _WorkerState:
 # Per-process cache of worker states, keyed by SweepInputs.token. A process-pool or Dask
 # worker outlives a task, and keeping its session between tasks is the point of the
 # sharing; only the newest inputs are kept so a long-lived worker does not accumulate them.
-_STATES: dict[str, _WorkerState] = {}
+_STATES: dict[str, WorkerState] = {}
 _STATES_LOCK = threading.Lock()
 
 
-def _state(shared: SweepInputs | str) -> _WorkerState:
+def _state(shared: SweepInputs | str) -> WorkerState:
     inputs = installed(shared) if isinstance(shared, str) else shared
     with _STATES_LOCK:
         hit = _STATES.get(inputs.token)
         if hit is None:
             _STATES.clear()
-            hit = _STATES[inputs.token] = _WorkerState(inputs)
+            hit = _STATES[inputs.token] = WorkerState(inputs)
         return hit
 
 
-def worker_state(inputs: SweepInputs) -> _WorkerState:
+def worker_state(inputs: SweepInputs) -> WorkerState:
     """The worker state of ``inputs`` in this process: the one a sweep left behind, or a new one."""
     return _state(inputs)
 
@@ -156,7 +156,7 @@ def _forget(token: str) -> None:
         _STATES.pop(token, None)
 
 
-def _predictions(state: _WorkerState, config: MatcherConfig) -> dict[str, list[Annotation]]:
+def config_predictions(state: WorkerState, config: MatcherConfig) -> dict[str, list[Annotation]]:
     out = state.session.annotate(config)
     inputs = state.inputs
     if inputs.rules and inputs.mappings is not None:
@@ -194,7 +194,7 @@ def run_group(shared: SweepInputs | str, group: RunGroup) -> list[SweepRow]:
         rows: list[SweepRow] = []
         for config in group.runs:
             t, cpu = time.perf_counter(), time.process_time()
-            predictions = _predictions(state, config)
+            predictions = config_predictions(state, config)
             exact = state.gold.exact(predictions)
             ser = state.gold.ser(predictions).ser
             rows.append(
