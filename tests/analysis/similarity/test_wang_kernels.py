@@ -186,7 +186,7 @@ def test_engine_numpy_and_unknown_engine():
 def test_importing_craftrdf_does_not_import_numba():
     code = (
         "import sys, craftrdf, craftrdf.analysis.similarity, craftrdf.apps.cli; "
-        "from craftrdf.analysis.similarity import WangIndex; "
+        "from craftrdf.analysis.similarity.wang import WangIndex; "
         "WangIndex({'b': {'a': 0.8}, 'a': {}}, engine='numpy'); "
         "print('numba' in sys.modules)"
     )
@@ -243,7 +243,7 @@ def test_compile_kernels_fills_the_cache_a_later_process_loads(tmp_path):
     assert out.stdout.strip() == "True"
     assert len(list(tmp_path.rglob("*.nbi"))) == 3  # one index per kernel: s_value_rows, value_ids, pair_similarities
     build = (
-        "import warnings; from craftrdf.analysis.similarity import WangIndex, load_kernels; "
+        "import warnings; from craftrdf.analysis.similarity.wang import WangIndex, load_kernels; "
         "idx = WangIndex({'b': {'a': 0.8}, 'c': {'a': 0.6}, 'a': {}}); "
         "k = load_kernels('numba'); "
         "print(idx.engine, round(idx.similarity('b', 'c'), 6), "
