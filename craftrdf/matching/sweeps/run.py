@@ -23,14 +23,12 @@ import logging
 import os
 import threading
 import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...analysis.evaluation.official_graph import OfficialWang
 from ...analysis.rules import Mappings, apply_rules
-from ...analysis.similarity.definition import SimilarityWarning
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ...runtime.executors import InlineExecutor, SweepExecutor, installed
@@ -176,9 +174,7 @@ def run_group(shared: SweepInputs | str, group: RunGroup) -> list[SweepRow]:
     (normalizing texts, building the dictionary) is logged, not charged to a row.
     """
     state = _state(shared)
-    with state.lock, warnings.catch_warnings():
-        # pairs of classes from different ontologies score 0, as the Shared Task wants; no need to say so per pair
-        warnings.simplefilter("ignore", SimilarityWarning)
+    with state.lock:
         t = time.perf_counter()
         state.keep_only_recent(group.normalization)
         for d in state.inputs.texts:

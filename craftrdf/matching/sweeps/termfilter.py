@@ -18,13 +18,11 @@ no document is filtered by its own gold.
 from __future__ import annotations
 
 import time
-import warnings
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...analysis.similarity.definition import SimilarityWarning
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ..matcher.config import MatcherConfig
@@ -177,9 +175,7 @@ class FilterScorer:
         if self._report is None:
             raise ConfigError("no report documents were given")
         predictions, seconds = self._on_report(config)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SimilarityWarning)
-            return _row(self._report, config, predictions, seconds)
+        return _row(self._report, config, predictions, seconds)
 
     def rows(self, config: MatcherConfig) -> FilteredRows:
         """``config`` cross-validated on the selection documents, and learned there for the report documents."""
@@ -187,19 +183,17 @@ class FilterScorer:
 
         flt, state = self.filter, self._select
         texts = state.inputs.texts
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SimilarityWarning)  # classes of other ontologies score 0, as in a sweep
-            t = time.perf_counter()
-            predictions = config_predictions(state, config)
-            correct = state.gold.is_exact
-            cv = cross_validated(flt, predictions, texts, correct, folds=self.folds)
-            selection = _row(state, config, cv, time.perf_counter() - t)
-            dropped = flt.learn(predictions, texts, correct)
-            report_row = None
-            if self._report is not None:
-                on_report, seconds = self._on_report(config)
-                kept = TermFilter.apply(on_report, self._report.inputs.texts, dropped)
-                report_row = _row(self._report, config, kept, seconds)
+        t = time.perf_counter()
+        predictions = config_predictions(state, config)
+        correct = state.gold.is_exact
+        cv = cross_validated(flt, predictions, texts, correct, folds=self.folds)
+        selection = _row(state, config, cv, time.perf_counter() - t)
+        dropped = flt.learn(predictions, texts, correct)
+        report_row = None
+        if self._report is not None:
+            on_report, seconds = self._on_report(config)
+            kept = TermFilter.apply(on_report, self._report.inputs.texts, dropped)
+            report_row = _row(self._report, config, kept, seconds)
         return FilteredRows(flt, selection, report_row, len(dropped))
 
 
