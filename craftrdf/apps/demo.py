@@ -21,6 +21,7 @@ from ..core.curie import CurieMap
 from ..core.registry import load_registry
 from ..matching.matcher.config import MatcherConfig
 from ..matching.matcher.run import RunReport, run_annotation
+from ..publishing.exports.sets import export_set
 from ..querying.indexes import Progress
 from ..querying.library import QueryResult, resolve_query, run_query
 from ..querying.webanno import document_texts
@@ -117,7 +118,5 @@ def run_demo(
     (scores,) = evaluate_store(store, DEMO_SET, DEMO_MATCHER_SET)
     export = None
     if out_dir is not None:
-        from ..publishing.exports.sets import export_set
-
         export = export_set(store, DEMO_SET, Path(out_dir) / f"{DEMO_SET}.jsonld", format="jsonld", curies=curies)
     return DemoReport(report, quads, sets, counts, brain, similar, run, config, scores, export)

@@ -35,7 +35,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...core.errors import InputError
+from ...core.errors import ConfigError, InputError
+from ...core.iris import ontology_graph
+from ...ingest.files import open_text
 
 if TYPE_CHECKING:
     from ...store.local import ReadableStore
@@ -176,8 +178,6 @@ def _value(raw: str) -> str:
 
 def _stanzas(path: Path) -> Iterator[tuple[str, list[tuple[str, str]]]]:
     """(stanza kind, its (tag, value) lines) for every stanza; the header has kind ``""``."""
-    from ...ingest.files import open_text
-
     kind: str = ""
     lines: list[tuple[str, str]] = []
     with open_text(path, errors="replace") as stream:
@@ -249,8 +249,8 @@ def store_official_graph(store: ReadableStore, ontology: str | None) -> Official
     ``official-graph``). A store whose ontology graph holds only is_a triples gives the
     is_a graph. ConfigError when the store has no such ontology graph.
     """
-    from ...core.errors import ConfigError
-    from ...core.iris import ontology_graph
+    # the query library, the similarity cache and the registry load here, not with the module: the scorer
+    # itself (an OBO file's graph, the pair scores) needs neither pyoxigraph nor scipy
     from ...querying.library import run_query
 
     graph = ontology_graph(ontology) if ontology is not None else "every ontology graph"
@@ -283,8 +283,7 @@ def store_wang(store: ReadableStore, ontology: str) -> OfficialWang:
     """
     from urllib.parse import unquote
 
-    from ...core.iris import ontology_graph
-    from ..similarity.graph import DEFAULT_CACHE
+    from ..similarity.graph import DEFAULT_CACHE  # scipy: see store_official_graph
 
     prefix = ontology_graph("")
     name = unquote(ontology[len(prefix) :]) if ontology.startswith(prefix) else ontology
@@ -352,8 +351,7 @@ def set_scorers(store: ReadableStore | None, craft: str | Path | None) -> Callab
     their logical axioms). ConfigError for a set key the registry does not know, or one with
     neither source.
     """
-    from ...core.errors import ConfigError
-    from ...core.registry import load_registry
+    from ...core.registry import load_registry  # see store_official_graph
 
     registry = load_registry()
     built: dict[str, OfficialWang] = {}

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...analysis.evaluation.official_graph import OfficialWang
+from ...analysis.evaluation.official_graph import OfficialWang, store_wang
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.model import Annotation
@@ -105,8 +105,6 @@ def read_set(
     curies: CurieMap | None = None,
 ) -> SetData:
     """The set's ontology names and the official scorer of its slot error rate (None: exact classes)."""
-    from ...analysis.evaluation.official_graph import store_wang
-
     ref = resolve_set(store, set_key)
     if ref.ontology is None or ref.ontology not in store.batches():
         logger.warning("%s: no ontology in the store; training from gold names alone, SER exact classes only", ref.key)

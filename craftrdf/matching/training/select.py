@@ -42,6 +42,7 @@ from .engine import (
     find_candidates,
     resolve,
     surface_term,
+    to_annotations,
 )
 from .names import GoldNames, gold_names
 from .rules import RuleContext, Rules, ShortForm, apply_rules, short_forms
@@ -258,8 +259,6 @@ def exact_error(pairs: Pairs, corpus: Corpus, compare: Callable[[str], str] = st
 
 def to_predictions(pairs: Pairs, texts: Mapping[str, str]) -> dict[str, list[Annotation]]:
     """Kept pairs as annotations, per document."""
-    from .engine import to_annotations
-
     return {doc: to_annotations(doc, texts[doc], kept, ANNOTATOR) for doc, kept in pairs.items()}
 
 

@@ -27,7 +27,7 @@ import pyoxigraph as ox
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.iris import ontology_graph
-from ...core.vocab import OWL, RDF
+from ...core.vocab import OWL, RDF, prefixes
 from ...ontology.owlread import ontology_triples, read_ontology
 from ...store.local import ReadableStore
 from .obo import write_obo
@@ -150,6 +150,5 @@ class _Counter:
 
 
 def _prefixes() -> dict[str, str]:
-    from ...core.vocab import prefixes
 
     return prefixes()
