@@ -2,6 +2,8 @@
 
 They take plain values (paths, set keys, query names) and fill in the defaults the command line
 uses (the CRAFT registry, the CURIE map); the modules underneath take the full set of options.
+The branches (matcher, sweeps, training, evaluation, exports, server, the remote store) are imported
+inside the function that needs them, so ``import craftrdf`` stays light and needs no extra.
 """
 
 from __future__ import annotations

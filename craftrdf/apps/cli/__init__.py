@@ -2,7 +2,8 @@
 
 One module per command group adds its subcommands. Errors a user can fix, usage errors
 included, come out as one line on stderr and exit status 1; a command that needs an extra
-which is not installed names it.
+which is not installed names it. A command module imports the library inside its handler, so
+``craftrdf --help`` and every other command load only what they use.
 """
 
 from __future__ import annotations
