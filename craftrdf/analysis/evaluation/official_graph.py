@@ -297,7 +297,7 @@ def store_wang(store: ReadableStore, ontology: str) -> OfficialWang:
     from urllib.parse import unquote
 
     from ...core.iris import ontology_graph
-    from ..similarity.graph import DEFAULT_CACHE
+    from ...ontology.cache import DEFAULT_CACHE
 
     prefix = ontology_graph("")
     name = unquote(ontology[len(prefix) :]) if ontology.startswith(prefix) else ontology

@@ -1,11 +1,12 @@
 """The ontology graph out of the store, and a Wang index over it, cached per store.
 
-One SPARQL query (``querying/queries/similarity-graph.rq``) reads everything similarity needs
-from one ontology graph, or from every ontology graph of the store merged: the
-classes, their relations, labels, deprecation flags, extension classes' logical
-definitions, and the parallel extension classes. :func:`load_term_graph` turns the rows
-into a :class:`TermGraph` (CURIEs throughout); :func:`similarity_index` weights it for
-a method and builds a :class:`~craftrdf.analysis.similarity.wang.WangIndex`.
+Similarity's graph is a projection of the store's ontology model
+(:func:`craftrdf.ontology.store_model.read_store_model`: one ontology graph, or every ontology
+graph of the store merged): the classes, their relations, labels, deprecation flags,
+extension classes' logical definitions, and the parallel extension classes.
+:func:`load_term_graph` gives it as a :class:`TermGraph` (CURIEs throughout);
+:func:`similarity_index` weights it for a method and builds a
+:class:`~craftrdf.analysis.similarity.wang.WangIndex`.
 
 Both are cached per store (weakly: the cache goes with the store object) and per
 ``(ontology, relation weights, classify_extensions)``; a change of the store's batches
@@ -29,21 +30,16 @@ Decisions:
 from __future__ import annotations
 
 import logging
-import threading
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import TYPE_CHECKING, Literal
 
-import pyoxigraph as ox
-
 from ...core.curie import CurieMap
-from ...core.errors import ConfigError, QueryError
-from ...core.iris import ontology_graph
-from ...core.vocab import CRAFT, OWL, RDF, RDFS
-from ...ingest.ontology import RELATION_IRIS
-from ...querying.sets import resolve_ontology
+from ...core.errors import ConfigError
+from ...core.vocab import RDFS
+from ...ontology.cache import DEFAULT_CACHE, SimilarityCache
+from ...ontology.model import OntologyModel, relation_iri
+from ...ontology.store_model import STRUCTURE_QUERY, read_store_model
 from ...store.local import ReadableStore
 from .wang import (
     BOSSY_WEIGHTS,
@@ -72,8 +68,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The library query (``queries/<name>.rq``) that reads the graph.
-GRAPH_QUERY = "similarity-graph"
+#: The library query (``queries/<name>.rq``) that reads the graph (the ontology model's structure).
+GRAPH_QUERY = STRUCTURE_QUERY
 
 Method = Literal["wang", "bossy"]
 
@@ -82,7 +78,7 @@ _ONTOLOGY_PREFIX = "https://w3id.org/craftrdf/ontology/"
 
 @dataclass(frozen=True, slots=True)
 class TermGraph:
-    """What :data:`GRAPH_QUERY` returns for one ontology graph (or all, merged), as CURIEs.
+    """The ontology model's fields similarity reads, for one ontology graph (or all, merged), as CURIEs.
 
     ``edges`` are ``(child, relation IRI, parent)``; ``parallel`` maps a parallel
     extension class to its base class; ``definitions`` holds extension classes'
@@ -96,30 +92,6 @@ class TermGraph:
     definitions: Mapping[str, str] = field(default_factory=dict)
     parallel: Mapping[str, str] = field(default_factory=dict)
     deprecated: frozenset[str] = frozenset()
-
-
-def relation_iri(name: str, curies: CurieMap | None = None) -> str:
-    """The predicate IRI of a relation named as in OBO.
-
-    >>> relation_iri("is_a")
-    'http://www.w3.org/2000/01/rdf-schema#subClassOf'
-    >>> relation_iri("part_of")
-    'http://purl.obolibrary.org/obo/BFO_0000050'
-    >>> relation_iri("RO:0002202")
-    'http://purl.obolibrary.org/obo/RO_0002202'
-    """
-    if name == "is_a":
-        return RDFS.subClassOf
-    known = RELATION_IRIS.get(name)
-    if known is not None:
-        return known
-    cm = curies or CurieMap()
-    if name.startswith(("http://", "https://")) or cm.is_curie(name):
-        return cm.expand(name)
-    raise ConfigError(
-        f"unknown relation {name!r}: use is_a, an OBO relation name "
-        f"({', '.join(sorted(RELATION_IRIS)[:4])}, ...), a CURIE or an IRI"
-    )
 
 
 def parse_weights(spec: str) -> dict[str, float]:
@@ -169,104 +141,6 @@ def method_weights(method: Method = "wang", weights: Mapping[str, float] | None 
     raise ConfigError(f"unknown similarity method {method!r}: use wang or bossy")
 
 
-def _graph_query() -> str:
-    return resources.files("craftrdf.querying.queries").joinpath(GRAPH_QUERY + ".rq").read_text(encoding="utf-8")
-
-
-def _read_graph(store: ReadableStore, ontology: str | None, curies: CurieMap) -> TermGraph:
-    if ontology:
-        resolve_ontology(store, ontology)  # a name the store lacks: the error lists those it has
-    subs = {"graph": ox.NamedNode(ontology_graph(ontology))} if ontology else None
-    try:
-        solutions = store.query(_graph_query(), substitutions=subs)
-    except (SyntaxError, RuntimeError) as exc:  # pragma: no cover - the query is tested
-        raise QueryError(f"query {GRAPH_QUERY} failed: {exc}") from None
-    assert isinstance(solutions, ox.QuerySolutions)
-    names: dict[str, str] = {}
-
-    def curie(iri: str) -> str:
-        c = names.get(iri)
-        if c is None:
-            c = names[iri] = curies.compress(iri)
-        return c
-
-    classes: set[str] = set()
-    edges: set[tuple[str, str, str]] = set()
-    labels: dict[str, str] = {}
-    definitions: dict[str, str] = {}
-    parallel: dict[str, str] = {}
-    deprecated: set[str] = set()
-    graphs: set[str] = set()
-    for _graph, child_t, rel_t, parent_t in solutions:
-        graphs.add(_graph.value)
-        child, rel, value = curie(child_t.value), rel_t.value, parent_t.value
-        if rel == RDF.type:
-            classes.add(child)
-        elif rel == RDFS.label:
-            labels.setdefault(child, value)
-        elif rel == CRAFT.logicalDefinition:
-            definitions[child] = value
-        elif rel == OWL.deprecated:
-            if value == "true":
-                deprecated.add(child)
-        elif rel == CRAFT.parallelOf:
-            parallel[child] = curie(value)
-        else:
-            edges.add((child, rel, curie(value)))
-    if ontology and not graphs:
-        raise ConfigError(f"no ontology graph {ontology!r} in the store ({ontology_graph(ontology)})")
-    logger.info(
-        "similarity graph %s: %d classes, %d edges, %d parallel classes, from %d graph(s)",
-        ontology or "(all ontologies)",
-        len(classes),
-        len(edges),
-        len(parallel),
-        len(graphs),
-    )
-    return TermGraph(
-        ontology,
-        frozenset(classes),
-        frozenset(edges),
-        labels,
-        definitions,
-        {p: b for p, b in parallel.items() if p not in classes},
-        frozenset(deprecated),
-    )
-
-
-class SimilarityCache:
-    """Term graphs and indexes per store, weakly keyed by the store object.
-
-    A store's entries are dropped when its batches change (their digests are the
-    fingerprint), so a cache never serves a graph the store no longer holds.
-    """
-
-    def __init__(self) -> None:
-        self._stores: weakref.WeakKeyDictionary[
-            ReadableStore, tuple[frozenset[tuple[str, str]], dict[object, object]]
-        ] = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
-
-    def entries(self, store: ReadableStore) -> dict[object, object]:
-        """The cache dictionary of ``store``, emptied first if its batches changed."""
-        fingerprint = frozenset((b.graph, b.digest) for b in store.batches().values())
-        with self._lock:
-            held = self._stores.get(store)
-            if held is None or held[0] != fingerprint:
-                held = (fingerprint, {})
-                self._stores[store] = held
-            return held[1]
-
-    def clear(self) -> None:
-        """Forget everything."""
-        with self._lock:
-            self._stores.clear()
-
-
-#: The cache used when none is passed.
-DEFAULT_CACHE = SimilarityCache()
-
-
 def load_term_graph(
     store: ReadableStore,
     *,
@@ -276,7 +150,8 @@ def load_term_graph(
 ) -> TermGraph:
     """The :class:`TermGraph` of one ontology graph by name (``UBERON+extensions``) or of all.
 
-    One query; cached per store and ontology (``cache=None`` reads afresh).
+    The projection of :func:`craftrdf.ontology.store_model.read_store_model`'s model; cached per
+    store and ontology (``cache=None`` reads afresh).
     Raises ConfigError when the named graph is not in the store.
     """
     entries = cache.entries(store) if cache is not None else {}
@@ -284,9 +159,22 @@ def load_term_graph(
     hit = entries.get(key)
     if isinstance(hit, TermGraph):
         return hit
-    graph = _read_graph(store, ontology, curies or CurieMap())
-    entries[key] = graph
+    model = read_store_model(store, ontology, curies=curies, cache=cache)
+    graph = entries[key] = term_graph(model)
     return graph
+
+
+def term_graph(model: OntologyModel) -> TermGraph:
+    """The :class:`TermGraph` projection of an ontology model (its fields, shared, not copied)."""
+    return TermGraph(
+        model.ontology,
+        model.classes,
+        model.edges,
+        model.labels,
+        model.logical_definitions,
+        model.parallel,
+        model.deprecated,
+    )
 
 
 def similarity_index(
