@@ -48,14 +48,8 @@ from typing import TYPE_CHECKING, Literal
 from ..core.curie import is_extension_curie
 from ..core.vocab import RDFS
 from ..ingest.logicaldef import (
-    And,
     DefinitionSyntaxError,
-    Expr,
     LabelIndex,
-    Named,
-    Not,
-    Or,
-    Restriction,
     parse_definition,
     resolve_reference,
     union_members,
@@ -65,16 +59,10 @@ if TYPE_CHECKING:
     from ..analysis.similarity.graph import TermGraph
 
 __all__ = [
-    "And",
     "DefinitionSyntaxError",
-    "Expr",
     "ExtensionReport",
-    "Named",
-    "Not",
-    "Or",
     "Placement",
     "Problem",
-    "Restriction",
     "parse_definition",
     "place_extensions",
     "place_union_classes",

@@ -13,8 +13,8 @@ from craftrdf.analysis.similarity import (
     place_union_classes,
     union_members,
 )
+from craftrdf.core.classexpr import And, Named, Not, Or, Restriction
 from craftrdf.core.errors import InputError
-from craftrdf.ontology.extensions import And, Named, Not, Or, Restriction
 
 # -- parsing: definitions as they occur in CRAFT v5.0.2 ------------------------------------
 
