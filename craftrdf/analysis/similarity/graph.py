@@ -32,13 +32,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.vocab import RDFS
 from ...ontology.cache import DEFAULT_CACHE, SimilarityCache
 from ...ontology.model import OntologyModel, relation_iri
+from ...ontology.placement import place_in_store
 from ...ontology.store_model import STRUCTURE_QUERY, read_store_model
 from ...store.local import ReadableStore
 from .wang import (
@@ -50,9 +51,6 @@ from .wang import (
     weighted_dag,
 )
 
-if TYPE_CHECKING:
-    from ...ontology.owlread import OntologyAxioms
-
 __all__ = [
     "GRAPH_QUERY",
     "Method",
@@ -63,7 +61,6 @@ __all__ = [
     "parse_weights",
     "relation_iri",
     "similarity_index",
-    "structural_placements",
 ]
 
 logger = logging.getLogger(__name__)
@@ -72,8 +69,6 @@ logger = logging.getLogger(__name__)
 GRAPH_QUERY = STRUCTURE_QUERY
 
 Method = Literal["wang", "bossy"]
-
-_ONTOLOGY_PREFIX = "https://w3id.org/craftrdf/ontology/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,23 +189,20 @@ def similarity_index(
     ``weights`` maps relation names to weights (``{"is_a": 0.8, "part_of": 0.6}``, the
     default of method ``wang``); only those relations are followed. Method ``bossy``
     is is_a only at 0.65. With ``classify_extensions``, extension classes are placed by
-    their logical definitions first: union classes as
-    :func:`craftrdf.ontology.extensions.place_extensions` does, and every parent the
-    structural reasoner (:mod:`craftrdf.ontology.reasoning.structural`, from the OWL axioms:
-    intersections too) finds for an extension class. Placements stored by
+    their logical definitions first (:func:`craftrdf.ontology.placement.place_in_store`: union
+    classes, and every parent the structural reasoner finds for an extension class). Placements stored by
     ``craftrdf classify`` are read with the graph in any case. Terms are CURIEs;
     parallel extension classes are aliases of their base. Deprecated classes are in the
     index but not offered by ``top_k``. ``engine`` is :class:`WangIndex`'s (compiled
     kernels when numba works, by default). Cached per store and
     ``(ontology, weights, classify_extensions, engine)``. ``placements``: with a named
-    ``ontology``, the structural reasoner's placements of it computed beforehand (:func:`structural_placements`
-    of this store's ontology, on a worker process say); None computes them here when needed.
+    ``ontology``, the structural reasoner's placements of it computed beforehand
+    (:func:`~craftrdf.ontology.placement.reasoned_placements` of this store's ontology, on a worker
+    process say); None computes them here when needed.
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
     """
-    from ...ontology.extensions import place_extensions
-
     w = method_weights(method, weights)
     entries = cache.entries(store) if cache is not None else {}
     key = ("index", ontology, tuple(sorted(w.items())), classify_extensions, engine)
@@ -222,50 +214,10 @@ def similarity_index(
     by_iri = {relation_iri(name, cm): weight for name, weight in w.items()}
     edges: list[tuple[str, str, str]] = list(graph.edges)
     if classify_extensions:
-        report = place_extensions(graph)
+        report = place_in_store(store, ontology, curies=cm, cache=cache, reasoned=placements)
         edges.extend((child, RDFS.subClassOf, parent) for child, parent in report.edges())
-        if placements is not None and ontology is not None:
-            entries.setdefault(("placements", ontology), list(placements))
-        edges.extend((c, RDFS.subClassOf, p) for c, p in _reasoned_placements(store, ontology, cm, entries))
     dag = weighted_dag(edges, by_iri, nodes=graph.classes)
     aliases = {p: b for p, b in graph.parallel.items() if b in dag}
     index = WangIndex(dag, aliases=aliases, labels=graph.labels, excluded=graph.deprecated, engine=engine)
     entries[key] = index
     return index
-
-
-def _reasoned_placements(
-    store: ReadableStore, ontology: str | None, curies: CurieMap, entries: dict[object, object]
-) -> list[tuple[str, str]]:
-    """The structural reasoner's edges from an extension class to its new parents, as CURIEs (cached)."""
-    from ...ontology.owlread import read_ontology
-
-    key = ("placements", ontology)
-    hit = entries.get(key)
-    if isinstance(hit, list):
-        return hit
-    prefix = _ONTOLOGY_PREFIX
-    names = [ontology] if ontology else [g[len(prefix) :] for g in store.batches() if g.startswith(prefix)]
-    out: list[tuple[str, str]] = []
-    for name in names:
-        out.extend(structural_placements(read_ontology(store, name), curies))
-    entries[key] = out
-    return out
-
-
-def structural_placements(onto: OntologyAxioms, curies: CurieMap | None = None) -> list[tuple[str, str]]:
-    """The structural reasoner's edges ``(extension class, new parent)`` of one ontology, as CURIEs.
-
-    What ``classify_extensions`` adds beside :func:`~craftrdf.ontology.extensions.place_extensions`;
-    ``onto`` is :func:`craftrdf.ontology.owlread.read_ontology`'s (it pickles, so this can run in another process).
-    """
-    from ...ontology.reasoning.structural import classify_structural
-
-    cm = curies or CurieMap()
-    out: list[tuple[str, str]] = []
-    for child, parent in classify_structural(onto):
-        c, p = cm.compress(child), cm.compress(parent)
-        # extension classes placed (union members under their union are place_extensions' part)
-        if "_EXT:" in c and "/craftrdf/ref/" not in parent:
-            out.append((c, p))
-    return out
