@@ -315,8 +315,8 @@ def read_obo_model(
     official scorer's needs), leaving labels, synonyms and definitions empty; about three times
     faster on a large file.
     """
-    cm = curies or CurieMap()
-    where = str(path)
+    ids = _Ids(curies or CurieMap(), str(path), ontology)
+    cm, curie, rel, where = ids.curies, ids.curie, ids.rel, ids.where
     header = OboHeader()
     classes: set[str] = set()
     edges: set[tuple[str, str, str]] = set()
@@ -327,29 +327,9 @@ def read_obo_model(
     definitions: dict[str, str] = {}
     subclass_of: dict[str, tuple[Expr, ...]] = {}
     equivalents: dict[str, tuple[Expr, ...]] = {}
-    rels: dict[str, str] = {}
-
-    def rel(name: str) -> str:
-        hit = rels.get(name)
-        if hit is None:
-            hit = rels[name] = obo_relation_iri(name, ontology=header.ontology or ontology or "", curies=cm)
-        return hit
-
-    known: dict[str, str | None] = {}
-
-    def curie(value: str) -> str | None:
-        if value in known:
-            return known[value]
-        try:
-            c: str | None = cm.compress(check_iri(cm.expand(value, source=where)))
-        except ValueError:  # InputError or a bad IRI: ingest skips it (with a warning)
-            c = None
-        known[value] = c
-        return c
-
     for item in iter_obo(path, tags=None if names else _STRUCTURE_TAGS):
         if isinstance(item, OboHeader):
-            header = item
+            header = ids.header = item
             continue
         c = curie(item.id) if isinstance(item, Term) else None
         if not isinstance(item, Term) or c is None:
@@ -366,7 +346,7 @@ def read_obo_model(
             if is_extension_curie(item.id):
                 logical[c] = item.definition
         edges.update(_term_edges(c, item, curie, rel))
-        told, same = _term_axioms(item, lambda v: None if (o := curie(v)) is None else cm.expand(o), rel)
+        told, same = _term_axioms(item, ids.iri, rel)
         if told:
             subclass_of[c] = told
         if same:
@@ -385,6 +365,40 @@ def read_obo_model(
         _names=(synonyms, definitions),
         _axioms=(subclass_of, equivalents),
     )
+
+
+class _Ids:
+    """Class ids and relation names of one OBO file as the store has them, memoised."""
+
+    def __init__(self, curies: CurieMap, where: str, ontology: str | None) -> None:
+        self.curies, self.where, self.ontology = curies, where, ontology
+        self.header = OboHeader()
+        self._curies: dict[str, str | None] = {}
+        self._rels: dict[str, str] = {}
+
+    def curie(self, value: str) -> str | None:
+        """The CURIE ingest's IRI of an id compresses to; None for an id ingest skips (not a CURIE or IRI)."""
+        if value in self._curies:
+            return self._curies[value]
+        try:
+            c: str | None = self.curies.compress(check_iri(self.curies.expand(value, source=self.where)))
+        except ValueError:  # InputError or a bad IRI: ingest skips it (with a warning)
+            c = None
+        self._curies[value] = c
+        return c
+
+    def iri(self, value: str) -> str | None:
+        """The IRI of an id (as the store has it), or None."""
+        c = self.curie(value)
+        return None if c is None else self.curies.expand(c)
+
+    def rel(self, name: str) -> str:
+        """A relation's IRI, as ingest names it (the header's ``ontology:`` for a name of the file's own)."""
+        hit = self._rels.get(name)
+        if hit is None:
+            space = self.header.ontology or self.ontology or ""
+            hit = self._rels[name] = obo_relation_iri(name, ontology=space, curies=self.curies)
+        return hit
 
 
 def _term_edges(
