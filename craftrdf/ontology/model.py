@@ -162,9 +162,10 @@ class OntologyModel:
         """Each class's told equivalent class expressions (read on first use).
 
         From OBO: the ``intersection_of`` lines as one ``And`` (genus IRI, ``R some X``
-        restrictions), the ``union_of`` lines as one ``Or``, each ``equivalent_to`` as an IRI;
-        from the store, the ``owl:equivalentClass`` axioms. An extension class's definition is
-        in ``logical_definitions`` (text), not here, as an OBO file has it.
+        restrictions), the ``union_of`` lines as one ``Or``, each ``equivalent_to`` as an IRI (an
+        extension class's definition is only text there, in ``logical_definitions``); from the
+        store, the ``owl:equivalentClass`` axioms, extension definitions included as ingest wrote
+        them (a name it could not resolve as a ``https://w3id.org/craftrdf/ref/`` placeholder).
         """
         return self._told()[1]
 

@@ -4,7 +4,9 @@ Two library queries, both bound to one ontology graph (or over every ontology gr
 store, merged): ``similarity-graph`` reads the structure (classes, labels, deprecation,
 extension classes' logical definitions, the relations graph's edges, the edges a current
 ``craftrdf classify`` inferred, the parallel extension classes), ``ontology-names`` the
-synonyms and text definitions, on first use only. Both results are cached per store and
+synonyms and text definitions, on first use only; the told axioms (``subclass_of``,
+``equivalents``) are read on first use by the OWL reader
+(:func:`~craftrdf.ontology.owlread.read_ontology`). Both results are cached per store and
 ontology name in a :class:`~craftrdf.ontology.cache.SimilarityCache` (by default the
 process-wide one), which forgets a store's entries when its batches change.
 
@@ -19,6 +21,7 @@ from collections.abc import Callable, Mapping
 
 import pyoxigraph as ox
 
+from ..core.classexpr import Expr
 from ..core.curie import CurieMap
 from ..core.errors import ConfigError, QueryError
 from ..core.iris import ontology_graph
@@ -28,7 +31,8 @@ from ..querying.library import library
 from ..querying.sets import resolve_ontology
 from ..store.local import ReadableStore
 from .cache import DEFAULT_CACHE, SimilarityCache
-from .model import Names, OntologyModel
+from .model import Axioms, Names, OntologyModel
+from .owlread import read_ontology
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +40,7 @@ logger = logging.getLogger(__name__)
 STRUCTURE_QUERY = "similarity-graph"
 NAMES_QUERY = "ontology-names"
 
+_REF = "https://w3id.org/craftrdf/ref/"
 _SCOPES: Mapping[str, SynonymScope] = {
     OBOINOWL.hasExactSynonym: "EXACT",
     OBOINOWL.hasBroadSynonym: "BROAD",
@@ -132,6 +137,7 @@ def _read(store: ReadableStore, ontology: str | None, curies: CurieMap) -> Ontol
         deprecated=frozenset(deprecated),
         curies=curies,
         names_loader=lambda: _names(store, ontology, curie),
+        axioms_loader=lambda: _axioms(store, ontology, curie),
     )
 
 
@@ -148,3 +154,23 @@ def _names(store: ReadableStore, ontology: str | None, curie: Callable[[str], st
     order = {s: i for i, s in enumerate(_SCOPES.values())}
     out = {c: tuple(sorted(set(ss), key=lambda s: (order[s.scope], s.text))) for c, ss in synonyms.items()}
     return out, definitions
+
+
+def _axioms(store: ReadableStore, ontology: str | None, curie: Callable[[str], str]) -> Axioms:
+    """Told superclasses and equivalents by class, from each graph's OWL axioms (:func:`read_ontology`)."""
+    prefix = ontology_graph("")
+    names = [ontology] if ontology else [g[len(prefix) :] for g in sorted(store.batches()) if g.startswith(prefix)]
+    subclass_of: dict[str, list[Expr]] = {}
+    equivalents: dict[str, list[Expr]] = {}
+    for name in names:
+        for c in read_ontology(store, name).classes.values():
+            if c.iri.startswith(_REF):
+                continue
+            key = curie(c.iri)
+            for into, exprs in ((subclass_of, c.parents), (equivalents, c.equivalents)):
+                row = into.setdefault(key, [])
+                row.extend(e for e in exprs if e not in row)
+    return (
+        {c: tuple(es) for c, es in subclass_of.items() if es},
+        {c: tuple(es) for c, es in equivalents.items() if es},
+    )

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from craftrdf.building.loader import load_files
+from craftrdf.core.classexpr import And, Or, Restriction
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.model import Synonym
 from craftrdf.ontology.model import read_obo_model, relation_iri
@@ -57,6 +58,27 @@ def test_classes_labels_edges_from_the_raw_file():
     assert m.logical_definitions["FIX_EXT:double_quoted"] == "A definition wrapped twice."
     assert "FIX:0000002" not in m.logical_definitions
     assert m.definitions["FIX:0000002"] == "An organ."
+
+
+def test_told_axioms_in_the_one_tree():
+    m = read_obo_model(VALID)
+    obo = "http://purl.obolibrary.org/obo/"
+    assert set(m.subclass_of["FIX:0000002"]) == {
+        obo + "FIX_0000001",
+        obo + "FIX_0000003",
+        Restriction((PART_OF,), "some", obo + "FIX_0000003"),
+        Restriction((HAS_PART,), "some", obo + "FIX_0000004"),
+        Restriction((CONNECTED,), "some", obo + "FIX_0000003"),
+    }
+    assert "FIX:0000001" not in m.subclass_of and m.equivalents == {}
+    ax = read_obo_model(DATA / "obo" / "axioms.obo")
+    manus, pes, forelimb, segment = (obo + f"AX_00000{n}" for n in ("03", "04", "10", "02"))
+    # intersection_of lines are one And, union_of lines one Or, equivalent_to an IRI (axioms.obo by hand)
+    assert ax.equivalents["AX:0000003"] == (And((segment, Restriction((PART_OF,), "some", forelimb))),)
+    assert ax.equivalents["AX:0000005"] == (Or((manus, pes)),)
+    assert ax.equivalents["AX:0000006"] == (manus,)
+    # an extension class's definition stays text (the OBO file has no OWL for it)
+    assert "AX_EXT:paw" not in ax.equivalents and ax.logical_definitions["AX_EXT:paw"].startswith("(AX:manus")
 
 
 def test_synonyms_keep_scope_type_and_file_order():
@@ -124,6 +146,17 @@ def test_the_store_reads_the_same_model_as_the_file():
     for curie, synonyms in from_file.synonyms.items():
         assert set(from_store.synonyms[curie]) == {Synonym(s.text, s.scope) for s in synonyms}
     assert from_store.get("FIX:0000002") == from_file.get("FIX:0000002")
+    # the told axioms: from OBO tags, and read back from the OWL ingest wrote (in no order); the store
+    # also has an extension class's definition as OWL, with a placeholder for a name it could not resolve
+    assert {c: set(es) for c, es in from_store.subclass_of.items()} == {
+        c: set(es) for c, es in from_file.subclass_of.items()
+    }
+    assert from_file.equivalents == {}
+    assert from_store.equivalents == {
+        "FIX_EXT:organ_or_tissue": (
+            Or(("http://purl.obolibrary.org/obo/FIX_0000002", "https://w3id.org/craftrdf/ref/FIX/tissue%27s%20part")),
+        )
+    }
 
 
 def test_the_store_model_is_cached_until_the_store_changes():
