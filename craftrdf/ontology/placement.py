@@ -25,6 +25,7 @@ from ..core.iris import ontology_graph
 from ..store.local import ReadableStore
 from .cache import DEFAULT_CACHE, SimilarityCache
 from .extensions import ExtensionReport, place_extensions
+from .model import OntologyModel
 from .owlread import OntologyAxioms, read_ontology
 from .reasoning.structural import classify_structural
 from .store_model import read_store_model
@@ -100,17 +101,18 @@ def place_in_store(
     curies: CurieMap | None = None,
     cache: SimilarityCache | None = DEFAULT_CACHE,
     reasoned: Sequence[tuple[str, str]] | None = None,
+    model: OntologyModel | None = None,
 ) -> PlacementReport:
     """Place the extension classes of ontology graph ``ontology`` (None: every ontology graph) of a store.
 
     The union pass runs on the store's ontology model, the reasoner on each graph's OWL axioms; both
     are cached per store with the model. ``reasoned``: with a named ``ontology``, the reasoner's
-    placements computed beforehand (:func:`reasoned_placements`, on a worker process say).
-    ConfigError when the named graph is not in the store.
+    placements computed beforehand (:func:`reasoned_placements`, on a worker process say); ``model``:
+    the store model of ``ontology`` already read. ConfigError when the named graph is not in the store.
     """
     cm = curies or CurieMap()
     entries: dict[object, object] = cache.entries(store) if cache is not None else {}
-    unions = place_extensions(read_store_model(store, ontology, curies=cm, cache=cache))
+    unions = place_extensions(model or read_store_model(store, ontology, curies=cm, cache=cache))
     key = ("placements", ontology)
     if reasoned is not None and ontology is not None:
         entries.setdefault(key, list(reasoned))

@@ -210,11 +210,12 @@ def similarity_index(
     if isinstance(hit, WangIndex):
         return hit
     cm = curies or CurieMap()
-    graph = load_term_graph(store, ontology=ontology, curies=cm, cache=cache)
+    model = read_store_model(store, ontology, curies=cm, cache=cache)
+    graph = term_graph(model)
     by_iri = {relation_iri(name, cm): weight for name, weight in w.items()}
     edges: list[tuple[str, str, str]] = list(graph.edges)
     if classify_extensions:
-        report = place_in_store(store, ontology, curies=cm, cache=cache, reasoned=placements)
+        report = place_in_store(store, ontology, curies=cm, cache=cache, reasoned=placements, model=model)
         edges.extend((child, RDFS.subClassOf, parent) for child, parent in report.edges())
     dag = weighted_dag(edges, by_iri, nodes=graph.classes)
     aliases = {p: b for p, b in graph.parallel.items() if b in dag}
