@@ -61,8 +61,8 @@ logger = logging.getLogger(__name__)
 #: A name's scope: a label, or a synonym's OBO scope.
 NameScope = Literal["LABEL", "EXACT", "BROAD", "NARROW", "RELATED"]
 
-#: ``(synonyms by class, text definitions by class)``, the names part of a model.
-Names = tuple[Mapping[str, tuple[Synonym, ...]], Mapping[str, str]]
+#: ``(synonyms by class, text definitions by class, OBO namespaces by class)``, the names part of a model.
+Names = tuple[Mapping[str, tuple[Synonym, ...]], Mapping[str, str], Mapping[str, str]]
 #: ``(told superclass expressions by class, told equivalent expressions by class)``, the axioms part.
 Axioms = tuple[Mapping[str, tuple[Expr, ...]], Mapping[str, tuple[Expr, ...]]]
 
@@ -145,7 +145,7 @@ class OntologyModel:
 
     def _loaded(self) -> Names:
         if self._names is None:
-            self._names = self.names_loader() if self.names_loader is not None else ({}, {})
+            self._names = self.names_loader() if self.names_loader is not None else ({}, {}, {})
         return self._names
 
     @property
@@ -183,6 +183,14 @@ class OntologyModel:
     def definitions(self) -> Mapping[str, str]:
         """Text definitions by class CURIE (read on first use)."""
         return self._loaded()[1]
+
+    @property
+    def namespaces(self) -> Mapping[str, str]:
+        """The OBO namespace of each class (``namespace:``, else the header's ``default-namespace``).
+
+        Read on first use.
+        """
+        return self._loaded()[2]
 
     def names(self) -> Iterator[tuple[str, str, NameScope]]:
         """Every ``(curie, text, scope)``: each class's label (scope ``LABEL``), then its synonyms.
@@ -326,6 +334,7 @@ def read_obo_model(
     deprecated: set[str] = set()
     synonyms: dict[str, tuple[Synonym, ...]] = {}
     definitions: dict[str, str] = {}
+    namespaces: dict[str, str] = {}
     subclass_of: dict[str, tuple[Expr, ...]] = {}
     equivalents: dict[str, tuple[Expr, ...]] = {}
     for item in iter_obo(path, tags=None if names else _STRUCTURE_TAGS):
@@ -342,6 +351,9 @@ def read_obo_model(
             deprecated.add(c)
         if item.synonyms:
             synonyms[c] = item.synonyms
+        namespace = (item.namespace or header.default_namespace) if names else None
+        if namespace:
+            namespaces[c] = namespace
         if item.definition:
             definitions[c] = item.definition
             if is_extension_curie(item.id):
@@ -363,7 +375,7 @@ def read_obo_model(
         deprecated=frozenset(deprecated),
         curies=cm,
         obo_ontology=header.ontology,
-        _names=(synonyms, definitions),
+        _names=(synonyms, definitions, namespaces),
         _axioms=(subclass_of, equivalents),
     )
 

@@ -142,18 +142,21 @@ def _read(store: ReadableStore, ontology: str | None, curies: CurieMap) -> Ontol
 
 
 def _names(store: ReadableStore, ontology: str | None, curie: Callable[[str], str]) -> Names:
-    """Synonyms (sorted by scope, then text: a store keeps no order) and text definitions by class."""
+    """Synonyms (sorted by scope, then text: a store keeps no order), text definitions and namespaces by class."""
     synonyms: dict[str, list[Synonym]] = {}
     definitions: dict[str, str] = {}
+    namespaces: dict[str, str] = {}
     for _graph, child_t, rel_t, value_t in _solutions(store, NAMES_QUERY, ontology):
         child, rel = curie(child_t.value), rel_t.value
         if rel == OBO.definition:
             definitions.setdefault(child, value_t.value)
+        elif rel == OBOINOWL.hasOBONamespace:
+            namespaces.setdefault(child, value_t.value)
         else:
             synonyms.setdefault(child, []).append(Synonym(value_t.value, _SCOPES[rel]))
     order = {s: i for i, s in enumerate(_SCOPES.values())}
     out = {c: tuple(sorted(set(ss), key=lambda s: (order[s.scope], s.text))) for c, ss in synonyms.items()}
-    return out, definitions
+    return out, definitions, namespaces
 
 
 def _axioms(store: ReadableStore, ontology: str | None, curie: Callable[[str], str]) -> Axioms:

@@ -58,6 +58,9 @@ def test_classes_labels_edges_from_the_raw_file():
     assert m.logical_definitions["FIX_EXT:double_quoted"] == "A definition wrapped twice."
     assert "FIX:0000002" not in m.logical_definitions
     assert m.definitions["FIX:0000002"] == "An organ."
+    # a namespace: tag, else the header's default-namespace
+    assert m.namespaces["FIX:0000001"] == "fixture_anatomy"
+    assert m.namespaces["FIX:0000002"] == "fixture_space"
 
 
 def test_told_axioms_in_the_one_tree():
@@ -142,6 +145,7 @@ def test_the_store_reads_the_same_model_as_the_file():
     assert from_store.deprecated == from_file.deprecated
     assert from_store.logical_definitions == from_file.logical_definitions
     assert from_store.definitions == from_file.definitions
+    assert from_store.namespaces == from_file.namespaces
     # the store keeps neither synonym types nor order
     for curie, synonyms in from_file.synonyms.items():
         assert set(from_store.synonyms[curie]) == {Synonym(s.text, s.scope) for s in synonyms}
