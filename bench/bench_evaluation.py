@@ -27,7 +27,7 @@ from pathlib import Path
 
 from craftrdf.analysis.evaluation.inputs import load_side
 from craftrdf.analysis.evaluation.run import evaluate_store
-from craftrdf.analysis.similarity import similarity_index
+from craftrdf.analysis.similarity.graph import similarity_index
 from craftrdf.core.model import Annotation, Span
 from craftrdf.ingest.bionlp import write_bionlp
 from craftrdf.querying.webanno import fetch_annotations

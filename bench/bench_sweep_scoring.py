@@ -22,8 +22,9 @@ from pathlib import Path
 
 from craftrdf.analysis.evaluation.official_graph import store_official_graph
 from craftrdf.core.registry import load_registry
-from craftrdf.matching.sweeps import load_grid, run_sweep
+from craftrdf.matching.sweeps.grid import load_grid
 from craftrdf.matching.sweeps.inputs import prepare_inputs
+from craftrdf.matching.sweeps.run import run_sweep
 from craftrdf.store.local import AnnotationStore
 
 

@@ -25,7 +25,8 @@ from .core._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from ._api import annotate, build, evaluate, export, index, load, open, query, serve, sweep, train, view
-    from .analysis.similarity import WangIndex, similarity_index
+    from .analysis.similarity.graph import similarity_index
+    from .analysis.similarity.wang import WangIndex
     from .core.errors import CraftrdfError
     from .core.model import Annotation, Document, Span
     from .matching.matcher.config import MatcherConfig
@@ -48,7 +49,8 @@ _HOMES = _MappingProxyType(
         "QueryResult": "querying.library",
         "RemoteStore": "store.remote",
         "SetRef": "querying.sets",
-        **dict.fromkeys(("WangIndex", "similarity_index"), "analysis.similarity"),
+        "WangIndex": "analysis.similarity.wang",
+        "similarity_index": "analysis.similarity.graph",
         **dict.fromkeys(("AnnotationStore", "ReadableStore", "WritableStore"), "store.local"),
     }
 )

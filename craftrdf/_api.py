@@ -2,6 +2,8 @@
 
 They take plain values (paths, set keys, query names) and fill in the defaults the command line
 uses (the CRAFT registry, the CURIE map); the modules underneath take the full set of options.
+The branches (matcher, sweeps, training, evaluation, exports, server, the remote store) are imported
+inside the function that needs them, so ``import craftrdf`` stays light and needs no extra.
 """
 
 from __future__ import annotations
@@ -26,25 +28,10 @@ if TYPE_CHECKING:
     from .analysis.evaluation.run import SetReport
     from .matching.matcher.config import MatcherConfig
     from .matching.sweeps.entry import SweepReport
-    from .matching.training import TrainReport
-    from .publishing.exports.sets import ExportReport
+    from .matching.training.train import TrainReport
+    from .publishing.exports._base import ExportReport
     from .runtime.executors import SweepExecutor
     from .store.remote import RemoteStore
-
-__all__ = [
-    "annotate",
-    "build",
-    "evaluate",
-    "export",
-    "index",
-    "load",
-    "open",
-    "query",
-    "serve",
-    "sweep",
-    "train",
-    "view",
-]
 
 
 def open(
@@ -150,7 +137,7 @@ def export(
     file per document. JSON-LD states the W3C Web Annotation context inline unless
     ``jsonld_context="remote"``. See :func:`craftrdf.publishing.exports.sets.export_set` and docs/exports.md.
     """
-    from .publishing.exports import export_set
+    from .publishing.exports.sets import export_set
 
     return export_set(store, set_key, out, format=format, document=document, jsonld_context=jsonld_context)
 
@@ -269,8 +256,8 @@ def serve(
     for every option and docs/server.md.
     """
     try:
-        from .publishing.server.app import ServerConfig
         from .publishing.server.app import serve as run
+        from .publishing.server.config import ServerConfig
     except ImportError as exc:
         raise ConfigError(f"serving needs the server extra: pip install 'craftrdf[server]' ({exc})") from None
     config = ServerConfig(base_iri=base_iri or f"http://{host}:{port}/", union_default_graph=union_default_graph)
@@ -291,10 +278,10 @@ def train(
     The names annotators wrote, each term's precision where it occurs, and the rules are
     learned from those documents only; configuration and threshold are chosen by
     document-level cross-validation (``quick``: a reduced selection). Apply the model with
-    ``craftrdf annotate --model`` or :func:`craftrdf.matching.training.annotate_with_model`. See
-    :func:`craftrdf.matching.training.train_set` and docs/training.md.
+    ``craftrdf annotate --model`` or :func:`craftrdf.matching.training.train.annotate_with_model`. See
+    :func:`craftrdf.matching.training.train.train_set` and docs/training.md.
     """
-    from .matching.training import train_set
+    from .matching.training.train import train_set
 
     report, _ = train_set(
         store,

@@ -3,7 +3,8 @@
 Read from the source with ``ast`` (nothing is imported). The layers are the README's Layout: each
 folder of ``craftrdf/`` is one layer, lowest first (:data:`LAYERS`); a module imports from its own
 folder or from a lower layer only. Over everything sit the few modules directly in ``craftrdf/``
-(``__init__``, ``_api``, ``__main__``). A new folder must be given a layer here.
+(``__init__``, ``_api``, ``__main__``). A new folder must be given a layer here. A ``_name`` is private
+to its module: no other module imports it.
 """
 
 from __future__ import annotations
@@ -75,6 +76,16 @@ def _folder(parts: list[str]) -> str:
 
 def _is_module(name: str) -> bool:
     return (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").is_file()
+
+
+def _private_names(imports: list[tuple[list[str], list[str]]]) -> list[str]:
+    """The ``_names`` among ``imports`` that are not modules: a private name used outside its module."""
+    return [
+        f"{'.'.join(target)}.{name}"
+        for target, names in imports
+        for name in names
+        if name.startswith("_") and not name.startswith("__") and not _is_module("/".join([*target, name]))
+    ]
 
 
 def _imports(path: Path) -> list[tuple[list[str], list[str]]]:
@@ -156,6 +167,12 @@ def test_imports_point_downstream(path):
     assert not bad, f"{_rel(path)} ({here}) imports {', '.join(bad)}, a layer above it or beside it"
 
 
+@pytest.mark.parametrize("path", _modules(), ids=_rel)
+def test_no_private_name_is_imported_from_another_module(path):
+    bad = _private_names(_imports(path))
+    assert not bad, f"{_rel(path)} imports {', '.join(bad)}: give it a public name in its module or move it here"
+
+
 @pytest.mark.parametrize("why", sorted(ALLOWED_UPWARD))
 def test_each_allowed_upward_import_is_still_made(why):
     importer, imported = why
@@ -189,3 +206,7 @@ def test_the_rules_catch_what_they_forbid():
     assert _allowed("publishing", "querying")
     assert _allowed("apps", "publishing")
     assert _allowed("_api", "apps")
+    assert _private_names([(["matching", "sweeps", "run"], ["_WorkerState", "sweep"])]) == [
+        "matching.sweeps.run._WorkerState"
+    ]
+    assert not _private_names([(["analysis", "similarity"], ["_kernels"]), ([], ["__version__"])])

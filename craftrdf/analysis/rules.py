@@ -25,23 +25,14 @@ from typing import Literal
 
 from ..core.curie import CurieMap
 from ..core.errors import ConfigError, QueryError
+from ..core.iris import check_set_key, set_iri
 from ..core.model import Annotation
-from ..querying.indexes import Progress
+from ..core.rdf import iri, literal, quad
+from ..core.vocab import CRAFT
+from ..querying.indexes import Progress, write_set_batch
 from ..querying.library import resolve_query, run_query
+from ..querying.webanno import annotation_nquads, fetch_annotations, set_nquads
 from ..store.local import ReadableStore, WritableStore
-
-__all__ = [
-    "Mappings",
-    "Pick",
-    "RuleReport",
-    "apply_rules",
-    "craft_rules",
-    "drop_unused",
-    "postprocess_set",
-    "replace_related",
-    "set_mappings",
-    "substitute_unused",
-]
 
 Pick = Literal["first", "all", "drop"]
 RULES = ("unused", "substitute", "related")
@@ -227,12 +218,6 @@ def postprocess_set(
     records its source, the rules and the mapping set; the view indexes are brought up to
     date afterwards (:func:`craftrdf.querying.indexes.write_set_batch`, reporting to ``progress``).
     """
-    from ..core.iris import check_set_key, set_iri
-    from ..core.rdf import iri, literal, quad
-    from ..core.vocab import CRAFT
-    from ..querying.indexes import write_set_batch
-    from ..querying.webanno import annotation_nquads, fetch_annotations, set_nquads
-
     check_set_key(into)
     if into == key:
         raise ConfigError("postprocess writes a new set: give --into a key other than the source set")

@@ -11,8 +11,6 @@ from ..querying.library import resolve_query, run_query
 from ..store.local import ReadableStore
 from .views import ViewRow
 
-__all__ = ["ArticleStats", "set_stats", "summarize", "view_stats"]
-
 
 @dataclass(frozen=True, slots=True)
 class ArticleStats:

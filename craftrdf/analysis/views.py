@@ -45,18 +45,6 @@ from ..querying.library import QueryResult, resolve_query, run_query
 from ..querying.webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads
 from ..store.local import ReadableStore, WritableStore
 
-__all__ = [
-    "ClassFilter",
-    "NestingFilter",
-    "ViewRow",
-    "ViewSpec",
-    "materialize_view",
-    "nested_annotations",
-    "nested_pairs",
-    "resolve_sets",
-    "run_view",
-]
-
 logger = logging.getLogger(__name__)
 
 ClassFilter = Literal["all", "proper", "extension"]

@@ -15,28 +15,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..analysis.evaluation.run import SetReport, evaluate_store
-from ..analysis.similarity import similarity_index
-from ..building.builder import BuildReport, Progress, build_store
+from ..analysis.similarity.graph import similarity_index
+from ..building.builder import BuildReport, build_store
 from ..core.curie import CurieMap
 from ..core.registry import load_registry
-from ..matching.matcher import MatcherConfig, RunReport, run_annotation
+from ..matching.matcher.config import MatcherConfig
+from ..matching.matcher.run import RunReport, run_annotation
+from ..publishing.exports.sets import export_set
+from ..querying.indexes import Progress
 from ..querying.library import QueryResult, resolve_query, run_query
 from ..querying.webanno import document_texts
 from ..store.local import AnnotationStore, WritableStore
 
 if TYPE_CHECKING:
-    from ..publishing.exports import ExportReport
-
-__all__ = [
-    "DEMO_CLASS",
-    "DEMO_DOCUMENT",
-    "DEMO_MATCHER_SET",
-    "DEMO_SET",
-    "DemoReport",
-    "next_steps",
-    "run_demo",
-    "sample_dir",
-]
+    from ..publishing.exports._base import ExportReport
 
 #: The class the demo asks about: brain.
 DEMO_CLASS = "UBERON:0000955"
@@ -126,7 +118,5 @@ def run_demo(
     (scores,) = evaluate_store(store, DEMO_SET, DEMO_MATCHER_SET)
     export = None
     if out_dir is not None:
-        from ..publishing.exports import export_set
-
         export = export_set(store, DEMO_SET, Path(out_dir) / f"{DEMO_SET}.jsonld", format="jsonld", curies=curies)
     return DemoReport(report, quads, sets, counts, brain, similar, run, config, scores, export)

@@ -35,8 +35,6 @@ from ..querying.indexes import Progress, update_indexes, view_row_lines, view_ro
 from ..querying.webanno import annotation_nquads, document_nquads, set_nquads
 from ..store.local import ReadableStore, WritableStore, solutions
 
-__all__ = ["BuildReport", "Progress", "Step", "build_store", "check_craft_dir", "plan_build"]
-
 logger = logging.getLogger(__name__)
 
 #: Bumped whenever the RDF model changes, so old batches are replaced on the next build.

@@ -25,8 +25,7 @@ from ..ingest.validate import validate_annotations
 from ..querying.indexes import Progress, update_indexes, write_set_batch
 from ..querying.webanno import annotation_nquads, document_texts, set_nquads
 from ..store.local import WritableStore
-
-__all__ = ["LoadReport", "load_files", "read_annotation_path"]
+from .builder import ontology_lines  # the CRAFT build and this share one ontology reader
 
 logger = logging.getLogger(__name__)
 _ANNOTATION_SUFFIXES = (".knowtator.xml", ".xml", ".bionlp", ".ann")
@@ -84,8 +83,6 @@ def load_files(
     with a warning that they could not be checked. The view indexes are brought up to
     date at the end (:func:`craftrdf.querying.indexes.update_indexes`, reporting to ``progress``).
     """
-    from .builder import ontology_lines  # the CRAFT build and this share one ontology reader
-
     curies = curies or CurieMap()
     ontologies: list[tuple[Path, list[str]]] = []
     annotations: list[Annotation] = []

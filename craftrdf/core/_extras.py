@@ -14,8 +14,6 @@ from types import MappingProxyType
 
 from .errors import MissingExtraError
 
-__all__ = ["EXTRA_OF_MODULE", "missing_extra", "needs_extra"]
-
 #: top-level import name -> the extra that installs its distribution
 EXTRA_OF_MODULE = MappingProxyType(
     {

@@ -11,8 +11,6 @@ from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
 
-__all__ = ["lazy_exports"]
-
 
 def lazy_exports(package: str, homes: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of ``package`` for names living in its submodules.

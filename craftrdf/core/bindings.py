@@ -20,8 +20,6 @@ import pyoxigraph as ox
 from .errors import QueryError
 from .lexer import Token, match_bracket, tokenize
 
-__all__ = ["bind_values", "query_form"]
-
 Term = ox.NamedNode | ox.Literal
 
 

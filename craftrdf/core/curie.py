@@ -19,8 +19,6 @@ import curies
 from .errors import InputError
 from .vocab import OBO
 
-__all__ = ["CRAFT_PREFIXES", "CurieMap", "is_extension_curie", "parallel_base"]
-
 #: Prefixes of the ten CRAFT ontologies, MONDO, and the ontologies their files import.
 CRAFT_PREFIXES: tuple[str, ...] = (
     "BFO",

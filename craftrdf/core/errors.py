@@ -20,21 +20,6 @@ from the builtin a caller would naturally catch, so ``except ValueError`` keeps 
 
 from __future__ import annotations
 
-__all__ = [
-    "AnnotationFormatError",
-    "ConfigError",
-    "CraftrdfError",
-    "CraftrdfWarning",
-    "DataWarning",
-    "InputError",
-    "MissingExtraError",
-    "OboSyntaxError",
-    "QueryError",
-    "StoreError",
-    "StoreLockedError",
-    "ValidationError",
-]
-
 
 class CraftrdfError(Exception):
     """Base class of every error craftrdf raises on purpose."""

@@ -13,21 +13,6 @@ from .errors import ConfigError
 from .rdf import mint
 from .vocab import BASE
 
-__all__ = [
-    "CONTAINMENT_GRAPH",
-    "DOCUMENTS_GRAPH",
-    "annotation_document",
-    "annotation_iri",
-    "check_set_key",
-    "document_iri",
-    "inferred_graph",
-    "mapping_graph",
-    "ontology_graph",
-    "ontology_name",
-    "relations_graph",
-    "set_iri",
-]
-
 #: The graph holding every document resource (ids, split, text).
 DOCUMENTS_GRAPH = BASE + "documents"
 

@@ -26,8 +26,6 @@ from typing import Literal, cast
 
 from .errors import QueryError
 
-__all__ = ["Token", "TokenKind", "expand_codepoint_escapes", "match_bracket", "tokenize"]
-
 TokenKind = Literal["iri", "pname", "bnode", "var", "string", "number", "langtag", "keyword", "punct", "comment"]
 
 # The grammar's character classes (SPARQL 1.1 Query Language, productions 164-173).

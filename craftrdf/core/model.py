@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["Annotation", "Document", "Span", "Synonym", "SynonymScope", "Term", "Typedef"]
-
 SynonymScope = Literal["EXACT", "BROAD", "NARROW", "RELATED"]
 
 

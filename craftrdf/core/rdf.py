@@ -15,8 +15,6 @@ from urllib.parse import quote
 
 from .vocab import XSD
 
-__all__ = ["bool_literal", "check_iri", "int_literal", "iri", "literal", "mint", "quad"]
-
 _SAFE_PART = re.compile(r"^[A-Za-z0-9+\-_.~]+$")
 _BAD_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 _INT = f"^^<{XSD.integer}>"

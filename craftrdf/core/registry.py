@@ -15,8 +15,6 @@ from typing import Any, Literal
 
 from .errors import ConfigError
 
-__all__ = ["AnnotationSetSpec", "ModuleSpec", "Registry", "load_registry"]
-
 Variant = Literal["proper", "extensions"]
 ONTOLOGY_SUFFIXES = (".obo", ".obo.zip", ".obo.gz", ".owl", ".owl.zip", ".owl.gz", ".ttl", ".nt", ".rdf")
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["BASE", "CM", "CRAFT", "DCTERMS", "FABIO", "OA", "OBO", "OBOINOWL", "OWL", "RDF", "RDFS", "XSD", "prefixes"]
-
 #: Namespace of the resources craftrdf mints (documents, annotations, sets, graphs).
 BASE: Final = "https://w3id.org/craftrdf/"
 

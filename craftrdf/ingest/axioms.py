@@ -32,16 +32,6 @@ from ..core.vocab import BASE, CRAFT, OBO, OWL, RDF, RDFS
 from .logicaldef import DefinitionSyntaxError, LabelIndex, parse_definition, resolve_reference
 from .owl import EQUIVALENT, SUBCLASS, BlankNodes, NotExpressible, boolean, class_expression, some
 
-__all__ = [
-    "AxiomContext",
-    "class_axioms",
-    "class_iri",
-    "closing_axioms",
-    "extension_axioms",
-    "external_class",
-    "targets",
-]
-
 logger = logging.getLogger(__name__)
 
 _DISJOINT = iri(OWL.disjointWith)

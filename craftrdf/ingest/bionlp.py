@@ -25,8 +25,6 @@ from ..core.errors import AnnotationFormatError, DataWarning, ValidationError
 from ..core.model import Annotation, Span
 from .knowtator import PIECE_SEPARATOR
 
-__all__ = ["read_bionlp", "write_bionlp"]
-
 #: First characters of brat lines that are not text-bound entities (skipped on reading).
 _OTHER_LINES = frozenset("REAMN#*")
 _ID = re.compile(r"T\w+")

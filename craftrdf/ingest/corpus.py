@@ -8,8 +8,6 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.model import Document
 
-__all__ = ["SPLITS", "read_documents", "read_pmcids", "read_splits"]
-
 SPLITS = ("train", "dev", "test")
 
 

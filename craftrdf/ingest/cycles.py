@@ -20,8 +20,6 @@ from ..core.curie import CurieMap
 from ..core.errors import DataWarning
 from ..core.vocab import RDFS
 
-__all__ = ["find_cycles", "strongly_connected_components", "warn_is_a_cycles"]
-
 _SUBCLASS = f" <{RDFS.subClassOf}> <"
 _SHOWN = 12  # classes named per cycle in a warning
 

@@ -17,8 +17,6 @@ from typing import IO, cast
 
 from ..core.errors import InputError
 
-__all__ = ["open_binary", "open_text"]
-
 
 @contextmanager
 def open_text(path: str | os.PathLike[str], *, errors: str = "strict") -> Iterator[IO[str]]:

@@ -42,8 +42,6 @@ from ..core.model import Annotation, Span
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
-__all__ = ["PIECE_SEPARATOR", "read_knowtator", "read_knowtator2"]
-
 #: How Knowtator joins the texts of a discontinuous annotation's pieces.
 PIECE_SEPARATOR = " ... "
 

@@ -27,14 +27,6 @@ from typing import Literal
 from ..core.classexpr import And, Expr, Named, Not, Or, Restriction
 from ..core.errors import InputError
 
-__all__ = [
-    "DefinitionSyntaxError",
-    "LabelIndex",
-    "parse_definition",
-    "resolve_reference",
-    "union_members",
-]
-
 
 class DefinitionSyntaxError(InputError):
     """A logical definition that is not in the Manchester-like syntax craftrdf reads."""

@@ -19,8 +19,6 @@ from ..core.errors import InputError
 from ..core.rdf import iri, quad
 from ..core.vocab import CRAFT, RDF
 
-__all__ = ["MappingKind", "MappingRow", "mapping_nquads", "read_mapping_file"]
-
 MappingKind = Literal["related", "unused", "substitute"]
 
 

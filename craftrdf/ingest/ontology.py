@@ -41,8 +41,6 @@ from .axioms import AxiomContext, class_axioms, class_iri, closing_axioms, targe
 from .obo import OboHeader
 from .owl import BlankNodes
 
-__all__ = ["RELATION_IRIS", "ontology_nquads", "relation_iri"]
-
 logger = logging.getLogger(__name__)
 
 _RO = OBO.NS + "RO_"

@@ -25,8 +25,6 @@ from ..core.classexpr import And, Expr, Named, Not, Or, Restriction
 from ..core.rdf import int_literal, iri, quad
 from ..core.vocab import OWL, RDF, RDFS
 
-__all__ = ["BlankNodes", "NotExpressible", "class_expression", "rdf_list", "some"]
-
 _TYPE = iri(RDF.type)
 _FIRST = iri(RDF.first)
 _REST = iri(RDF.rest)

@@ -15,11 +15,9 @@ import pyoxigraph as ox
 from ..core.errors import InputError
 from ..core.rdf import iri, quad
 from ..core.vocab import CRAFT, RDF
-from .obo import open_text
+from .files import open_text
 from .relations import RelationCollector
 from .xmlguard import check_no_dtd
-
-__all__ = ["rdf_file_nquads", "rdf_format_of"]
 
 _FORMATS = {
     ".owl": ox.RdfFormat.RDF_XML,

@@ -21,8 +21,6 @@ import pyoxigraph as ox
 
 from ..core.vocab import OWL, RDF, RDFS
 
-__all__ = ["RelationCollector", "direct_edges"]
-
 _KEEP = frozenset(
     {
         RDFS.subClassOf,

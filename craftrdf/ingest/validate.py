@@ -12,8 +12,6 @@ from ..core.errors import DataWarning, ValidationError
 from ..core.model import Annotation
 from .knowtator import PIECE_SEPARATOR
 
-__all__ = ["text_problem", "validate_annotations"]
-
 
 def validate_annotations(annotations: Sequence[Annotation], text: str, *, source: str) -> None:
     """Check one document's annotations against its text; return None when all is well.

@@ -21,9 +21,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from ..core.errors import InputError
-from .obo import open_binary
-
-__all__ = ["check_no_dtd", "check_stream_no_dtd"]
+from .files import open_binary
 
 _CHUNK = 1 << 16
 

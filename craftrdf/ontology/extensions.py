@@ -56,18 +56,6 @@ from ..ingest.logicaldef import (
 )
 from .model import OntologyModel
 
-__all__ = [
-    "DefinitionSyntaxError",
-    "ExtensionReport",
-    "Placement",
-    "Problem",
-    "parse_definition",
-    "place_extensions",
-    "place_union_classes",
-    "union_members",
-]
-
-
 # -- placement ----------------------------------------------------------------------------
 
 ProblemKind = Literal["syntax", "not-union", "unresolved", "cycle"]

@@ -23,15 +23,6 @@ from ..core.iris import ontology_graph
 from ..core.vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
 from ..store.local import ReadableStore
 
-__all__ = [
-    "ClassAxioms",
-    "OntologyAxioms",
-    "PropertyAxioms",
-    "ontology_triples",
-    "read_ontology",
-]
-
-
 _SCOPES = {
     OBOINOWL.hasExactSynonym: "EXACT",
     OBOINOWL.hasBroadSynonym: "BROAD",

@@ -43,21 +43,6 @@ from ..store.local import ReadableStore, WritableStore, solutions
 from .library import QueryResult, resolve_query, run_query
 from .webanno import parse_spans_text, set_rows, spans_text
 
-__all__ = [
-    "Progress",
-    "containment_pairs",
-    "containment_spans",
-    "ensure_containment",
-    "ensure_view_rows",
-    "stale_index_message",
-    "stale_view_rows",
-    "store_sets",
-    "update_indexes",
-    "view_row_lines",
-    "view_rows_graph",
-    "write_set_batch",
-]
-
 logger = logging.getLogger(__name__)
 
 #: A progress callback ``(done, total, label)``, as the builder's.

@@ -27,20 +27,6 @@ from ..core.errors import QueryError
 from ..store.local import ReadableStore
 from .sets import resolve_set
 
-__all__ = [
-    "NamedQuery",
-    "PyValue",
-    "QueryResult",
-    "Term",
-    "bind_value",
-    "format_result",
-    "library",
-    "python_value",
-    "resolve_params",
-    "resolve_query",
-    "run_query",
-]
-
 OutputFormat = Literal["table", "csv", "tsv", "json"]
 _PARAM = re.compile(r"^#\s+\?(\w+)\s+(.*)$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")

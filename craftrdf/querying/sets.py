@@ -19,8 +19,6 @@ from ..core.iris import ontology_graph, ontology_name
 from ..core.vocab import CRAFT
 from ..store.local import ReadableStore
 
-__all__ = ["SetRef", "list_sets", "ontology_names", "resolve_ontology", "resolve_set"]
-
 _FIELDS = {CRAFT.module: "module", CRAFT.variant: "variant", CRAFT.ontology: "ontology", CRAFT.mappings: "mappings"}
 
 

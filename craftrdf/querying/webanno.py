@@ -37,18 +37,6 @@ from ..core.vocab import BASE, CRAFT, DCTERMS, FABIO, OA, RDF
 from ..store.local import ReadableStore, solutions
 from .library import QueryResult, Term, bind_value, resolve_query, run_query
 
-__all__ = [
-    "annotation_nquads",
-    "document_nquads",
-    "document_texts",
-    "fetch_annotations",
-    "parse_spans_text",
-    "rows_to_annotations",
-    "set_nquads",
-    "set_rows",
-    "spans_text",
-]
-
 _TYPE = iri(RDF.type)
 _ANN = iri(OA.Annotation)
 _BODY = iri(OA.hasBody)

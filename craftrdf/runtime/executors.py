@@ -18,17 +18,6 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import as_completed as _futures_completed
 from typing import Any, Protocol
 
-__all__ = [
-    "DaskExecutor",
-    "InlineExecutor",
-    "LocalPool",
-    "Shared",
-    "SweepExecutor",
-    "install",
-    "install_pickled",
-    "installed",
-]
-
 
 class Shared(Protocol):
     """A payload shared with the workers once: picklable, named by ``token``."""

@@ -14,8 +14,6 @@ from ..core.vocab import CRAFT
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-__all__ = ["NQuadsStream"]
-
 
 class NQuadsStream(io.RawIOBase):
     """A binary stream over N-Quads lines, with the batch manifest appended at the end.

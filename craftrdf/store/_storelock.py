@@ -30,8 +30,6 @@ from typing import Literal
 
 from ..core.errors import StoreLockedError
 
-__all__ = ["LOCK_FILE", "Holder", "Mode", "StoreLock", "describe_holders", "lock_holders", "remove_orphans"]
-
 logger = logging.getLogger(__name__)
 
 LOCK_FILE = "craftrdf.lock"

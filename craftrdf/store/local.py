@@ -51,19 +51,6 @@ from .replace import replace_in_store
 if TYPE_CHECKING:
     import rdflib
 
-__all__ = [
-    "AnnotationStore",
-    "BatchInfo",
-    "QueryAnswer",
-    "ReadableStore",
-    "Substitutions",
-    "WritableStore",
-    "is_store",
-    "no_store_message",
-    "require_writable",
-    "solutions",
-]
-
 logger = logging.getLogger(__name__)
 
 

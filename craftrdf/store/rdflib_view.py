@@ -30,8 +30,6 @@ from ..core.errors import ConfigError, StoreError
 if TYPE_CHECKING:
     import rdflib
 
-__all__ = ["read_only_dataset"]
-
 _READ_ONLY = (
     "the rdflib view of a craftrdf store is read-only: load data with craftrdf (build, load, views), "
     "or copy a graph first (g = rdflib.Graph(); g += dataset.graph(iri)) and change the copy"

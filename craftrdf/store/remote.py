@@ -37,8 +37,6 @@ from .local import QueryAnswer, Substitutions
 from .replace import nquads_file, replacement_update
 from .sparql_reads import SparqlReads
 
-__all__ = ["RemoteStore", "default_graph_store", "default_update_endpoint"]
-
 logger = logging.getLogger(__name__)
 
 

@@ -41,8 +41,6 @@ from typing import IO
 
 import pyoxigraph as ox
 
-__all__ = ["GraphDiff", "dump_graphs", "nquads_file", "replace_in_store", "replacement_update"]
-
 logger = logging.getLogger(__name__)
 
 

@@ -15,8 +15,6 @@ import pyoxigraph as ox
 from ..core.errors import StoreError
 from .local import BATCHES_QUERY, BatchInfo, Object, QueryAnswer, Subject, Substitutions, batches_of, solutions
 
-__all__ = ["SparqlReads"]
-
 _PATTERN = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 _DEFAULT_PATTERN = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
 _GRAPH_EXISTS = "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 1"

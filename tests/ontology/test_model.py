@@ -14,6 +14,7 @@ from craftrdf.building.loader import load_files
 from craftrdf.core.classexpr import And, Or, Restriction
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.model import Synonym
+from craftrdf.ontology.cache import SimilarityCache
 from craftrdf.ontology.model import read_obo_model, relation_iri
 from craftrdf.ontology.store_model import read_store_model
 from craftrdf.store.local import AnnotationStore
@@ -164,8 +165,6 @@ def test_the_store_reads_the_same_model_as_the_file():
 
 
 def test_the_store_model_is_cached_until_the_store_changes():
-    from craftrdf.ontology.cache import SimilarityCache
-
     store = AnnotationStore.memory()
     load_files(store, [VALID])
     cache = SimilarityCache()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from craftrdf.ontology.cache import SimilarityCache
 from craftrdf.ontology.extensions import place_extensions
 from craftrdf.ontology.owlread import read_ontology
 from craftrdf.ontology.placement import place_in_store, reasoned_placements
@@ -28,8 +29,6 @@ def test_one_report_of_both_passes(toy_store):
 
 
 def test_placements_computed_elsewhere_are_used_and_cached(toy_store):
-    from craftrdf.ontology.cache import SimilarityCache
-
     cache = SimilarityCache()
     given = [("TOY_EXT:bone", "TOY:0000003")]
     report = place_in_store(toy_store, "toy_extensions", cache=cache, reasoned=given)

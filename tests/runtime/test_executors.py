@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from craftrdf.matching.sweeps import LocalPool
-from craftrdf.runtime.executors import installed
+from craftrdf.runtime.executors import LocalPool, installed
 
 
 class Counted:

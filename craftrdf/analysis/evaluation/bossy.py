@@ -44,20 +44,6 @@ from ...core.errors import DataWarning
 from ...core.model import Annotation, Span
 from .metrics import rates
 
-__all__ = [
-    "Boundary",
-    "Pair",
-    "Scores",
-    "boundary_score",
-    "comparison_class",
-    "exclude_unknown",
-    "jaccard",
-    "pair_annotations",
-    "score_document",
-    "total",
-    "uses_parallel_ids",
-]
-
 Boundary = Literal["exact", "jaccard"]
 Similarity = Callable[[str, str], float]
 
@@ -194,7 +180,7 @@ def exclude_unknown(
 # -- boundaries ---------------------------------------------------------------------
 
 
-def _merged(spans: Iterable[Span]) -> list[tuple[int, int]]:
+def merged_spans(spans: Iterable[Span]) -> list[tuple[int, int]]:
     """The character set of spans as sorted, disjoint, non-empty intervals."""
     out: list[tuple[int, int]] = []
     for s in sorted(spans):
@@ -254,7 +240,7 @@ def jaccard(a: Sequence[Span], b: Sequence[Span]) -> float:
     >>> jaccard((Span(0, 3), Span(6, 9)), (Span(0, 9),))
     0.6666666666666666
     """
-    x, y = _merged(a), _merged(b)
+    x, y = merged_spans(a), merged_spans(b)
     common = _common(x, y)
     union = _size(x) + _size(y) - common
     return common / union if union else 0.0
@@ -282,8 +268,8 @@ def pair_annotations(
     """
     if boundary not in ("exact", "jaccard"):
         raise ValueError(f"unknown boundary {boundary!r}: expected 'exact' or 'jaccard'")
-    rm = [_merged(a.spans) for a in refs]
-    pm = [_merged(p.spans) for p in preds]
+    rm = [merged_spans(a.spans) for a in refs]
+    pm = [merged_spans(p.spans) for p in preds]
     rs, ps = [_size(x) for x in rm], [_size(y) for y in pm]
     candidates: list[tuple[float, int, int]] = []
     for i, j, common in overlapping(rm, pm):

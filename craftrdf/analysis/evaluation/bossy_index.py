@@ -1,7 +1,7 @@
 """``craftrdf similarity --method bossy``: the official scorer's similarity, with the index interface.
 
 :class:`OfficialIndex` answers what the similarity command asks a
-:class:`~craftrdf.analysis.similarity.WangIndex` (one pair, pairs, a matrix, the top k) from an
+:class:`~craftrdf.analysis.similarity.wang.WangIndex` (one pair, pairs, a matrix, the top k) from an
 :class:`~craftrdf.analysis.evaluation.official_graph.OfficialWang`, so the command and
 ``craftrdf evaluate`` share one graph and one arithmetic (values rounded half-up to 10
 decimals, then given as floats). Unlike a WangIndex it accepts cycles (equivalent classes
@@ -22,8 +22,6 @@ from .official_graph import OfficialWang, store_official_graph
 
 if TYPE_CHECKING:
     from ...store.local import ReadableStore
-
-__all__ = ["OfficialIndex", "bossy_index"]
 
 Missing = Literal["raise", "nan"]
 
@@ -49,7 +47,7 @@ class OfficialIndex:
         return isinstance(term, str) and term in self.wang.graph
 
     def _value(self, a: str, b: str, missing: Missing) -> float:
-        from ..similarity import UnknownTermError
+        from ..similarity.definition import UnknownTermError
 
         for t in (a, b):
             if t not in self:
@@ -96,7 +94,7 @@ def bossy_index(store: ReadableStore, *, ontology: str | None = None) -> Officia
     The graph is :func:`~craftrdf.analysis.evaluation.official_graph.store_official_graph`'s; labels
     and deprecated classes come from the store's term graph.
     """
-    from ..similarity import load_term_graph
+    from ..similarity.graph import load_term_graph
 
     cm = CurieMap()
     terms = load_term_graph(store, ontology=ontology, curies=cm)

@@ -50,18 +50,8 @@ from functools import cache
 from typing import Literal
 
 from ...core.model import Annotation, Span
-from .bossy import _merged, overlapping
+from .bossy import merged_spans, overlapping
 from .metrics import rates
-
-__all__ = [
-    "CRITERIA",
-    "ClassMode",
-    "CriterionScores",
-    "criteria_scores",
-    "related_by_ancestors",
-    "tokens",
-    "total_criteria",
-]
 
 CRITERIA = ("exact", "left", "right", "left_or_right", "approximate", "partial", "fragment")
 ClassMode = Literal["exact", "ignore", "hierarchy"]
@@ -227,8 +217,8 @@ def criteria_scores(
         if name not in CRITERIA:
             raise ValueError(f"unknown criterion {name!r}: expected one of {', '.join(CRITERIA)}")
     same_class = _class_test(classes, related)
-    rm = [_merged(a.spans) for a in refs]
-    pm = [_merged(p.spans) for p in preds]
+    rm = [merged_spans(a.spans) for a in refs]
+    pm = [merged_spans(p.spans) for p in preds]
     # candidate pairs: those sharing a character (every criterion but fragment implies it)
     cand = [(i, j, common) for i, j, common in overlapping(rm, pm) if same_class(refs[i].class_id, preds[j].class_id)]
     out = []

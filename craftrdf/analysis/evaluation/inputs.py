@@ -18,9 +18,9 @@ from ...core.errors import ConfigError, DataWarning, InputError, ValidationError
 from ...core.model import Annotation
 from ...ingest.bionlp import read_bionlp
 from ...ingest.validate import text_problem
+from ...querying.webanno import document_texts, fetch_annotations
 from ...store.local import ReadableStore
-
-__all__ = ["Side", "check_against_texts", "load_directory", "load_side", "set_keys"]
+from ..views import resolve_sets
 
 Side = dict[str, dict[str, list[Annotation]]]  # set key -> document -> annotations
 
@@ -76,8 +76,6 @@ def load_side(spec: str, store: ReadableStore | None, *, texts: Mapping[str, str
         return load_directory(spec, texts=texts)
     if store is None:
         raise ConfigError(f"{spec!r} is not a directory, and no store is given to look it up as a set key")
-    from ...querying.webanno import document_texts, fetch_annotations
-    from ..views import resolve_sets
 
     # a set covers every document of the store: one without annotations is an empty gold document
     corpus = sorted(texts if texts is not None else document_texts(store))

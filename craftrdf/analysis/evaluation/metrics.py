@@ -17,8 +17,6 @@ Two rules, each where its readers expect it:
 
 from __future__ import annotations
 
-__all__ = ["RetrievalRates", "f1_score", "rates", "retrieval_rates"]
-
 
 def f1_score(precision: float, recall: float) -> float:
     """The harmonic mean 2PR/(P+R); 0 when both are 0.

@@ -46,20 +46,6 @@ from ...core.model import Annotation, Span
 from .bossy import Boundary, Scores, total
 from .official_graph import OfficialGraph, OfficialWang, round_half_up
 
-__all__ = [
-    "exact_wang",
-    "java_hash_order",
-    "java_string_hash",
-    "official_class",
-    "official_rates",
-    "official_row",
-    "official_scores",
-    "prepare_official",
-    "score_official",
-    "score_prepared",
-    "spans_overlap",
-]
-
 _EXT_DIGITS = re.compile(r"[A-Z]+_EXT:[0-9]+")
 # As written in CraftConceptEvaluationUtil: the alternation binds loosest, so the second
 # branch is a bare UniProt accession (which has no "_EXT" to remove).

@@ -37,24 +37,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...core.classexpr import And, Or
-from ...core.errors import DataWarning, InputError
+from ...core.errors import ConfigError, DataWarning, InputError
+from ...core.iris import ontology_graph
+from ...ontology.cache import DEFAULT_CACHE
 from ...ontology.model import OntologyModel, read_obo_model
 
 if TYPE_CHECKING:
     from ...store.local import ReadableStore
-
-__all__ = [
-    "BOSSY_WEIGHT",
-    "OfficialGraph",
-    "OfficialWang",
-    "obo_iri",
-    "official_related",
-    "read_official_graph",
-    "round_half_up",
-    "set_scorers",
-    "store_official_graph",
-    "store_wang",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -240,8 +229,8 @@ def store_official_graph(store: ReadableStore, ontology: str | None) -> Official
     ``official-graph``). A store whose ontology graph holds only is_a triples gives the
     is_a graph. ConfigError when the store has no such ontology graph.
     """
-    from ...core.errors import ConfigError
-    from ...core.iris import ontology_graph
+    # the query library, the similarity cache and the registry load here, not with the module: the scorer
+    # itself (an OBO file's graph, the pair scores) needs neither pyoxigraph nor scipy
     from ...querying.library import run_query
 
     graph = ontology_graph(ontology) if ontology is not None else "every ontology graph"
@@ -273,9 +262,6 @@ def store_wang(store: ReadableStore, ontology: str) -> OfficialWang:
     store's batches change): a sweep and the training of one set, in one process, share it.
     """
     from urllib.parse import unquote
-
-    from ...core.iris import ontology_graph
-    from ...ontology.cache import DEFAULT_CACHE
 
     prefix = ontology_graph("")
     name = unquote(ontology[len(prefix) :]) if ontology.startswith(prefix) else ontology
@@ -343,8 +329,7 @@ def set_scorers(store: ReadableStore | None, craft: str | Path | None) -> Callab
     their logical axioms). ConfigError for a set key the registry does not know, or one with
     neither source.
     """
-    from ...core.errors import ConfigError
-    from ...core.registry import load_registry
+    from ...core.registry import load_registry  # see store_official_graph
 
     registry = load_registry()
     built: dict[str, OfficialWang] = {}

@@ -18,10 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from ...building.builder import build_store
 from ...core.errors import ConfigError
 from ...core.model import Annotation
-from ...store.local import ReadableStore
-from ..rules import Mappings, RuleReport, apply_rules, craft_rules
+from ...core.registry import load_registry
+from ...querying.webanno import document_texts
+from ...store.local import AnnotationStore, ReadableStore
+from ..rules import Mappings, RuleReport, apply_rules, craft_rules, set_mappings
 from .bossy import (
     Boundary,
     Scores,
@@ -40,18 +43,6 @@ from .criteria import (
 from .inputs import Side, check_against_texts, load_side, set_keys
 from .official import official_class, official_row, score_official
 from .official_graph import OfficialWang, official_related, set_scorers
-
-__all__ = [
-    "RESULTS_HEADER",
-    "SetReport",
-    "craft_rules",
-    "evaluate_craft",
-    "evaluate_sets",
-    "evaluate_store",
-    "format_table",
-    "parse_criteria",
-    "write_report",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -370,9 +361,6 @@ def evaluate_store(
     With ``apply_craft_rules`` the prediction goes through :func:`craft_rules` first, with
     the mapping files the store holds for the gold set key.
     """
-    from ...querying.webanno import document_texts
-    from ..rules import set_mappings
-
     articles = document_texts(store)
     g = load_side(gold, store, texts=articles)
     p = g if pred == gold else load_side(pred, store, texts=articles)
@@ -412,10 +400,6 @@ def evaluate_craft(
     :func:`evaluate_store` does. Sets whose ontology file is absent score nothing: every
     class is then outside the ontology, which is logged.
     """
-    from ...building.builder import build_store
-    from ...core.registry import load_registry
-    from ...store.local import AnnotationStore
-
     registry = load_registry()
     keys = {registry.set(k).key for side in (gold, pred) for k in set_keys(side, registry.sets)}
     if not keys:

@@ -1,13 +1,13 @@
 """Semantic similarity of ontology classes (Wang et al. 2007) over the graph in the store.
 
->>> from craftrdf.analysis.similarity import WangIndex
+>>> from craftrdf.analysis.similarity.wang import WangIndex
 >>> idx = WangIndex({"organelle": {"component": 0.8}, "nucleus": {"organelle": 0.8}, "component": {}})
 >>> round(idx.similarity("nucleus", "organelle"), 4)  # (0.8+0.64 + 1+0.8) / (2.44 + 1.8)
 0.7642
 
 From a store::
 
-    from craftrdf.analysis.similarity import similarity_index
+    from craftrdf.analysis.similarity.graph import similarity_index
     idx = similarity_index(store)                       # is_a 0.8, part_of 0.6; all ontologies
     idx.similarity("UBERON:0000955", "UBERON:0001017")  # brain vs central nervous system
     idx.pairs(terms_a, terms_b)                         # numpy array, one value per pair
@@ -17,73 +17,3 @@ From a store::
 
 See ``docs/similarity.md`` for the definitions, the defaults and the decisions.
 """
-
-from __future__ import annotations
-
-from ...ontology.extensions import (
-    DefinitionSyntaxError,
-    ExtensionReport,
-    Placement,
-    Problem,
-    parse_definition,
-    place_extensions,
-    place_union_classes,
-    union_members,
-)
-from .graph import (
-    SimilarityCache,
-    TermGraph,
-    load_term_graph,
-    method_weights,
-    parse_weights,
-    relation_iri,
-    similarity_index,
-)
-from .wang import (
-    BOSSY_WEIGHTS,
-    DEFAULT_RELATION_WEIGHT,
-    DEFAULT_WEIGHTS,
-    CycleError,
-    Engine,
-    SimilarityWarning,
-    UnknownTermError,
-    WangIndex,
-    combine_scores,
-    load_kernels,
-    semantic_value,
-    semantic_values,
-    wang_similarity,
-    weighted_dag,
-)
-
-__all__ = [
-    "BOSSY_WEIGHTS",
-    "DEFAULT_RELATION_WEIGHT",
-    "DEFAULT_WEIGHTS",
-    "CycleError",
-    "DefinitionSyntaxError",
-    "Engine",
-    "ExtensionReport",
-    "Placement",
-    "Problem",
-    "SimilarityCache",
-    "SimilarityWarning",
-    "TermGraph",
-    "UnknownTermError",
-    "WangIndex",
-    "combine_scores",
-    "load_kernels",
-    "load_term_graph",
-    "method_weights",
-    "parse_definition",
-    "parse_weights",
-    "place_extensions",
-    "place_union_classes",
-    "relation_iri",
-    "semantic_value",
-    "semantic_values",
-    "similarity_index",
-    "union_members",
-    "wang_similarity",
-    "weighted_dag",
-]

@@ -20,8 +20,6 @@ from typing import Any
 import numba
 import numpy as np
 
-__all__ = ["pair_similarities", "s_value_rows", "value_ids", "warm_up"]
-
 
 def _jit(fn: Callable[..., Any]) -> Any:
     """``numba.njit`` with an on-disk cache, or without one where no cache directory can be had."""

@@ -16,8 +16,6 @@ import numpy.typing as npt
 from ...core.errors import ConfigError, InputError
 from .definition import CycleError, Engine, WeightedDag
 
-__all__ = ["compact_rows", "compile_kernels", "kernels_failed", "load_kernels", "s_value_rows"]
-
 logger = logging.getLogger(__name__)
 
 

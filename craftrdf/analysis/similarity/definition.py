@@ -16,25 +16,6 @@ import numpy.typing as npt
 
 from ...core.errors import CraftrdfError, DataWarning, InputError
 
-__all__ = [
-    "BOSSY_WEIGHTS",
-    "DEFAULT_RELATION_WEIGHT",
-    "DEFAULT_WEIGHTS",
-    "Combine",
-    "CycleError",
-    "Engine",
-    "Missing",
-    "SimilarityWarning",
-    "UnknownTermError",
-    "WeightedDag",
-    "combine_scores",
-    "semantic_value",
-    "semantic_values",
-    "wang_similarity",
-    "weighted_dag",
-]
-
-
 #: child -> {parent: weight of the edge child -> parent}
 WeightedDag = Mapping[str, Mapping[str, float]]
 

@@ -42,26 +42,8 @@ from ...ontology.model import OntologyModel, relation_iri
 from ...ontology.placement import place_in_store
 from ...ontology.store_model import STRUCTURE_QUERY, read_store_model
 from ...store.local import ReadableStore
-from .wang import (
-    BOSSY_WEIGHTS,
-    DEFAULT_RELATION_WEIGHT,
-    DEFAULT_WEIGHTS,
-    Engine,
-    WangIndex,
-    weighted_dag,
-)
-
-__all__ = [
-    "GRAPH_QUERY",
-    "Method",
-    "SimilarityCache",
-    "TermGraph",
-    "load_term_graph",
-    "method_weights",
-    "parse_weights",
-    "relation_iri",
-    "similarity_index",
-]
+from .definition import BOSSY_WEIGHTS, DEFAULT_RELATION_WEIGHT, DEFAULT_WEIGHTS, Engine, weighted_dag
+from .wang import WangIndex
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +75,7 @@ def parse_weights(spec: str) -> dict[str, float]:
     """Relation weights from ``is_a=0.8,part_of=0.6``; a name alone takes its default.
 
     The default is the paper's (is_a 0.8, part_of 0.6) and, for any other relation,
-    :data:`~craftrdf.analysis.similarity.wang.DEFAULT_RELATION_WEIGHT` (0.6). Only the relations
+    :data:`~craftrdf.analysis.similarity.definition.DEFAULT_RELATION_WEIGHT` (0.6). Only the relations
     named are followed. ConfigError for a malformed item or a weight outside (0, 1].
 
     >>> parse_weights("is_a=0.7,part_of,develops_from")

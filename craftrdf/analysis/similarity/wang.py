@@ -48,40 +48,14 @@ import scipy.sparse as sp
 from ...core.errors import CraftrdfError
 from ._svalues import compact_rows, kernels_failed, load_kernels
 from .definition import (
-    BOSSY_WEIGHTS,
-    DEFAULT_RELATION_WEIGHT,
-    DEFAULT_WEIGHTS,
     Combine,
-    CycleError,
     Engine,
     Missing,
     SimilarityWarning,
     UnknownTermError,
     WeightedDag,
     combine_scores,
-    semantic_value,
-    semantic_values,
-    wang_similarity,
-    weighted_dag,
 )
-
-__all__ = [
-    "BOSSY_WEIGHTS",
-    "DEFAULT_RELATION_WEIGHT",
-    "DEFAULT_WEIGHTS",
-    "CycleError",
-    "Engine",
-    "SimilarityWarning",
-    "UnknownTermError",
-    "WangIndex",
-    "WeightedDag",
-    "combine_scores",
-    "load_kernels",
-    "semantic_value",
-    "semantic_values",
-    "wang_similarity",
-    "weighted_dag",
-]
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,8 @@
 
 One module per command group adds its subcommands. Errors a user can fix, usage errors
 included, come out as one line on stderr and exit status 1; a command that needs an extra
-which is not installed names it.
+which is not installed names it. A command module imports the library inside its handler, so
+``craftrdf --help`` and every other command load only what they use.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from ...core._extras import missing_extra
 from ...core.errors import CraftrdfError
 from . import annotate, classify, evaluate, export, reproduce, serve, similarity, store, sweep, train, views
 from ._common import setup_logging
-
-__all__ = ["build_parser", "main"]
 
 GROUPS = (store, views, similarity, annotate, export, evaluate, serve, sweep, reproduce, train, classify)
 

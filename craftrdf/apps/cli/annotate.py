@@ -64,7 +64,7 @@ def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> in
     from ...core.errors import ConfigError
     from ...core.registry import load_registry
     from ...matching.matcher.run import read_inputs
-    from ...matching.training import annotate_with_model
+    from ...matching.training.train import annotate_with_model
 
     if args.param or args.into_store:
         raise ConfigError("--model fixes the configuration: drop --param and --into-store")

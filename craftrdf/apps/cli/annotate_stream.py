@@ -35,7 +35,7 @@ def run_streamed(args: argparse.Namespace) -> int:
     from ...matching.matcher.config import MatcherConfig
     from ...matching.matcher.dictionary import default_cache_dir
     from ...matching.matcher.stream import run_annotation_stream
-    from ...matching.sweeps import DaskExecutor, InlineExecutor, LocalPool
+    from ...runtime.executors import DaskExecutor, InlineExecutor, LocalPool
     from ._common import index_progress, open_store, parse_params, worker_count
 
     config = MatcherConfig.from_params(parse_params(args.param))

@@ -8,7 +8,7 @@ from ._common import add_store_options, open_store
 
 
 def _cmd_classify(args: argparse.Namespace) -> int:
-    from ...ontology.reasoning import classify
+    from ...ontology.reasoning.run import classify
 
     with open_store(args, mode="write") as store:
         r = classify(store, args.ontology, reasoner=args.reasoner)

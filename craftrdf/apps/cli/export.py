@@ -29,7 +29,7 @@ def _cmd_export_ontology(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from ...core.errors import ConfigError
-    from ...publishing.exports import export_set
+    from ...publishing.exports.sets import export_set
 
     if args.ontology:
         return _cmd_export_ontology(args)

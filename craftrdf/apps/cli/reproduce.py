@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from ..reproduce import reproduce
+    from ..reproduce.run import reproduce
     from ._common import progress_bar, worker_count
 
     def progress(stage: str) -> Callable[[int, int, str], None]:
@@ -24,7 +24,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     pool = None
     workers = worker_count("--workers", args.workers, os.cpu_count() or 1)
     if workers > 1:
-        from ...matching.sweeps import LocalPool
+        from ...runtime.executors import LocalPool
 
         pool = LocalPool(workers)
     try:

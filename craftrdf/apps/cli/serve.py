@@ -17,7 +17,8 @@ def _server_logging() -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from ...publishing.server.app import ServerConfig, read_token, serve
+    from ...publishing.server.app import serve
+    from ...publishing.server.config import ServerConfig, read_token
     from ...publishing.server.guard import Limits
 
     _server_logging()

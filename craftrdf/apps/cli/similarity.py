@@ -26,8 +26,8 @@ from ._common import add_store_options, open_store
 
 if TYPE_CHECKING:
     from ...analysis.evaluation.bossy_index import OfficialIndex
-    from ...analysis.similarity import WangIndex
     from ...analysis.similarity.definition import Missing
+    from ...analysis.similarity.wang import WangIndex
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ def _output(path: str | None) -> Iterator[IO[str]]:
 
 
 def _report_extensions(report: object, path: str | None) -> None:
-    from ...analysis.similarity import ExtensionReport
+    from ...ontology.extensions import ExtensionReport
 
     assert isinstance(report, ExtensionReport)
     kinds = {k: [p for p in report.problems if p.kind == k] for k in ("syntax", "not-union", "unresolved", "cycle")}
@@ -125,7 +125,7 @@ def _report_extensions(report: object, path: str | None) -> None:
 
 
 def _cmd_similarity(args: argparse.Namespace) -> int:
-    from ...analysis.similarity import parse_weights, similarity_index
+    from ...analysis.similarity.graph import parse_weights, similarity_index
     from ...ontology.placement import place_in_store
 
     modes = [m for m in ("pairs", "matrix", "top_k") if getattr(args, m) is not None]
@@ -248,6 +248,3 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     s.add_argument("--digits", type=int, default=6, help="decimals printed (default 6)")
     s.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     s.set_defaults(func=_cmd_similarity)
-
-
-__all__ = ["add_commands", "read_pairs", "read_terms"]

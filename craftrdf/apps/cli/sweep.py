@@ -12,8 +12,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from ...core.errors import ConfigError
     from ...core.registry import load_registry
     from ...matching.matcher.dictionary import default_cache_dir
-    from ...matching.sweeps import DaskExecutor, InlineExecutor, LocalPool, TermFilter, load_grid, sweep_store
-    from ...runtime.executors import SweepExecutor
+    from ...matching.sweeps.entry import sweep_store
+    from ...matching.sweeps.grid import load_grid
+    from ...matching.sweeps.termfilter import TermFilter
+    from ...runtime.executors import DaskExecutor, InlineExecutor, LocalPool, SweepExecutor
     from ._common import open_store, progress_bar, worker_count
 
     if (args.select_on is None) != (args.report_on is None):

@@ -11,7 +11,7 @@ from ._common import add_store_options, open_store
 def _cmd_train(args: argparse.Namespace) -> int:
     from ...core.registry import load_registry
     from ...matching.matcher.dictionary import default_cache_dir
-    from ...matching.training import train_set
+    from ...matching.training.train import train_set
 
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     with open_store(args, mode="read") as store:

@@ -4,10 +4,3 @@
 computes craftrdf's (counts, Uberon statistics, sweeps, similarity), :mod:`.report` and
 :mod:`.figures` write them, :mod:`.run` ties them together.
 """
-
-from __future__ import annotations
-
-from .published import ConceptMapperBest, Published, load_published
-from .run import SWEEP_SETS, ReproduceResult, reproduce
-
-__all__ = ["SWEEP_SETS", "ConceptMapperBest", "Published", "ReproduceResult", "load_published", "reproduce"]

@@ -8,8 +8,6 @@ from types import ModuleType
 
 from .sections import SimilarityDistribution
 
-__all__ = ["ser_figure", "similarity_figure"]
-
 
 def _pyplot() -> ModuleType:
     import matplotlib

@@ -8,8 +8,6 @@ from importlib import resources
 
 from ...core.errors import ConfigError
 
-__all__ = ["ConceptMapperBest", "Published", "load_published", "parse_published"]
-
 
 @dataclass(frozen=True, slots=True)
 class ConceptMapperBest:

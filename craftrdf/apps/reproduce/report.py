@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ...core.model import Annotation
-from ...matching.sweeps import SweepReport
+from ...matching.sweeps.entry import SweepReport
 from .published import Published
 from .sections import (
     EXPLAINED_CELLS,
@@ -21,8 +21,6 @@ from .sections import (
 
 if TYPE_CHECKING:
     from ...matching.training.evaluate import TestScore
-
-__all__ = ["render_report"]
 
 
 def _diff(ours: float, published: float | None, fmt: str = "{:+,}") -> str:
@@ -321,7 +319,7 @@ def _sweeps(sweeps: Mapping[str, SweepReport], published: Published, grid: str, 
         "stopWords, synonyms. *Term filter*: the matches of a term (matched text and class) are dropped when "
         "that term was seen at least twice and right less than half the time on other documents; here each "
         "fifth of the articles is filtered by what the other four fifths taught "
-        "(`craftrdf.matching.sweeps.TermFilter`). "
+        "(`craftrdf.matching.sweeps.termfilter.TermFilter`). "
         "Precision–recall figures: "
         + ", ".join(f"[{k}](sweeps/{k}/pr.png)" for k in sweeps if k in published.conceptmapper)
         + ".",

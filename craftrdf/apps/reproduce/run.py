@@ -13,10 +13,14 @@ from ...core.errors import ConfigError
 from ...core.iris import ontology_name
 from ...core.model import Annotation
 from ...core.registry import Registry, load_registry
-from ...matching.matcher import MatcherConfig
-from ...matching.sweeps import Progress, SweepExecutor, SweepReport, TermFilter, load_grid
+from ...matching.matcher.config import MatcherConfig
+from ...matching.sweeps.entry import SweepReport
+from ...matching.sweeps.grid import load_grid
+from ...matching.sweeps.run import Progress
+from ...matching.sweeps.termfilter import TermFilter
 from ...matching.training.evaluate import TestScore, Training, collect_trained, start_training
 from ...querying.sets import resolve_set
+from ...runtime.executors import SweepExecutor
 from ...store.local import AnnotationStore
 from .figures import ser_figure, similarity_figure
 from .published import Published, load_published
@@ -38,8 +42,6 @@ from .sections import (
     uberon_stats,
 )
 from .warmup import WarmUp, start_warm_up
-
-__all__ = ["SWEEP_SETS", "ReproduceResult", "reproduce"]
 
 logger = logging.getLogger(__name__)
 

@@ -17,35 +17,19 @@ from ...analysis.views import NestingFilter, ViewSpec, run_view
 from ...core.iris import annotation_iri, ontology_name
 from ...core.model import Annotation
 from ...core.registry import Registry
-from ...matching.matcher import MatcherConfig, MatchingSession
+from ...matching.matcher.annotate import MatchingSession
+from ...matching.matcher.config import MatcherConfig
 from ...matching.matcher.dictionary import load_terms
-from ...matching.sweeps import Progress, SweepExecutor, SweepReport, TermFilter, sweep_store
+from ...matching.sweeps.entry import SweepReport, sweep_store
 from ...matching.sweeps.inputs import document_splits
+from ...matching.sweeps.run import Progress
+from ...matching.sweeps.termfilter import TermFilter
 from ...querying.indexes import ensure_containment
 from ...querying.library import run_query
 from ...querying.sets import resolve_set
 from ...querying.webanno import document_texts, fetch_annotations
+from ...runtime.executors import SweepExecutor
 from ...store.local import ReadableStore
-
-__all__ = [
-    "EXPLAINED_CELLS",
-    "NESTED_PROJECT_PREFIX",
-    "PAPER_ROWS",
-    "CellCause",
-    "CountRow",
-    "NestingCounts",
-    "SimilarityDistribution",
-    "StatsRow",
-    "count_causes",
-    "count_rows",
-    "documents_of",
-    "gold_only_sets",
-    "run_sweeps",
-    "sets_with_ontology",
-    "similarity_distribution",
-    "uberon_nesting",
-    "uberon_stats",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -297,7 +281,7 @@ def run_sweeps(
 
     ``cache_dir`` keeps sentence splits and dictionaries between sets (the splitting of
     each document is most of a sweep's set-up). ``apply_craft_rules`` and ``prefer_labels``
-    are :func:`craftrdf.matching.sweeps.sweep_store`'s; both off is ConceptMapper's behaviour.
+    are :func:`craftrdf.matching.sweeps.entry.sweep_store`'s; both off is ConceptMapper's behaviour.
     ``term_filter`` also scores the best-F1 and lowest-SER configurations with that
     filter (the reports' ``filtered``); ``plot`` draws ``pr.png``. ``fetched``: see :func:`read_annotations`.
     """
@@ -342,7 +326,7 @@ def similarity_distribution(
     Classes outside that graph count as 0. ``placements``: that graph's structural placements
     computed beforehand (:func:`craftrdf.ontology.placement.reasoned_placements`), else computed here.
     """
-    from ...analysis.similarity import similarity_index
+    from ...analysis.similarity.graph import similarity_index
 
     texts = document_texts(store, documents)
     ref = resolve_set(store, key)

@@ -32,8 +32,6 @@ from ...querying.webanno import document_texts
 from ...runtime.executors import SweepExecutor, installed
 from ...store.local import ReadableStore
 
-__all__ = ["WarmUp", "WarmUpInputs", "compile_on_worker", "place_on_worker", "split_on_worker", "start_warm_up"]
-
 logger = logging.getLogger(__name__)
 
 

@@ -40,21 +40,13 @@ from .config import (
 from .dictionary import (
     Dictionary,
     DictionaryTerm,
-    _read_json,
-    _write_json,
+    read_json,
     terms_from_names,
+    write_json,
 )
 from .normalize import NormalizedText, Normalizer, normalize_text
 from .search import SearchIndex, find_matches, match_spans
 from .tokenize import TokenizedText, analyze, split_sentences
-
-__all__ = [
-    "ANNOTATOR",
-    "MATCHER_VERSION",
-    "Matcher",
-    "MatchingSession",
-    "annotate_texts",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +178,7 @@ class MatchingSession:
 
     def _cached_sentences(self, document: str) -> list[tuple[int, int]] | None:
         path = self._sentence_cache(document)
-        data = _read_json(path) if path is not None else None
+        data = read_json(path) if path is not None else None
         if isinstance(data, dict) and data.get("splitter") == _SPLITTER:
             return [(s, e) for s, e in data["spans"]]
         return None
@@ -204,7 +196,7 @@ class MatchingSession:
                     spans = split_sentences(self.texts[document])
                 path = self._sentence_cache(document)
                 if path is not None:
-                    _write_json(path, {"splitter": _SPLITTER, "spans": spans})
+                    write_json(path, {"splitter": _SPLITTER, "spans": spans})
             self._sentences[document] = spans
             return spans
 

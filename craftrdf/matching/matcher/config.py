@@ -43,23 +43,6 @@ from typing import Any
 
 from ...core.errors import ConfigError
 
-__all__ = [
-    "PARAMETERS",
-    "CaseMatch",
-    "FindAllMatches",
-    "MatcherConfig",
-    "OrderIndependentLookup",
-    "SearchKey",
-    "SearchStrategy",
-    "Stemmer",
-    "StopWords",
-    "Synonyms",
-    "TextNormalization",
-    "canonical",
-    "distinct_grid",
-    "grid",
-]
-
 
 class CaseMatch(StrEnum):
     """How tokens are case-folded before lookup (ConceptMapper's ``caseMatch``)."""

@@ -47,18 +47,6 @@ from ...store.local import ReadableStore, solutions
 from .config import CaseMatch, Stemmer, StopWords, Synonyms, TextNormalization
 from .normalize import Normalizer
 
-__all__ = [
-    "SCOPES",
-    "Dictionary",
-    "DictionaryTerm",
-    "Scope",
-    "default_cache_dir",
-    "fetch_terms",
-    "load_dictionary",
-    "load_terms",
-    "terms_from_names",
-]
-
 logger = logging.getLogger(__name__)
 
 Scope = Literal["LABEL", "EXACT", "BROAD", "NARROW", "RELATED"]
@@ -263,7 +251,7 @@ def _digest(*parts: str) -> str:
     return h.hexdigest()
 
 
-def _read_json(path: Path) -> object | None:
+def read_json(path: Path) -> object | None:
     try:
         with open(path, encoding="utf-8") as fh:
             data: object = json.load(fh)
@@ -275,7 +263,7 @@ def _read_json(path: Path) -> object | None:
         return None
 
 
-def _write_json(path: Path, data: object) -> None:
+def write_json(path: Path, data: object) -> None:
     """Write atomically (temporary file, then rename) so readers never see half a file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -313,13 +301,13 @@ def load_terms(
     digest = _terms_key(store, ref, registry)
     path = cache_dir / f"terms-{digest}.json" if cache_dir is not None else None
     if path is not None:
-        data = _read_json(path)
+        data = read_json(path)
         if isinstance(data, dict) and data.get("digest") == digest:
             logger.info("dictionary terms of %s from cache %s", ref.key, path)
             return [DictionaryTerm(*t) for t in data["terms"]], digest
     terms = fetch_terms(store, ref, registry=registry, curies=curies)
     if path is not None:
-        _write_json(path, {"digest": digest, "set": ref.key, "terms": [[t.class_id, t.name, t.scope] for t in terms]})
+        write_json(path, {"digest": digest, "set": ref.key, "terms": [[t.class_id, t.name, t.scope] for t in terms]})
     return terms, digest
 
 
@@ -353,7 +341,7 @@ def load_dictionary(
     )
     path = cache_dir / f"dictionary-{digest}.json" if cache_dir is not None else None
     if path is not None:
-        data = _read_json(path)
+        data = read_json(path)
         if isinstance(data, dict) and data.get("digest") == digest:
             logger.info("dictionary of %s from cache %s", ref.key, path)
             entries = {tuple(k): frozenset(v) for k, v in data["entries"]}
@@ -361,7 +349,7 @@ def load_dictionary(
     terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
     dictionary = Dictionary.build(terms, normalization, synonyms, normalizer=normalizer)
     if path is not None:
-        _write_json(
+        write_json(
             path,
             {
                 "digest": digest,

@@ -45,8 +45,6 @@ from importlib import resources
 from .config import CaseMatch, Stemmer, StopWords, TextNormalization
 from .tokenize import TOKEN, TokenizedText
 
-__all__ = ["NormalizedText", "Normalizer", "normalize_text", "pubmed_stop_words"]
-
 _DIGIT = re.compile(r"\d")
 
 

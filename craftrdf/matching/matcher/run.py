@@ -33,15 +33,6 @@ from .config import MatcherConfig, Synonyms, TextNormalization, canonical
 from .dictionary import Dictionary, load_dictionary
 from .normalize import Normalizer
 
-__all__ = [
-    "RunReport",
-    "parse_splits",
-    "read_inputs",
-    "run_annotation",
-    "run_nquads",
-    "write_bionlp_files",
-]
-
 logger = logging.getLogger(__name__)
 
 

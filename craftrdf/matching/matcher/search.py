@@ -47,8 +47,6 @@ from .config import FindAllMatches, OrderIndependentLookup, SearchKey, SearchStr
 from .dictionary import Dictionary
 from .normalize import NormalizedText
 
-__all__ = ["Match", "SearchIndex", "find_matches", "match_spans", "search_tokens"]
-
 
 @dataclass(frozen=True, slots=True)
 class Match:

@@ -2,8 +2,8 @@
 
 The job (:func:`annotate_stream`) reads documents lazily (:func:`~.stream_io.iter_sources`),
 groups them in batches of ``batch_size`` and submits each batch to an executor of
-:mod:`craftrdf.runtime.executors` (this process, a :class:`~craftrdf.matching.sweeps.LocalPool`, or a
-Dask cluster through :class:`~craftrdf.matching.sweeps.DaskExecutor`), never more than ``in_flight``
+:mod:`craftrdf.runtime.executors` (this process, a :class:`~craftrdf.runtime.executors.LocalPool`, or a
+Dask cluster through :class:`~craftrdf.runtime.executors.DaskExecutor`), never more than ``in_flight``
 at a time. The annotator is shared with the workers once (``executor.share``: installed in
 each pool worker, broadcast to each Dask worker); a task receives a batch's texts and returns,
 per document, its BioNLP text and its N-Quads, rendered on the worker. As each batch
@@ -60,18 +60,6 @@ from .stream_io import (
     read_source,
     write_batch_files,
 )
-
-__all__ = [
-    "Batch",
-    "BatchResult",
-    "DocumentAnnotator",
-    "MatcherAnnotator",
-    "StreamPayload",
-    "StreamReport",
-    "annotate_batch",
-    "annotate_stream",
-    "run_annotation_stream",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -175,7 +163,7 @@ class BatchResult:
 def annotate_batch(shared: StreamPayload | str, batch: Batch) -> BatchResult:
     """Annotate a batch and render its outputs (a task; runs on a worker).
 
-    ``shared`` is the payload, or in a :class:`~craftrdf.matching.sweeps.LocalPool` worker its token.
+    ``shared`` is the payload, or in a :class:`~craftrdf.runtime.executors.LocalPool` worker its token.
     An exception while annotating or rendering one document becomes a failure of that
     document only.
     """

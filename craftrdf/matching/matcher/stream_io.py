@@ -28,19 +28,6 @@ from ...ingest.corpus import read_splits
 from ...store.local import WritableStore
 from .run import parse_splits
 
-__all__ = [
-    "FAILURES_FILE",
-    "PROGRESS_FILE",
-    "AppendableStore",
-    "DocumentFailure",
-    "ProgressFile",
-    "Source",
-    "StoreTarget",
-    "iter_sources",
-    "read_source",
-    "write_batch_files",
-]
-
 logger = logging.getLogger(__name__)
 
 #: The progress file in the output folder: a header line, then one line per finished batch.

@@ -25,8 +25,6 @@ from array import array
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TOKEN", "TokenizedText", "analyze", "split_sentences", "tokenize"]
-
 #: A token: a maximal run of Unicode letters and digits.
 TOKEN = re.compile(r"[^\W_]+")
 

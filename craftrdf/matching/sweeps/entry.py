@@ -25,8 +25,6 @@ from .results import COLUMNS, SweepRow, best_rows, csv_line
 from .run import Progress, SweepResult, run_sweep
 from .termfilter import FilteredRows, FilterScorer, TermFilter
 
-__all__ = ["SweepReport", "sweep_store"]
-
 logger = logging.getLogger(__name__)
 
 

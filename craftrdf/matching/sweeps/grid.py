@@ -26,8 +26,6 @@ from pathlib import Path
 from ...core.errors import ConfigError
 from ..matcher.config import PARAMETERS, MatcherConfig, Synonyms, TextNormalization, grid
 
-__all__ = ["QUICK", "RunGroup", "load_grid", "plan", "product_grid"]
-
 #: The values of the ``quick`` grid (16 configurations): cheap normalizations, every search.
 QUICK: dict[str, tuple[str, ...]] = {
     "caseMatch": ("CASE_INSENSITIVE", "CASE_SENSITIVE"),

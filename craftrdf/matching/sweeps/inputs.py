@@ -33,8 +33,6 @@ from ..matcher.dictionary import load_terms
 from ..matcher.run import parse_splits
 from .run import SweepInputs
 
-__all__ = ["document_splits", "prepare_inputs", "prepare_split_inputs"]
-
 logger = logging.getLogger(__name__)
 
 

@@ -15,8 +15,6 @@ from typing import Any
 from .report import PAPER
 from .results import SweepRow, pareto_front
 
-__all__ = ["plot_pr"]
-
 
 def plot_pr(rows: Sequence[SweepRow], path: Path, *, set_key: str, documents: str) -> Path:
     """Draw the precision-recall plot of ``rows`` into ``path`` (PNG); returns ``path``."""

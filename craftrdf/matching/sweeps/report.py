@@ -16,8 +16,6 @@ from ..matcher.config import PARAMETERS
 from .results import SweepRow
 from .termfilter import FilteredRows
 
-__all__ = ["PAPER", "best_markdown"]
-
 #: The paper's ConceptMapper results on the 67 public documents (issue 7): best-F1 (P, R, F1),
 #: best precision and best recall (only that rate is given).
 PAPER: Mapping[str, Mapping[str, float]] = {

@@ -25,8 +25,6 @@ from ...analysis.evaluation.metrics import RetrievalRates
 from ...core.errors import ConfigError
 from ..matcher.config import PARAMETERS, MatcherConfig
 
-__all__ = ["COLUMNS", "ResultsFile", "SweepRow", "best_rows", "csv_line", "pareto_front", "read_results"]
-
 logger = logging.getLogger(__name__)
 
 COLUMNS: tuple[str, ...] = (*PARAMETERS, "tp", "fp", "fn", "precision", "recall", "f1", "ser", "seconds")

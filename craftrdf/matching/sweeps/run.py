@@ -23,14 +23,12 @@ import logging
 import os
 import threading
 import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...analysis.evaluation.official_graph import OfficialWang
 from ...analysis.rules import Mappings, apply_rules
-from ...analysis.similarity.wang import SimilarityWarning
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ...runtime.executors import InlineExecutor, SweepExecutor, installed
@@ -41,14 +39,6 @@ from ..matcher.normalize import Normalizer
 from .grid import RunGroup, plan
 from .results import ResultsFile, SweepRow
 from .score import GoldStandard
-
-__all__ = [
-    "Progress",
-    "SweepInputs",
-    "SweepResult",
-    "run_group",
-    "run_sweep",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +100,7 @@ def _token(inputs: SweepInputs) -> str:
 # -- the worker side ----------------------------------------------------------------------
 
 
-class _WorkerState:
+class WorkerState:
     """One worker's shared work for one :class:`SweepInputs`: the session and the gold standard."""
 
     def __init__(self, inputs: SweepInputs) -> None:
@@ -140,21 +130,21 @@ class _WorkerState:
 # Per-process cache of worker states, keyed by SweepInputs.token. A process-pool or Dask
 # worker outlives a task, and keeping its session between tasks is the point of the
 # sharing; only the newest inputs are kept so a long-lived worker does not accumulate them.
-_STATES: dict[str, _WorkerState] = {}
+_STATES: dict[str, WorkerState] = {}
 _STATES_LOCK = threading.Lock()
 
 
-def _state(shared: SweepInputs | str) -> _WorkerState:
+def _state(shared: SweepInputs | str) -> WorkerState:
     inputs = installed(shared) if isinstance(shared, str) else shared
     with _STATES_LOCK:
         hit = _STATES.get(inputs.token)
         if hit is None:
             _STATES.clear()
-            hit = _STATES[inputs.token] = _WorkerState(inputs)
+            hit = _STATES[inputs.token] = WorkerState(inputs)
         return hit
 
 
-def worker_state(inputs: SweepInputs) -> _WorkerState:
+def worker_state(inputs: SweepInputs) -> WorkerState:
     """The worker state of ``inputs`` in this process: the one a sweep left behind, or a new one."""
     return _state(inputs)
 
@@ -164,7 +154,7 @@ def _forget(token: str) -> None:
         _STATES.pop(token, None)
 
 
-def _predictions(state: _WorkerState, config: MatcherConfig) -> dict[str, list[Annotation]]:
+def config_predictions(state: WorkerState, config: MatcherConfig) -> dict[str, list[Annotation]]:
     out = state.session.annotate(config)
     inputs = state.inputs
     if inputs.rules and inputs.mappings is not None:
@@ -184,9 +174,7 @@ def run_group(shared: SweepInputs | str, group: RunGroup) -> list[SweepRow]:
     (normalizing texts, building the dictionary) is logged, not charged to a row.
     """
     state = _state(shared)
-    with state.lock, warnings.catch_warnings():
-        # pairs of classes from different ontologies score 0, as the Shared Task wants; no need to say so per pair
-        warnings.simplefilter("ignore", SimilarityWarning)
+    with state.lock:
         t = time.perf_counter()
         state.keep_only_recent(group.normalization)
         for d in state.inputs.texts:
@@ -202,7 +190,7 @@ def run_group(shared: SweepInputs | str, group: RunGroup) -> list[SweepRow]:
         rows: list[SweepRow] = []
         for config in group.runs:
             t, cpu = time.perf_counter(), time.process_time()
-            predictions = _predictions(state, config)
+            predictions = config_predictions(state, config)
             exact = state.gold.exact(predictions)
             ser = state.gold.ser(predictions).ser
             rows.append(

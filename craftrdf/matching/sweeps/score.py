@@ -25,8 +25,6 @@ from ...analysis.evaluation.official import official_scores, prepare_official, s
 from ...analysis.evaluation.official_graph import OfficialWang
 from ...core.model import Annotation, Span
 
-__all__ = ["ExactCounts", "GoldStandard", "exact_key"]
-
 ExactKey = tuple[str, tuple[Span, ...], str]
 
 

@@ -18,22 +18,18 @@ no document is filtered by its own gold.
 from __future__ import annotations
 
 import time
-import warnings
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...analysis.similarity.wang import SimilarityWarning
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ..matcher.config import MatcherConfig
 from .results import SweepRow
 
 if TYPE_CHECKING:
-    from .run import SweepInputs, _WorkerState
-
-__all__ = ["FilterScorer", "FilteredRows", "TermFilter", "TermKey", "cross_validated", "term_key"]
+    from .run import SweepInputs, WorkerState
 
 #: ``(matched text, class)``: the text of the annotation's spans as written, joined by one space.
 TermKey = tuple[str, str]
@@ -165,13 +161,13 @@ class FilterScorer:
         self._report_predictions: dict[MatcherConfig, tuple[dict[str, list[Annotation]], float]] = {}
 
     def _on_report(self, config: MatcherConfig) -> tuple[dict[str, list[Annotation]], float]:
-        from .run import _predictions
+        from .run import config_predictions
 
         hit = self._report_predictions.get(config)
         if hit is None:
             assert self._report is not None
             t = time.perf_counter()
-            hit = self._report_predictions[config] = (_predictions(self._report, config), time.perf_counter() - t)
+            hit = self._report_predictions[config] = (config_predictions(self._report, config), time.perf_counter() - t)
         return hit
 
     def plain_report(self, config: MatcherConfig) -> SweepRow:
@@ -179,34 +175,30 @@ class FilterScorer:
         if self._report is None:
             raise ConfigError("no report documents were given")
         predictions, seconds = self._on_report(config)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SimilarityWarning)
-            return _row(self._report, config, predictions, seconds)
+        return _row(self._report, config, predictions, seconds)
 
     def rows(self, config: MatcherConfig) -> FilteredRows:
         """``config`` cross-validated on the selection documents, and learned there for the report documents."""
-        from .run import _predictions
+        from .run import config_predictions
 
         flt, state = self.filter, self._select
         texts = state.inputs.texts
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SimilarityWarning)  # classes of other ontologies score 0, as in a sweep
-            t = time.perf_counter()
-            predictions = _predictions(state, config)
-            correct = state.gold.is_exact
-            cv = cross_validated(flt, predictions, texts, correct, folds=self.folds)
-            selection = _row(state, config, cv, time.perf_counter() - t)
-            dropped = flt.learn(predictions, texts, correct)
-            report_row = None
-            if self._report is not None:
-                on_report, seconds = self._on_report(config)
-                kept = TermFilter.apply(on_report, self._report.inputs.texts, dropped)
-                report_row = _row(self._report, config, kept, seconds)
+        t = time.perf_counter()
+        predictions = config_predictions(state, config)
+        correct = state.gold.is_exact
+        cv = cross_validated(flt, predictions, texts, correct, folds=self.folds)
+        selection = _row(state, config, cv, time.perf_counter() - t)
+        dropped = flt.learn(predictions, texts, correct)
+        report_row = None
+        if self._report is not None:
+            on_report, seconds = self._on_report(config)
+            kept = TermFilter.apply(on_report, self._report.inputs.texts, dropped)
+            report_row = _row(self._report, config, kept, seconds)
         return FilteredRows(flt, selection, report_row, len(dropped))
 
 
 def _row(
-    state: _WorkerState, config: MatcherConfig, predictions: Mapping[str, Sequence[Annotation]], seconds: float
+    state: WorkerState, config: MatcherConfig, predictions: Mapping[str, Sequence[Annotation]], seconds: float
 ) -> SweepRow:
     exact = state.gold.exact(predictions)
     return SweepRow(config, exact.tp, exact.fp, exact.fn, state.gold.ser(predictions).ser, seconds)

@@ -8,34 +8,3 @@ rules together by document-level cross-validation (:mod:`.select`); abbreviation
 (:mod:`.rules`) are rules the selection may turn on. The model is a folder of plain
 files (:mod:`.folder`); :func:`annotate_with_model` applies it. See docs/training.md.
 """
-
-from __future__ import annotations
-
-from .abbreviations import Definition, best_long_form, definitions
-from .data import SetData, read_set
-from .engine import Decision
-from .folder import FORMAT, VERSION, Model, read_model
-from .rules import Rules
-from .select import Selection
-from .train import ApplyReport, TrainReport, annotate_with_model, predict, score_on, train_set
-
-__all__ = [
-    "FORMAT",
-    "VERSION",
-    "ApplyReport",
-    "Decision",
-    "Definition",
-    "Model",
-    "Rules",
-    "Selection",
-    "SetData",
-    "TrainReport",
-    "annotate_with_model",
-    "best_long_form",
-    "definitions",
-    "predict",
-    "read_model",
-    "read_set",
-    "score_on",
-    "train_set",
-]

@@ -24,8 +24,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Definition", "best_long_form", "definitions"]
-
 _PAREN = re.compile(r"\(([^()]{1,40})\)")
 _WORD = re.compile(r"\S+")
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...analysis.evaluation.official_graph import OfficialWang
+from ...analysis.evaluation.official_graph import OfficialWang, store_wang
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.model import Annotation
@@ -31,8 +31,6 @@ from ...store.local import ReadableStore
 from ..matcher.dictionary import DictionaryTerm, load_terms
 from ..matcher.run import parse_splits
 from ..sweeps.inputs import document_splits
-
-__all__ = ["Corpus", "SetData", "parse_on", "read_corpora", "read_corpus", "read_set", "split_documents"]
 
 logger = logging.getLogger(__name__)
 
@@ -107,8 +105,6 @@ def read_set(
     curies: CurieMap | None = None,
 ) -> SetData:
     """The set's ontology names and the official scorer of its slot error rate (None: exact classes)."""
-    from .scoring import store_wang
-
     ref = resolve_set(store, set_key)
     if ref.ontology is None or ref.ontology not in store.batches():
         logger.warning("%s: no ontology in the store; training from gold names alone, SER exact classes only", ref.key)

@@ -34,22 +34,6 @@ from ..matcher.config import FindAllMatches, OrderIndependentLookup, SearchKey, 
 from ..matcher.normalize import NormalizedText
 from ..matcher.search import SearchIndex, find_matches, match_spans
 
-__all__ = [
-    "ALL_CONTIGUOUS",
-    "Candidate",
-    "Decision",
-    "Key",
-    "Term",
-    "TermCounts",
-    "choose",
-    "choose_options",
-    "count_terms",
-    "find_candidates",
-    "resolve",
-    "surface_term",
-    "to_annotations",
-]
-
 Key = tuple[str, ...]
 #: (normalized key, class id)
 Term = tuple[Key, str]

@@ -28,19 +28,8 @@ from ..matcher.annotate import MatchingSession
 from ..matcher.config import Synonyms, TextNormalization
 from ..matcher.dictionary import Dictionary, load_dictionary
 from .data import Corpus, SetData, parse_on, read_corpora, read_set, split_documents
-from .select import OntologySource
+from .select import FULL, QUICK, OntologySource, comparer
 from .train import TrainReport, score_read, train_read
-
-__all__ = [
-    "TestScore",
-    "TrainInputs",
-    "Training",
-    "collect_trained",
-    "costly",
-    "start_training",
-    "train_and_test",
-    "train_one",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -65,8 +54,6 @@ def costly(
     corpus: Corpus, predictions: Mapping[str, Sequence[Annotation]], set_key: str, top: int = 5
 ) -> tuple[Costly, Costly]:
     """The most frequent false positives and negatives (exact spans, class as the scorer compares it)."""
-    from .select import comparer
-
     compare = comparer(set_key)
     fp: Counter[tuple[str, str]] = Counter()
     fn: Counter[tuple[str, str]] = Counter()
@@ -168,8 +155,6 @@ def _read_inputs(
     ``ship``: the inputs go to other processes, so the dictionaries are read now (else on use).
     ``fetched``: sets' annotations read beforehand, by set key as stored (the others are read here).
     """
-    from .select import FULL, QUICK
-
     train_docs, test_docs = split_documents(store, train_splits), split_documents(store, test_splits)
     texts = document_texts(store, train_docs + test_docs)
     wanted = {(c.normalization, c.synonyms) for c in (QUICK if quick else FULL)}

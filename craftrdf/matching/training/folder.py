@@ -32,8 +32,6 @@ from ..matcher.config import MatcherConfig
 from .engine import SURFACE, Decision, Key, Term, surface_term
 from .rules import Rules
 
-__all__ = ["FORMAT", "VERSION", "Model", "NameRow", "TermRow", "read_model", "write_model"]
-
 FORMAT = "craftrdf-trained-matcher"
 #: Bumped when the files' layout or meaning changes; a model of another version is refused.
 VERSION = 1

@@ -21,8 +21,6 @@ from ..matcher.normalize import Normalizer
 from .engine import Key, Term
 from .symbols import is_symbol, symbol_key, symbol_of
 
-__all__ = ["GoldNames", "gold_names"]
-
 
 @dataclass(frozen=True, slots=True, eq=False)
 class GoldNames:

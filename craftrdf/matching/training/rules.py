@@ -25,8 +25,6 @@ from ..matcher.normalize import NormalizedText, Normalizer
 from .abbreviations import definitions
 from .engine import Candidate, Decision, Key, Term
 
-__all__ = ["RuleContext", "Rules", "ShortForm", "apply_rules", "short_forms"]
-
 _CONJ = frozenset({"and", "or"})
 _GAP_LIST = re.compile(r"\s*,\s*")
 _GAP_SPACE = re.compile(r"\s+")

@@ -17,8 +17,3 @@ to nothing else (0).
 """
 
 from __future__ import annotations
-
-from ...analysis.evaluation.official import exact_wang, official_scores
-from ...analysis.evaluation.official_graph import store_wang
-
-__all__ = ["exact_wang", "official_scores", "store_wang"]

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...analysis.evaluation.bossy import comparison_class, uses_parallel_ids
+from ...analysis.evaluation.official import official_scores
 from ...core.model import Annotation, Span
 from ..matcher.annotate import MatchingSession
 from ..matcher.config import FindAllMatches, MatcherConfig, Synonyms, TextNormalization
@@ -41,30 +42,11 @@ from .engine import (
     find_candidates,
     resolve,
     surface_term,
+    to_annotations,
 )
 from .names import GoldNames, gold_names
 from .rules import RuleContext, Rules, ShortForm, apply_rules, short_forms
-from .scoring import official_scores
 from .symbols import symbol_candidates
-
-__all__ = [
-    "DECISIONS",
-    "FINALISTS",
-    "FULL",
-    "QUICK",
-    "QUICK_DECISIONS",
-    "RULES",
-    "FoldView",
-    "Prepared",
-    "Selection",
-    "cross_validated",
-    "decide",
-    "exact_error",
-    "prepare",
-    "select",
-    "shared_task_ser",
-    "to_predictions",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -277,8 +259,6 @@ def exact_error(pairs: Pairs, corpus: Corpus, compare: Callable[[str], str] = st
 
 def to_predictions(pairs: Pairs, texts: Mapping[str, str]) -> dict[str, list[Annotation]]:
     """Kept pairs as annotations, per document."""
-    from .engine import to_annotations
-
     return {doc: to_annotations(doc, texts[doc], kept, ANNOTATOR) for doc, kept in pairs.items()}
 
 

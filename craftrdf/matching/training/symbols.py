@@ -17,8 +17,6 @@ from collections.abc import Mapping
 from ...core.model import Span
 from .engine import Candidate, Key
 
-__all__ = ["MAX_SYMBOL", "context", "is_symbol", "symbol_candidates", "symbol_key"]
-
 PREFIX = "symbol:"
 MAX_SYMBOL = 3
 _WORDISH = re.compile(r"[^\W_]")

@@ -13,6 +13,7 @@ from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ...core.registry import Registry
+from ...querying.sets import resolve_set
 from ...store.local import ReadableStore
 from ..matcher.annotate import MatchingSession
 from ..matcher.config import Synonyms, TextNormalization
@@ -35,11 +36,10 @@ from .select import (
     Selection,
     decide,
     select,
+    shared_task_ser,
     to_predictions,
 )
 from .symbols import symbol_candidates
-
-__all__ = ["ApplyReport", "NoGoldError", "TrainReport", "annotate_with_model", "predict", "train_set"]
 
 logger = logging.getLogger(__name__)
 
@@ -275,8 +275,6 @@ def annotate_with_model(
     data_ontology = model.meta.get("ontology")
     ontology = None
     if data_ontology:
-        from ...querying.sets import resolve_set
-
         ref = resolve_set(store, set_key)
         if ref.ontology is None or ref.ontology not in store.batches():
             raise ConfigError(f"model {model_dir} uses the ontology of {set_key}, which this store does not hold")
@@ -325,8 +323,6 @@ def score_read(
 
     Raises ConfigError when a document of ``corpus`` was used to train the model.
     """
-    from .select import shared_task_ser
-
     leaked = set(corpus.texts) & set(model.documents)
     if leaked:
         raise ConfigError(f"documents {', '.join(sorted(leaked)[:3])} were used to train this model")

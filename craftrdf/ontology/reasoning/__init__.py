@@ -4,9 +4,3 @@
 ``rdfs:subClassOf`` edges into the derived graph :func:`craftrdf.core.iris.inferred_graph`, which
 similarity, the views and the viewer read beside the relations graph (docs/classify.md).
 """
-
-from __future__ import annotations
-
-from .run import ClassifyReport, Reasoner, classify, compare_placements
-
-__all__ = ["ClassifyReport", "Reasoner", "classify", "compare_placements"]

@@ -19,8 +19,6 @@ from ...core.errors import ConfigError
 from ...store.local import ReadableStore
 from ..owlread import ontology_triples
 
-__all__ = ["classify_hermit", "hermit_available"]
-
 logger = logging.getLogger(__name__)
 
 Edge = tuple[str, str]

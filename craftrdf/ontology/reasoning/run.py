@@ -18,8 +18,6 @@ from ...store.local import ReadableStore, require_writable
 from ..owlread import read_ontology
 from .structural import StructuralReasoner, classify_structural
 
-__all__ = ["ClassifyReport", "Reasoner", "classify", "compare_placements"]
-
 logger = logging.getLogger(__name__)
 
 Reasoner = Literal["structural", "hermit"]

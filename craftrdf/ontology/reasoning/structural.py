@@ -34,8 +34,6 @@ from ...core.vocab import OWL
 from ...ingest.cycles import strongly_connected_components
 from ..owlread import OntologyAxioms
 
-__all__ = ["StructuralReasoner", "ancestor_closure", "classify_structural"]
-
 logger = logging.getLogger(__name__)
 
 Edge = tuple[str, str]

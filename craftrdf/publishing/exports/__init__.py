@@ -1,35 +1,14 @@
 """Publishing a store's annotation sets: exports to RDF, Web Annotation JSON-LD, PubAnnotation, BioNLP.
 
->>> from craftrdf.publishing.exports import ExportFormat
+>>> from craftrdf.publishing.exports._base import ExportFormat
 >>> [f.value for f in ExportFormat]
 ['turtle', 'trig', 'nquads', 'jsonld', 'pubannotation', 'bionlp']
 
 From a store::
 
-    from craftrdf.publishing.exports import export_set
+    from craftrdf.publishing.exports.sets import export_set
     with AnnotationStore.open("craft.store", mode="read") as store:
         report = export_set(store, "UBERON_EXT", "out/", format="bionlp")
 
 See ``docs/exports.md`` for each format and how discontinuous annotations are written.
 """
-
-from __future__ import annotations
-
-from .ontology import OntologyExportReport, export_ontology
-from .sets import (
-    CRAFT_JSONLD_CONTEXT,
-    WA_CONTEXT,
-    ExportFormat,
-    ExportReport,
-    export_set,
-)
-
-__all__ = [
-    "CRAFT_JSONLD_CONTEXT",
-    "WA_CONTEXT",
-    "ExportFormat",
-    "ExportReport",
-    "OntologyExportReport",
-    "export_ontology",
-    "export_set",
-]

@@ -23,17 +23,6 @@ from ...querying.library import resolve_query
 from ...querying.sets import SetRef
 from ...store.local import ReadableStore, solutions
 
-__all__ = [
-    "Ann",
-    "ExportFormat",
-    "ExportReport",
-    "annotations_by_document",
-    "atomic",
-    "document_info",
-    "file_stem",
-    "select",
-]
-
 
 class ExportFormat(enum.Enum):
     """The formats :func:`export_set` writes; the value is the CLI's ``--format`` name.

@@ -24,16 +24,6 @@ from ...querying.sets import SetRef
 from ...store.local import ReadableStore
 from ._base import Ann, annotations_by_document, atomic, document_info
 
-__all__ = [
-    "CRAFT_JSONLD_CONTEXT",
-    "MOTIVATION",
-    "QUOTE_CONTEXT",
-    "WA_CONTEXT",
-    "JsonldContext",
-    "export_jsonld",
-    "web_annotation_context",
-]
-
 #: ``inline``: the W3C context's terms are in the file; ``remote``: the file names :data:`WA_CONTEXT`.
 JsonldContext = Literal["inline", "remote"]
 

@@ -30,8 +30,6 @@ from ...core.curie import CurieMap
 from ...core.vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDFS
 from ...ontology.owlread import ClassAxioms, OntologyAxioms
 
-__all__ = ["OboWriteReport", "escape_id", "escape_quoted", "write_obo"]
-
 _ID_SPECIAL = re.compile(r'([\\"!{}\[\],])')
 _WS = {" ": "\\ ", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _URL = re.compile(r"^https?://")

@@ -27,12 +27,10 @@ import pyoxigraph as ox
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.iris import ontology_graph
-from ...core.vocab import OWL, RDF
+from ...core.vocab import OWL, RDF, prefixes
 from ...ontology.owlread import ontology_triples, read_ontology
 from ...store.local import ReadableStore
 from .obo import write_obo
-
-__all__ = ["OntologyExportReport", "export_ontology", "ontology_triples"]
 
 logger = logging.getLogger(__name__)
 
@@ -152,6 +150,5 @@ class _Counter:
 
 
 def _prefixes() -> dict[str, str]:
-    from ...core.vocab import prefixes
 
     return prefixes()

@@ -20,9 +20,6 @@ from ...querying.sets import SetRef
 from ...store.local import ReadableStore
 from ._base import Ann, ExportFormat, annotations_by_document, atomic, document_info, file_stem
 
-__all__ = ["export_per_document"]
-
-
 #: PubAnnotation's names for the pieces of a discontinuous denotation.
 _FRAGMENT = "_FRAGMENT"
 _CHAINED = "_lexicallyChainedTo"

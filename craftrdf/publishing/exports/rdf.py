@@ -14,9 +14,6 @@ from ...querying.sets import SetRef
 from ...store.local import ReadableStore
 from ._base import ExportFormat, atomic, select
 
-__all__ = ["export_rdf"]
-
-
 _RDF_FORMATS = {
     ExportFormat.TURTLE: ox.RdfFormat.TURTLE,
     ExportFormat.TRIG: ox.RdfFormat.TRIG,

@@ -43,17 +43,9 @@ from ...core.iris import DOCUMENTS_GRAPH, document_iri
 from ...querying.sets import SetRef, resolve_set
 from ...store.local import ReadableStore
 from ._base import ExportFormat, ExportReport, select
-from .jsonld import CRAFT_JSONLD_CONTEXT, WA_CONTEXT, JsonldContext, export_jsonld
+from .jsonld import JsonldContext, export_jsonld
 from .per_document import export_per_document
 from .rdf import export_rdf
-
-__all__ = [
-    "CRAFT_JSONLD_CONTEXT",
-    "WA_CONTEXT",
-    "ExportFormat",
-    "ExportReport",
-    "export_set",
-]
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,6 @@ from ...ingest.bionlp import write_bionlp
 from ...querying.webanno import document_texts
 from ...store.local import ReadableStore
 
-__all__ = ["ViewFormat", "count_rows", "write_view_rows"]
-
 ViewFormat = Literal["bionlp", "csv", "count"]
 
 

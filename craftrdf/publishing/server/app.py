@@ -49,8 +49,9 @@ from starlette.types import Receive, Scope, Send
 
 from ...core.curie import CurieMap
 from ...core.vocab import BASE, OBO
-from .config import ServerConfig, read_token
+from .config import ServerConfig
 from .guard import RequestRefused, check_request, with_using
+from .jobs import QueryJob, run_sparql, run_update
 from .linked import (
     DUMP_FORMATS,
     DatasetSizes,
@@ -66,17 +67,7 @@ from .pages import HEADERS as PAGE_HEADERS
 from .pages import index_page, query_page, results_html
 from .protocol import GRAPH_TYPES, HTML, RESULT_TYPES, SparqlRequest, negotiate, parse_sparql_request
 from .transport import AccessLog, Nosniff, disconnected, read_body
-from .workers import (
-    ClientGone,
-    PooledStore,
-    QueryJob,
-    StoreOpener,
-    WorkerPool,
-    run_sparql,
-    run_update,
-)
-
-__all__ = ["ServerConfig", "create_app", "read_token", "serve"]
+from .workers import ClientGone, PooledStore, StoreOpener, WorkerPool
 
 logger = logging.getLogger(__name__)
 

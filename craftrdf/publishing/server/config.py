@@ -13,8 +13,6 @@ from pathlib import Path
 from ...core.errors import ConfigError
 from .guard import Limits
 
-__all__ = ["ServerConfig", "read_token"]
-
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:

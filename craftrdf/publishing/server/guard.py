@@ -37,8 +37,6 @@ import pyoxigraph as ox
 from ...core.errors import QueryError
 from ...core.lexer import Token, expand_codepoint_escapes, tokenize
 
-__all__ = ["Limits", "RequestRefused", "check_request", "with_using"]
-
 _OPEN = "{(["
 _CLOSE = "})]"
 _UNARY = frozenset("!-+^")

@@ -19,8 +19,6 @@ from ...store.local import AnnotationStore
 from .guard import RequestRefused
 from .protocol import names_dataset
 
-__all__ = ["Answer", "QueryJob", "run_sparql", "run_update"]
-
 
 @dataclass(frozen=True, slots=True)
 class QueryJob:
@@ -162,7 +160,7 @@ def run_update(store: AnnotationStore, text: str, base_iri: str | None) -> Answe
     return Answer("text/plain; charset=utf-8", b"update applied\n", 0)
 
 
-def _query_for_proxy(
+def query_for_proxy(
     store: AnnotationStore,
     sparql: str,
     subs: Sequence[tuple[str, Any]],

@@ -30,21 +30,9 @@ from ...core.iris import check_set_key, ontology_graph, set_iri
 from ...core.vocab import BASE, DCTERMS, RDF, RDFS, XSD, prefixes
 from ...querying.library import resolve_query
 from ...store.local import ReadableStore
-from ..exports import ExportFormat, export_set
+from ..exports._base import ExportFormat
+from ..exports.sets import export_set
 from .guard import RequestRefused
-
-__all__ = [
-    "DUMP_FORMATS",
-    "DatasetSizes",
-    "GraphSize",
-    "default_graph_note",
-    "describe",
-    "dump_set",
-    "render_html",
-    "resource_iri",
-    "term_html",
-    "void_triples",
-]
 
 VOID = "http://rdfs.org/ns/void#"
 #: The SPARQL 1.1 Service Description vocabulary (W3C Recommendation, 21 March 2013).

@@ -22,8 +22,6 @@ from ...core.iris import DOCUMENTS_GRAPH, inferred_graph, mapping_graph, ontolog
 from .jobs import Answer
 from .linked import default_graph_note, term_html
 
-__all__ = ["HEADERS", "LIST_GRAPHS", "index_page", "query_page", "results_html"]
-
 #: No script, no external resource; forms may only submit to this server.
 HEADERS = {
     "Content-Security-Policy": (

@@ -21,17 +21,6 @@ from ...core.errors import QueryError
 from ...core.lexer import tokenize
 from .guard import RequestRefused
 
-__all__ = [
-    "GRAPH_TYPES",
-    "HTML",
-    "RESULT_TYPES",
-    "SparqlRequest",
-    "names_dataset",
-    "negotiate",
-    "parse_accept",
-    "parse_sparql_request",
-]
-
 HTML = "text/html"
 
 #: Media types of SELECT/ASK results (first is the default) to ``pyoxigraph.QueryResultsFormat`` attribute names.

@@ -29,8 +29,6 @@ import platform
 import socket
 import sys
 
-__all__ = ["deny_network", "network_denied"]
-
 logger = logging.getLogger(__name__)
 
 _PR_SET_NO_NEW_PRIVS = 38

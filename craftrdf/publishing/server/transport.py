@@ -31,8 +31,6 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .guard import RequestRefused
 
-__all__ = ["AccessLog", "Nosniff", "disconnected", "guarded_protocol", "read_body", "uvicorn_config"]
-
 access_logger = logging.getLogger("craftrdf.publishing.server.access")
 
 

@@ -35,8 +35,6 @@ from ...store.local import ReadableStore
 from .viewer_classes import ClassRef, ClassView, ViewerState, class_view
 from .viewer_data import DocumentView, document_view
 
-__all__ = ["CONTENT_SECURITY_POLICY", "render_class_page", "render_document_page", "viewer_routes"]
-
 logger = logging.getLogger(__name__)
 
 #: Sent with every page: scripts, styles and fetches from this server only; no plugins, frames or forms.

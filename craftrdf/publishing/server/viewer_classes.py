@@ -17,7 +17,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ...analysis.similarity import CycleError, UnknownTermError, WangIndex, similarity_index
+from ...analysis.similarity.definition import CycleError, UnknownTermError
+from ...analysis.similarity.graph import similarity_index
+from ...analysis.similarity.wang import WangIndex
 from ...core.curie import CurieMap, is_extension_curie
 from ...core.vocab import CRAFT, OBO, OBOINOWL, OWL, RDF, RDFS
 from ...querying.library import QueryResult, resolve_query, run_query
@@ -31,16 +33,6 @@ from .viewer_data import (
     optional_value,
 )
 from .viewer_placements import Placements, extension_placements
-
-__all__ = [
-    "ClassRef",
-    "ClassView",
-    "DocumentUse",
-    "IndexBuilder",
-    "ViewerState",
-    "class_view",
-    "wang_index",
-]
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ Decisions:
   take a colour derived from their key.
 - By default one set per module is shown: its +extensions set when there is one, else
   the first by key; sets without a module start hidden.
-- Similar classes come from a Wang index (:func:`craftrdf.analysis.similarity.similarity_index`)
+- Similar classes come from a Wang index (:func:`craftrdf.analysis.similarity.graph.similarity_index`)
   over the largest ontology graph that declares the class (the +extensions file when
   there is one), built once per graph and kept in a :class:`ViewerState`.
 """
@@ -45,21 +45,6 @@ from ...querying.indexes import containment_pairs
 from ...querying.library import QueryResult, resolve_query, run_query
 from ...querying.webanno import rows_to_annotations
 from ...store.local import ReadableStore
-
-__all__ = [
-    "ONTOLOGY_GRAPH_PREFIX",
-    "DocAnnotation",
-    "DocumentView",
-    "SetInfo",
-    "bound_value",
-    "check_curie",
-    "check_pmid",
-    "document_view",
-    "first_labels",
-    "module_colour",
-    "normalize_base",
-    "optional_value",
-]
 
 logger = logging.getLogger(__name__)
 

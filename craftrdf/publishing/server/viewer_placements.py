@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ...analysis.similarity import SimilarityCache, WangIndex, similarity_index
+from ...analysis.similarity.graph import similarity_index
+from ...analysis.similarity.wang import WangIndex
 from ...core.curie import CurieMap
+from ...ontology.cache import SimilarityCache
 from ...ontology.placement import place_in_store
 from ...store.local import ReadableStore
-
-__all__ = ["Placements", "extension_placements"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ def extension_placements(store: ReadableStore, ontology: str) -> Placements:
     """What ``craftrdf similarity --classify-extensions`` does to one ontology graph, kept for the viewer.
 
     The placement is :func:`craftrdf.ontology.placement.place_in_store`'s; the index is
-    :func:`~craftrdf.analysis.similarity.similarity_index` with ``classify_extensions`` (paper's weights).
+    :func:`~craftrdf.analysis.similarity.graph.similarity_index` with ``classify_extensions`` (paper's weights).
     Seconds on the sample, about half a minute for UBERON+extensions of the full corpus.
     """
     curies = CurieMap()

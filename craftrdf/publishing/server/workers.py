@@ -36,18 +36,7 @@ from ...core.errors import CraftrdfError, QueryError, StoreError
 from ...store.local import AnnotationStore
 from ...store.sparql_reads import SparqlReads
 from .guard import RequestRefused
-from .jobs import Answer, QueryJob, _query_for_proxy, run_sparql, run_update
-
-__all__ = [
-    "Answer",
-    "ClientGone",
-    "PooledStore",
-    "QueryJob",
-    "StoreOpener",
-    "WorkerPool",
-    "run_sparql",
-    "run_update",
-]
+from .jobs import query_for_proxy
 
 logger = logging.getLogger(__name__)
 
@@ -477,7 +466,7 @@ class PooledStore(SparqlReads):
         subs = tuple((str(k), v) for k, v in (substitutions or {}).items())
         try:
             kind, body = self.pool.call(
-                _query_for_proxy,
+                query_for_proxy,
                 sparql,
                 subs,
                 dict(prefixes or {}) or None,

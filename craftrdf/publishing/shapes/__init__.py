@@ -21,8 +21,6 @@ from ...core._extras import needs_extra
 if TYPE_CHECKING:
     import rdflib
 
-__all__ = ["WEBANNO_SHAPES", "webanno_shapes"]
-
 #: The Turtle file of the Web Annotation shapes, inside the installed package.
 WEBANNO_SHAPES = cast(Path, files(__name__) / "webanno.ttl")
 

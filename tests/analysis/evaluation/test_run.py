@@ -96,7 +96,7 @@ def test_parse_criteria():
 
 
 def test_cli_on_the_sample_with_a_class_moved_to_its_parent(tmp_path, capsys):
-    from craftrdf.analysis.similarity import similarity_index
+    from craftrdf.analysis.similarity.graph import similarity_index
     from craftrdf.apps.cli import main
     from craftrdf.apps.demo import sample_dir
     from craftrdf.querying.webanno import fetch_annotations
@@ -159,8 +159,7 @@ def _ann(doc, cls, start, end, ident):
 
 
 def test_craft_rules_run_on_the_prediction_before_scoring():
-    from craftrdf.analysis.evaluation.run import craft_rules
-    from craftrdf.analysis.rules import Mappings
+    from craftrdf.analysis.rules import Mappings, craft_rules
 
     gold = {"CL": {"1": [_ann("1", "CL:1", 0, 10, "g1")]}, "CL_EXT": {"1": [_ann("1", "CL_EXT:x", 20, 30, "g2")]}}
     pred = {

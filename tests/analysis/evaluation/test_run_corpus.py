@@ -120,7 +120,7 @@ def test_gold_moved_to_is_a_parents_scores_as_computed_by_hand(corpus_reader, cr
     sum of Wang scores computed by hand over the official graph (is_a, genus, union members)."""
     from dataclasses import replace
 
-    from craftrdf.analysis.similarity import similarity_index
+    from craftrdf.analysis.similarity.graph import similarity_index
     from craftrdf.querying.webanno import fetch_annotations
 
     parents, graph = _obo_parents(craft_dir, "UBERON", "UBERON")

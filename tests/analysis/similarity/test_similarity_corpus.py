@@ -11,15 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from craftrdf.analysis.similarity import (
-    SimilarityWarning,
-    load_term_graph,
-    place_extensions,
-    similarity_index,
-)
+from craftrdf.analysis.similarity.definition import SimilarityWarning
+from craftrdf.analysis.similarity.graph import load_term_graph, similarity_index
 from craftrdf.core.curie import CurieMap
 from craftrdf.core.iris import set_iri
 from craftrdf.core.vocab import OBO, RDFS
+from craftrdf.ontology.extensions import place_extensions
 from craftrdf.store.local import AnnotationStore
 
 pytestmark = pytest.mark.corpus

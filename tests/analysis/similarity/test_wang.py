@@ -15,19 +15,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.analysis.similarity import (
+from craftrdf.analysis.similarity.definition import (
     BOSSY_WEIGHTS,
     DEFAULT_WEIGHTS,
     CycleError,
     SimilarityWarning,
     UnknownTermError,
-    WangIndex,
     combine_scores,
     semantic_value,
     semantic_values,
     wang_similarity,
     weighted_dag,
 )
+from craftrdf.analysis.similarity.wang import WangIndex
 from craftrdf.core.errors import InputError
 
 # -- Figure 1 of Wang et al. (2007) ---------------------------------------------------------

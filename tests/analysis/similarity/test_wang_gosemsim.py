@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from craftrdf.analysis.similarity import WangIndex, weighted_dag
+from craftrdf.analysis.similarity.definition import weighted_dag
+from craftrdf.analysis.similarity.wang import WangIndex
 from craftrdf.core.model import Term
 from craftrdf.ingest.obo import iter_obo
 

@@ -19,15 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.analysis.similarity import (
-    DEFAULT_WEIGHTS,
-    SimilarityWarning,
-    WangIndex,
-    load_kernels,
-    wang_similarity,
-    weighted_dag,
-)
-from craftrdf.analysis.similarity._svalues import compile_kernels, s_value_rows
+from craftrdf.analysis.similarity._svalues import compile_kernels, load_kernels, s_value_rows
+from craftrdf.analysis.similarity.definition import DEFAULT_WEIGHTS, SimilarityWarning, wang_similarity, weighted_dag
+from craftrdf.analysis.similarity.wang import WangIndex
 from craftrdf.core.errors import ConfigError
 
 numba = pytest.importorskip("numba", reason="numba is not installed: the compiled kernels are not tested")
@@ -192,7 +186,7 @@ def test_engine_numpy_and_unknown_engine():
 def test_importing_craftrdf_does_not_import_numba():
     code = (
         "import sys, craftrdf, craftrdf.analysis.similarity, craftrdf.apps.cli; "
-        "from craftrdf.analysis.similarity import WangIndex; "
+        "from craftrdf.analysis.similarity.wang import WangIndex; "
         "WangIndex({'b': {'a': 0.8}, 'a': {}}, engine='numpy'); "
         "print('numba' in sys.modules)"
     )
@@ -226,7 +220,8 @@ def test_an_index_pickles_and_keeps_its_values():
     """Sweep workers receive the index by pickle: the kernels module stays behind and is loaded again."""
     import pickle
 
-    from craftrdf.analysis.similarity.wang import WangIndex, weighted_dag
+    from craftrdf.analysis.similarity.definition import weighted_dag
+    from craftrdf.analysis.similarity.wang import WangIndex
 
     dag = weighted_dag([("b", "is_a", "a"), ("c", "is_a", "a"), ("c", "part_of", "b")], {"is_a": 0.8, "part_of": 0.6})
     index = WangIndex(dag)
@@ -248,7 +243,7 @@ def test_compile_kernels_fills_the_cache_a_later_process_loads(tmp_path):
     assert out.stdout.strip() == "True"
     assert len(list(tmp_path.rglob("*.nbi"))) == 3  # one index per kernel: s_value_rows, value_ids, pair_similarities
     build = (
-        "import warnings; from craftrdf.analysis.similarity import WangIndex, load_kernels; "
+        "import warnings; from craftrdf.analysis.similarity.wang import WangIndex, load_kernels; "
         "idx = WangIndex({'b': {'a': 0.8}, 'c': {'a': 0.6}, 'a': {}}); "
         "k = load_kernels('numba'); "
         "print(idx.engine, round(idx.similarity('b', 'c'), 6), "

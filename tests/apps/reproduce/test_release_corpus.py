@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.apps.reproduce import load_published
+from craftrdf.apps.reproduce.published import load_published
 from craftrdf.apps.reproduce.sections import count_causes, count_rows
 from craftrdf.store.local import AnnotationStore
 

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from craftrdf.analysis.stats import ArticleStats
-from craftrdf.apps.reproduce import load_published
-from craftrdf.apps.reproduce.published import parse_published
+from craftrdf.apps.reproduce.published import load_published, parse_published
 from craftrdf.apps.reproduce.report import render_report
 from craftrdf.apps.reproduce.sections import (
     CellCause,

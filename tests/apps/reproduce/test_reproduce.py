@@ -11,7 +11,7 @@ import pytest
 
 from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
-from craftrdf.apps.reproduce import load_published
+from craftrdf.apps.reproduce.published import load_published
 from craftrdf.querying import webanno
 
 

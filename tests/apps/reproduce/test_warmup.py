@@ -6,14 +6,15 @@ import warnings
 
 import pytest
 
-from craftrdf.analysis.similarity import SimilarityWarning, similarity_index
+from craftrdf.analysis.similarity.definition import SimilarityWarning
+from craftrdf.analysis.similarity.graph import similarity_index
 from craftrdf.apps.reproduce.warmup import WarmUpInputs, place_on_worker, split_on_worker, start_warm_up
 from craftrdf.building.loader import load_files
 from craftrdf.core.iris import DOCUMENTS_GRAPH, document_iri
 from craftrdf.core.vocab import CRAFT, FABIO
 from craftrdf.matching.matcher.annotate import MatchingSession
-from craftrdf.matching.sweeps import InlineExecutor, LocalPool
 from craftrdf.ontology.owlread import read_ontology
+from craftrdf.runtime.executors import InlineExecutor, LocalPool
 from craftrdf.store.local import AnnotationStore
 from tests.helpers.corpus import DATA as TESTS_DATA
 

@@ -15,7 +15,9 @@ from craftrdf.core.iris import set_iri
 from craftrdf.core.registry import load_registry
 from craftrdf.core.vocab import CM
 from craftrdf.ingest.bionlp import read_bionlp
-from craftrdf.matching.matcher import Matcher, MatcherConfig, MatchingSession, read_inputs
+from craftrdf.matching.matcher.annotate import Matcher, MatchingSession
+from craftrdf.matching.matcher.config import MatcherConfig
+from craftrdf.matching.matcher.run import read_inputs
 from craftrdf.querying.library import resolve_query, run_query
 from craftrdf.querying.webanno import fetch_annotations
 from craftrdf.store.local import AnnotationStore
@@ -227,7 +229,7 @@ def _tiny_store() -> AnnotationStore:
 
 
 def test_a_new_configuration_replaces_the_stored_run_and_other_sets_are_protected(tmp_path):
-    from craftrdf.matching.matcher import run_annotation
+    from craftrdf.matching.matcher.run import run_annotation
     from craftrdf.querying.webanno import set_nquads
 
     store = _tiny_store()

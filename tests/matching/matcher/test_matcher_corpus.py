@@ -9,7 +9,8 @@ import pytest
 
 from craftrdf.core.registry import load_registry
 from craftrdf.ingest.bionlp import read_bionlp
-from craftrdf.matching.matcher import MatcherConfig, run_annotation
+from craftrdf.matching.matcher.config import MatcherConfig
+from craftrdf.matching.matcher.run import run_annotation
 from craftrdf.store.local import AnnotationStore
 
 PMID = "11319941"  # a test-split article about the striatum: 226 gold UBERON annotations

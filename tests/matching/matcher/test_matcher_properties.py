@@ -9,7 +9,8 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from craftrdf.matching.matcher import Matcher, MatcherConfig, canonical, grid
+from craftrdf.matching.matcher.annotate import Matcher
+from craftrdf.matching.matcher.config import MatcherConfig, canonical, grid
 from craftrdf.matching.matcher.normalize import Normalizer
 
 WORDS = ["bone", "Bone", "bones", "marrow", "cell", "Cells", "of", "the", "E14", "e14", "tissue", "muscle", "x"]

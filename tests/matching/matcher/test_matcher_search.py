@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from craftrdf.matching.matcher import DictionaryTerm, Matcher, MatcherConfig
+from craftrdf.matching.matcher.annotate import Matcher
+from craftrdf.matching.matcher.config import MatcherConfig
+from craftrdf.matching.matcher.dictionary import DictionaryTerm
 
 #: A plain configuration; each test varies one parameter.
 PLAIN = {

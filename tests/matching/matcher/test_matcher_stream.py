@@ -19,7 +19,8 @@ from craftrdf.core.model import Annotation
 from craftrdf.core.registry import load_registry
 from craftrdf.core.vocab import CRAFT
 from craftrdf.ingest.bionlp import write_bionlp
-from craftrdf.matching.matcher import MatcherConfig, annotate_texts
+from craftrdf.matching.matcher.annotate import annotate_texts
+from craftrdf.matching.matcher.config import MatcherConfig
 from craftrdf.matching.matcher.dictionary import Dictionary, terms_from_names
 from craftrdf.matching.matcher.stream import MatcherAnnotator, annotate_stream, run_annotation_stream
 from craftrdf.matching.matcher.stream_io import iter_sources

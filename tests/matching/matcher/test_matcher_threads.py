@@ -10,8 +10,8 @@ import pytest
 
 from craftrdf.apps.demo import sample_dir
 from craftrdf.core.registry import load_registry
-from craftrdf.matching.matcher import MatcherConfig, MatchingSession
-from craftrdf.matching.matcher.config import Synonyms, TextNormalization
+from craftrdf.matching.matcher.annotate import MatchingSession
+from craftrdf.matching.matcher.config import MatcherConfig, Synonyms, TextNormalization
 from craftrdf.matching.matcher.dictionary import Dictionary, fetch_terms
 from craftrdf.matching.matcher.normalize import Normalizer
 from craftrdf.matching.matcher.stream import Batch, MatcherAnnotator, StreamPayload, annotate_batch

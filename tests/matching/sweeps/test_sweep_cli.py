@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.matching.sweeps import COLUMNS, read_results
+from craftrdf.matching.sweeps.results import COLUMNS, read_results
 
 GRID = """[grid]
 caseMatch = ["CASE_SENSITIVE", "CASE_INSENSITIVE", "CASE_IGNORE", "CASE_FOLD_DIGITS"]

@@ -7,8 +7,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from craftrdf.core.registry import load_registry
-from craftrdf.matching.matcher import MatcherConfig, annotate_texts, fetch_terms
-from craftrdf.matching.sweeps import prepare_inputs, run_sweep
+from craftrdf.matching.matcher.annotate import annotate_texts
+from craftrdf.matching.matcher.config import MatcherConfig
+from craftrdf.matching.matcher.dictionary import fetch_terms
+from craftrdf.matching.sweeps.inputs import prepare_inputs
+from craftrdf.matching.sweeps.run import run_sweep
 from craftrdf.querying.sets import resolve_set
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]

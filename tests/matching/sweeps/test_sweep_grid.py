@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from craftrdf.core.errors import ConfigError
-from craftrdf.matching.matcher import MatcherConfig, grid
+from craftrdf.matching.matcher.config import MatcherConfig, grid
 from craftrdf.matching.sweeps.grid import load_grid, plan
 
 

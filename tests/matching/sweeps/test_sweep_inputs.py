@@ -10,7 +10,7 @@ from craftrdf.apps.demo import sample_dir
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.registry import load_registry
 from craftrdf.matching.sweeps import inputs as inputs_module
-from craftrdf.matching.sweeps import prepare_inputs, prepare_split_inputs
+from craftrdf.matching.sweeps.inputs import prepare_inputs, prepare_split_inputs
 from craftrdf.querying.webanno import fetch_annotations
 
 
@@ -45,8 +45,9 @@ def test_an_unknown_split_is_refused_by_name(sample_store):
 
 
 def test_the_term_filter_only_takes_predictions_away(sample_store, tmp_path):
-    from craftrdf.matching.matcher import MatcherConfig
-    from craftrdf.matching.sweeps import TermFilter, sweep_store
+    from craftrdf.matching.matcher.config import MatcherConfig
+    from craftrdf.matching.sweeps.entry import sweep_store
+    from craftrdf.matching.sweeps.termfilter import TermFilter
 
     rep = sweep_store(
         sample_store,

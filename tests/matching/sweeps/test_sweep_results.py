@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from craftrdf.core.errors import ConfigError
-from craftrdf.matching.matcher import MatcherConfig
+from craftrdf.matching.matcher.config import MatcherConfig
 from craftrdf.matching.sweeps.results import COLUMNS, ResultsFile, SweepRow, best_rows, pareto_front, read_results
 
 

@@ -11,9 +11,13 @@ from craftrdf.analysis.evaluation.official_graph import OfficialGraph, OfficialW
 from craftrdf.analysis.evaluation.run import evaluate_sets
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.model import Annotation, Span
-from craftrdf.matching.matcher import MatcherConfig, annotate_texts, grid
+from craftrdf.matching.matcher.annotate import annotate_texts
+from craftrdf.matching.matcher.config import MatcherConfig, grid
 from craftrdf.matching.matcher.dictionary import DictionaryTerm
-from craftrdf.matching.sweeps import InlineExecutor, LocalPool, SweepInputs, load_grid, read_results, run_sweep
+from craftrdf.matching.sweeps.grid import load_grid
+from craftrdf.matching.sweeps.results import read_results
+from craftrdf.matching.sweeps.run import SweepInputs, run_sweep
+from craftrdf.runtime.executors import InlineExecutor, LocalPool
 
 TEXTS = {"d1": "The Brain and the lens fibers of the eye.", "d2": "Eye lenses; brain regions."}
 TERMS = (
@@ -146,7 +150,7 @@ def test_a_local_process_pool_gives_the_same_rows():
 @pytest.mark.slow
 def test_a_dask_local_cluster_gives_the_same_rows():
     distributed = pytest.importorskip("distributed")
-    from craftrdf.matching.sweeps import DaskExecutor
+    from craftrdf.runtime.executors import DaskExecutor
 
     configs = load_grid("quick")
     inline = run_sweep(inputs(), configs)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.model import Annotation, Span
-from craftrdf.matching.sweeps import TermFilter, cross_validated
+from craftrdf.matching.sweeps.termfilter import TermFilter, cross_validated
 
 TEXT = "A reduction of the reduction, a brain and a brain."
 #       0123456789012345678901234567890123456789012345678

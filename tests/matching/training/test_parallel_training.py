@@ -8,8 +8,8 @@ from typing import Any
 
 from craftrdf.apps.demo import sample_dir
 from craftrdf.core.registry import load_registry
-from craftrdf.matching.sweeps import InlineExecutor, LocalPool
 from craftrdf.matching.training.evaluate import collect_trained, start_training, train_and_test
+from craftrdf.runtime.executors import InlineExecutor, LocalPool
 
 IDS = sample_dir() / "articles" / "ids"
 

@@ -15,7 +15,8 @@ from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
 from craftrdf.core.errors import ConfigError, InputError
 from craftrdf.core.registry import load_registry
-from craftrdf.matching.training import annotate_with_model, read_model, train_set
+from craftrdf.matching.training.folder import read_model
+from craftrdf.matching.training.train import annotate_with_model, train_set
 from tests.helpers.sample import article_text
 
 IDS = sample_dir() / "articles" / "ids"

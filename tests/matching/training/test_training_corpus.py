@@ -88,7 +88,7 @@ def test_coordination_counts_the_gold_discontinuous_annotations_of_train_and_dev
 
 def test_the_score_is_craftrdf_evaluates(trained, corpus_store, craft_dir, tmp_path):
     # the GO_MF model's BioNLP files on the test articles, scored by `craftrdf evaluate`'s library function
-    from craftrdf.matching.training import annotate_with_model
+    from craftrdf.matching.training.train import annotate_with_model
 
     out, scores = trained
     texts = {p: (craft_dir / "articles/txt" / f"{p}.txt").read_text(encoding="utf-8") for p in ids(craft_dir, "test")}

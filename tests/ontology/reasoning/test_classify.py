@@ -16,14 +16,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from craftrdf.analysis.similarity import load_term_graph, similarity_index
+from craftrdf.analysis.similarity.graph import load_term_graph, similarity_index
 from craftrdf.building.loader import load_files
 from craftrdf.core.curie import CurieMap
 from craftrdf.core.iris import inferred_graph
 from craftrdf.core.vocab import RDFS
 from craftrdf.ontology.owlread import read_ontology
-from craftrdf.ontology.reasoning import classify, compare_placements
 from craftrdf.ontology.reasoning.hermit import hermit_available
+from craftrdf.ontology.reasoning.run import classify, compare_placements
 from craftrdf.ontology.reasoning.structural import StructuralReasoner, ancestor_closure
 from craftrdf.querying.library import run_query
 from craftrdf.store.local import AnnotationStore

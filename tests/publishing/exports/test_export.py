@@ -9,7 +9,8 @@ import pytest
 
 from craftrdf.building.loader import load_files
 from craftrdf.core.errors import ConfigError, DataWarning
-from craftrdf.publishing.exports import ExportFormat, export_set
+from craftrdf.publishing.exports._base import ExportFormat
+from craftrdf.publishing.exports.sets import export_set
 from craftrdf.store.local import AnnotationStore
 from tests.helpers.cli import craftrdf
 from tests.helpers.corpus import DATA

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from craftrdf.publishing.exports import export_set
+from craftrdf.publishing.exports.sets import export_set
 from craftrdf.store.local import AnnotationStore
 
 

@@ -27,7 +27,7 @@ from craftrdf.building.loader import load_files
 from craftrdf.core.errors import DataWarning
 from craftrdf.core.iris import DOCUMENTS_GRAPH
 from craftrdf.core.model import Document, Span
-from craftrdf.publishing.exports import export_set
+from craftrdf.publishing.exports.sets import export_set
 from craftrdf.querying.webanno import document_nquads, fetch_annotations
 from craftrdf.store.local import AnnotationStore
 from tests.helpers.corpus import DATA as TESTS_DATA

@@ -13,7 +13,7 @@ from collections import defaultdict
 import pyoxigraph as ox
 import pytest
 
-from craftrdf.publishing.exports import export_set
+from craftrdf.publishing.exports.sets import export_set
 from tests.helpers.cli import craftrdf
 from tests.helpers.sample import article_text, raw_set
 

@@ -16,7 +16,8 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 
-from craftrdf.publishing.server.app import ServerConfig, create_app
+from craftrdf.publishing.server.app import create_app
+from craftrdf.publishing.server.config import ServerConfig
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 from craftrdf.store.local import AnnotationStore
 from tests.helpers.server import free_port, running

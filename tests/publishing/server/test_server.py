@@ -18,7 +18,8 @@ from starlette.testclient import TestClient
 
 from craftrdf.apps.demo import sample_dir
 from craftrdf.core.vocab import BASE, OA, RDFS
-from craftrdf.publishing.server.app import ServerConfig, create_app
+from craftrdf.publishing.server.app import create_app
+from craftrdf.publishing.server.config import ServerConfig
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 from tests.helpers.sample import article_text, raw_set
 

@@ -9,7 +9,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from craftrdf.core.vocab import BASE
-from craftrdf.publishing.server.app import ServerConfig, create_app
+from craftrdf.publishing.server.app import create_app
+from craftrdf.publishing.server.config import ServerConfig
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 
 pytestmark = pytest.mark.corpus

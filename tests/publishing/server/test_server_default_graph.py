@@ -16,7 +16,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from craftrdf.core.vocab import BASE, OBO, RDFS
-from craftrdf.publishing.server.app import ServerConfig, create_app
+from craftrdf.publishing.server.app import create_app
+from craftrdf.publishing.server.config import ServerConfig
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 from craftrdf.store.local import AnnotationStore
 from tests.helpers.sample import raw_set

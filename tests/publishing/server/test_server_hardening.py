@@ -25,7 +25,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from craftrdf.publishing.server import app as app_module
-from craftrdf.publishing.server.app import ServerConfig, create_app
+from craftrdf.publishing.server.app import create_app
+from craftrdf.publishing.server.config import ServerConfig
 from craftrdf.publishing.server.transport import uvicorn_config
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 from craftrdf.store.local import AnnotationStore

@@ -13,7 +13,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from craftrdf.apps.cli import build_parser
-from craftrdf.publishing.server.app import ServerConfig, create_app
+from craftrdf.publishing.server.app import create_app
+from craftrdf.publishing.server.config import ServerConfig
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 from tests.helpers.server import free_port, wait_until_serving
 

@@ -18,7 +18,8 @@ from starlette.testclient import TestClient
 
 from craftrdf.core.errors import StoreError
 from craftrdf.core.vocab import BASE
-from craftrdf.publishing.server.app import ServerConfig, create_app
+from craftrdf.publishing.server.app import create_app
+from craftrdf.publishing.server.config import ServerConfig
 from craftrdf.publishing.server.guard import Limits
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 from tests.helpers.server import running

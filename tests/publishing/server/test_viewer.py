@@ -213,7 +213,7 @@ def test_annotations_of_a_class_are_counted_set_by_set_as_in_the_knowtator_files
 
 
 def test_similar_classes_by_wang_with_one_index_per_ontology(state):
-    from craftrdf.analysis.similarity import wang_similarity, weighted_dag
+    from craftrdf.analysis.similarity.definition import wang_similarity, weighted_dag
 
     view = class_view(state, "UBERON:0000955")
     assert view.similarity_ontology == "UBERON+extensions"
@@ -272,7 +272,7 @@ def _is_a_ancestors(terms: dict[str, dict[str, list[str]]], term: str) -> set[st
 
 
 def test_an_extension_class_is_placed_by_its_union_definition_and_has_no_purl_link(state):
-    from craftrdf.analysis.similarity import wang_similarity, weighted_dag
+    from craftrdf.analysis.similarity.definition import wang_similarity, weighted_dag
 
     terms = read_obo("UBERON/UBERON+extensions")
     cls = "UBERON_EXT:cartilage_element_or_tissue"

@@ -153,7 +153,8 @@ def writer_app(tmp_path_factory):
     """A server with updates enabled over a new store: one writer process."""
     from starlette.testclient import TestClient
 
-    from craftrdf.publishing.server.app import ServerConfig, create_app
+    from craftrdf.publishing.server.app import create_app
+    from craftrdf.publishing.server.config import ServerConfig
     from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 
     root = tmp_path_factory.mktemp("w3c-rw")
@@ -207,7 +208,8 @@ def read_only_app(tmp_path_factory, request):
     ``--union-default-graph`` (each case names its dataset, and a named dataset takes precedence)."""
     from starlette.testclient import TestClient
 
-    from craftrdf.publishing.server.app import ServerConfig, create_app
+    from craftrdf.publishing.server.app import create_app
+    from craftrdf.publishing.server.config import ServerConfig
     from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 
     root = tmp_path_factory.mktemp("w3c-ro")
