@@ -125,8 +125,8 @@ def _report_extensions(report: object, path: str | None) -> None:
 
 
 def _cmd_similarity(args: argparse.Namespace) -> int:
-    from ...analysis.similarity.graph import load_term_graph, parse_weights, similarity_index
-    from ...ontology.extensions import place_extensions
+    from ...analysis.similarity.graph import parse_weights, similarity_index
+    from ...ontology.placement import place_in_store
 
     modes = [m for m in ("pairs", "matrix", "top_k") if getattr(args, m) is not None]
     terms: Sequence[str] = args.terms
@@ -160,7 +160,8 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
                 classify_extensions=args.classify_extensions,
             )
         if args.classify_extensions:
-            _report_extensions(place_extensions(load_term_graph(store, ontology=args.ontology)), args.extensions_report)
+            # the union pass's report (the reasoner's placements are cached from the index's build)
+            _report_extensions(place_in_store(store, args.ontology).unions, args.extensions_report)
     rows = _result_rows(args, index, missing)  # every term checked before the output is opened
     with _output(args.output) as out:
         if isinstance(rows, str):

@@ -324,7 +324,7 @@ def similarity_distribution(
     Computed over the set's ontology graph alone (``UBERON+extensions`` for UBERON_EXT), with the
     extension classes as shipped and placed by their definitions (``classify_extensions``).
     Classes outside that graph count as 0. ``placements``: that graph's structural placements
-    computed beforehand (:func:`craftrdf.analysis.similarity.graph.structural_placements`), else computed here.
+    computed beforehand (:func:`craftrdf.ontology.placement.reasoned_placements`), else computed here.
     """
     from ...analysis.similarity.graph import similarity_index
 
