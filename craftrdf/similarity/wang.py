@@ -209,6 +209,15 @@ class WangIndex:
             raise UnknownTermError(str(seq[int(np.flatnonzero(out < 0)[0])]))
         return out
 
+    def ancestry(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Every term's ancestors (itself included) as CSR ``(indptr, cols)``.
+
+        Row r's are ``cols[indptr[r]:indptr[r + 1]]``, sorted: the columns of the S-value rows,
+        whatever the weights: what IC measures
+        (:class:`~craftrdf.similarity.ic.ICIndex`) need of the graph.
+        """
+        return self._indptr, self._cols.astype(np.int64)
+
     def semantic_values(self, term: str) -> dict[str, float]:
         """S-values of DAG(term), by term (from the index; equal to :func:`semantic_values`)."""
         r = self.rows([term])[0]
