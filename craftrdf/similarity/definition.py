@@ -8,6 +8,7 @@ once. The weights, the error types and the weighted DAG built from edges live he
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -166,6 +167,19 @@ def wang_similarity(dag: WeightedDag, a: str, b: str) -> float:
     common = sa.keys() & sb.keys()
     num = math.fsum(sa[t] + sb[t] for t in common)
     return num / (math.fsum(sa.values()) + math.fsum(sb.values()))
+
+
+def known_terms(a: Iterable[str], b: Iterable[str], index: Mapping[str, int]) -> tuple[list[str], list[str]]:
+    """Each set once per class, in order, without the classes ``index`` lacks (one SimilarityWarning for those)."""
+    ga, gb = list(dict.fromkeys(a)), list(dict.fromkeys(b))
+    unknown = [t for t in ga + gb if t not in index]
+    if unknown:
+        warnings.warn(
+            f"{len(unknown)} term(s) not in the ontology graph left out, e.g. {unknown[:3]}",
+            SimilarityWarning,
+            stacklevel=3,
+        )
+    return [t for t in ga if t in index], [t for t in gb if t in index]
 
 
 def combine_scores(scores: npt.ArrayLike, how: Combine = "bma") -> float:

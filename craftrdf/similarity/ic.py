@@ -4,7 +4,7 @@ The information content of a class t is ``IC(t) = -ln p(t)``, where p(t) is the 
 annotations made with t or any class below it (:func:`annotation_ic`: counts propagated to
 every ancestor, each annotation counted once per ancestor), or comes from the ontology's
 shape alone (:func:`intrinsic_ic`, Seco et al. 2004). The measures are those of
-Bioconductor's GOSemSim (2.24, ``src/ICmethod.cpp``), which first divides every IC by the
+Bioconductor's GOSemSim (2.24, ``infoContentMethod_cpp``), which first divides every IC by the
 largest finite one, so that ``ic(t) = IC(t) / max IC`` lies in [0, 1]; with ``mica`` the
 largest ``ic`` among the common ancestors of a and b (each class its own ancestor)::
 
@@ -29,7 +29,6 @@ import functools
 import importlib
 import logging
 import math
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Literal
@@ -40,7 +39,7 @@ import scipy.sparse as sp
 
 from ..errors import ConfigError
 from ._svalues import kernels_failed
-from .definition import Combine, Engine, Missing, SimilarityWarning
+from .definition import Combine, Engine, Missing, combine_scores, known_terms
 from .wang import WangIndex
 
 logger = logging.getLogger(__name__)
@@ -316,16 +315,7 @@ class ICIndex:
         """Similarity of two class sets, as GOSemSim's ``mgoSim``: classes without a similarity are left
         out (GOSemSim drops their all-NA rows and columns), with a SimilarityWarning for those not
         in the graph; NaN if a set is then empty. See :func:`~craftrdf.similarity.definition.combine_scores`."""
-        from .definition import combine_scores
-
-        ga, gb = list(dict.fromkeys(a)), list(dict.fromkeys(b))
-        unknown = [t for t in ga + gb if t not in self.index]
-        if unknown:
-            warnings.warn(
-                f"{len(unknown)} term(s) not in the ontology graph left out, e.g. {unknown[:3]}",
-                SimilarityWarning,
-                stacklevel=2,
-            )
+        ga, gb = known_terms(a, b, self.index)
         ua, ub = self.usable(ga), self.usable(gb)
         if not ua or not ub:
             return math.nan

@@ -59,6 +59,7 @@ from .definition import (
     UnknownTermError,
     WeightedDag,
     combine_scores,
+    known_terms,
     semantic_value,
     semantic_values,
     wang_similarity,
@@ -345,16 +346,7 @@ class WangIndex:
         Terms not in the index are left out with a SimilarityWarning (GOSemSim drops
         them too); NaN if either set is then empty. See :func:`combine_scores`.
         """
-        ga, gb = list(dict.fromkeys(a)), list(dict.fromkeys(b))
-        unknown = [t for t in ga + gb if t not in self.index]
-        if unknown:
-            warnings.warn(
-                f"{len(unknown)} term(s) not in the ontology graph left out, e.g. {unknown[:3]}",
-                SimilarityWarning,
-                stacklevel=2,
-            )
-        ga = [t for t in ga if t in self.index]
-        gb = [t for t in gb if t in self.index]
+        ga, gb = known_terms(a, b, self.index)
         if not ga or not gb:
             return math.nan
         return combine_scores(self.matrix(ga, gb), combine)

@@ -20,6 +20,7 @@ import pytest
 from craftrdf.ingest.obo import iter_obo
 from craftrdf.model import Term
 from craftrdf.similarity.definition import weighted_dag
+from craftrdf.similarity.groups import Scorer
 from craftrdf.similarity.ic import ICIndex
 from craftrdf.similarity.wang import WangIndex
 
@@ -87,3 +88,19 @@ def test_group_scores_equal_gosemsims(go_indexes):
                 got = index.group(g1, g2, measure.lower(), combine=combine.lower())  # type: ignore[arg-type]
                 # GOSemSim's combineScores rounds to 3 decimals of the score times 1e6 (the R script)
                 assert got == pytest.approx(expected, abs=1e-9), (r["terms1"], r["terms2"], measure, combine)
+
+
+@pytest.mark.slow
+def test_group_matrix_equals_gosemsims_groups(go_indexes):
+    rows = [r for r in _rows("gosemsim_ic_reference.tsv") if r["kind"] == "group"]
+    for ont, index in go_indexes.items():
+        mine = [r for r in rows if r["ontology"] == ont]
+        groups = [r["terms1"].split() for r in mine] + [r["terms2"].split() for r in mine]
+        n = len(mine)
+        for measure in MEASURES:
+            scorer = Scorer(index, measure.lower())  # type: ignore[arg-type]
+            for combine in COMBINES:
+                # all groups against all at once; GOSemSim's pairs are the (i, n + i) cells
+                m = scorer.group_matrix(groups, combine=combine.lower())  # type: ignore[arg-type]
+                expected = np.array([_value(r[f"{measure}_{combine}"]) for r in mine])
+                assert np.allclose(m[np.arange(n), n + np.arange(n)], expected, rtol=0, atol=1e-9), (ont, measure)
