@@ -163,8 +163,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _cmd_similarity(args: argparse.Namespace) -> int:
-    from ..similarity import load_term_graph, parse_weights, place_extensions, similarity_index
-    from ..similarity.groups import Scorer
+    from ..similarity.graph import parse_weights, similarity_index
     from ..similarity.wang import WangIndex
 
     _check_args(args)
@@ -184,11 +183,17 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
                 weights=weights,
                 ontology=args.ontology,
                 classify_extensions=args.classify_extensions,
+                cache_dir=_cache_dir(args),
             )
         if args.classify_extensions:
+            from ..similarity.extensions import place_extensions
+            from ..similarity.graph import load_term_graph
+
             _report_extensions(place_extensions(load_term_graph(store, ontology=args.ontology)), args.extensions_report)
         groups = _read_groups(store, args) if any(getattr(args, m) not in (None, False) for m in _GROUP_MODES) else None
     if groups is not None:
+        from ..similarity.groups import Scorer
+
         scorer = index if isinstance(index, Scorer) else Scorer(index) if isinstance(index, WangIndex) else None
         if scorer is None:
             raise ConfigError("group similarity takes --method wang (with --weights) or an IC measure")
@@ -222,8 +227,16 @@ def _ic_scorer(store: ReadableStore, args: argparse.Namespace, weights: dict[str
         ontology=args.ontology,
         weights=weights,
         classify_extensions=args.classify_extensions,
+        cache_dir=_cache_dir(args),
     )
     return Scorer(index, args.measure)
+
+
+def _cache_dir(args: argparse.Namespace) -> Path | None:
+    """Where the built index is kept between commands (None with --no-cache)."""
+    from ..similarity.persist import default_cache_dir
+
+    return None if args.no_cache else default_cache_dir()
 
 
 def _read_groups(store: ReadableStore, args: argparse.Namespace) -> list[tuple[str, list[str]]]:
@@ -266,8 +279,6 @@ def _result_rows(
 ) -> Iterable[list[str]] | str:
     """The CSV rows of the mode asked for (one pair: the line itself); the similarities are
     computed, and every term checked, here."""
-    from ..similarity.groups import Scorer
-
     digits = args.digits
     if args.pairs is not None:
         a, b = read_pairs(args.pairs)
@@ -280,7 +291,7 @@ def _result_rows(
         return itertools.chain([["term", *ts]], ([t, *(_fmt(float(v), digits) for v in row)] for t, row in zip(ts, m)))
     if args.top_k is not None:
         cands = read_terms(args.candidates) if args.candidates else None
-        if isinstance(index, Scorer):  # pragma: no cover - _check_args stops --top-k with an IC measure
+        if not hasattr(index, "top_k"):  # pragma: no cover - _check_args stops --top-k with an IC measure
             raise ConfigError("--top-k computes Wang similarity only")
         top = index.top_k(args.terms[0], args.top_k, candidates=cands)
         return [["term", "label", "similarity"]] + [[t, index.labels.get(t, ""), _fmt(s, digits)] for t, s in top]
@@ -378,6 +389,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="a term not in the graph: stop with an error (default) or leave its similarity empty",
     )
     s.add_argument("--digits", type=int, default=6, help="decimals printed (default 6)")
+    s.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="build the index from the store, and keep nothing (by default the built index is kept in "
+        "~/.cache/craftrdf/similarity, keyed by the digests of the store's ontology graphs)",
+    )
     s.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     s.set_defaults(func=_cmd_similarity)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Literal
 
 import pyoxigraph as ox
@@ -87,6 +88,7 @@ def ic_index(
     classify_extensions: bool = False,
     engine: Engine = "auto",
     cache: SimilarityCache | None = DEFAULT_CACHE,
+    cache_dir: Path | None = None,
 ) -> ICIndex:
     """An :class:`ICIndex` over the store's ontology graph (``ontology``, all merged by default).
 
@@ -95,12 +97,18 @@ def ic_index(
     play no part) and ``classify_extensions``. ``ic="corpus"`` takes the information content
     from ``counts`` (class -> annotations), or else from :func:`annotation_counts` of set
     ``set_key`` (and ``splits``); ``ic="intrinsic"`` from the graph alone. Cached with the
-    Wang index, per store.
+    Wang index, per store; ``cache_dir`` as :func:`~craftrdf.similarity.graph.similarity_index`'s.
     """
     if ic not in ("corpus", "intrinsic"):
         raise ConfigError(f"unknown information content {ic!r}: use corpus or intrinsic")
     ancestry = similarity_index(
-        store, weights=weights, ontology=ontology, classify_extensions=classify_extensions, engine=engine, cache=cache
+        store,
+        weights=weights,
+        ontology=ontology,
+        classify_extensions=classify_extensions,
+        engine=engine,
+        cache=cache,
+        cache_dir=cache_dir,
     )
     if ic == "intrinsic":
         key: tuple[object, ...] = ("ic", id(ancestry), "intrinsic")

@@ -34,13 +34,12 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import pyoxigraph as ox
 
-from ..curie import CurieMap
 from ..errors import ConfigError, QueryError
-from ..ingest.ontology import RELATION_IRIS
 from ..iris import ontology_graph
 from ..sets import resolve_ontology
 from ..store import ReadableStore
@@ -55,6 +54,7 @@ from .wang import (
 )
 
 if TYPE_CHECKING:
+    from ..curie import CurieMap
     from ..owlread import OntologyAxioms
 
 __all__ = [
@@ -110,6 +110,9 @@ def relation_iri(name: str, curies: CurieMap | None = None) -> str:
     """
     if name == "is_a":
         return RDFS.subClassOf
+    from ..curie import CurieMap
+    from ..ingest.ontology import RELATION_IRIS
+
     known = RELATION_IRIS.get(name)
     if known is not None:
         return known
@@ -284,6 +287,8 @@ def load_term_graph(
     hit = entries.get(key)
     if isinstance(hit, TermGraph):
         return hit
+    from ..curie import CurieMap  # here: a process that reads an index from disk never needs curies
+
     graph = _read_graph(store, ontology, curies or CurieMap())
     entries[key] = graph
     return graph
@@ -300,6 +305,7 @@ def similarity_index(
     cache: SimilarityCache | None = DEFAULT_CACHE,
     engine: Engine = "auto",
     placements: Sequence[tuple[str, str]] | None = None,
+    cache_dir: Path | None = None,
 ) -> WangIndex:
     """A :class:`WangIndex` over the store's ontology graph, for ``method`` and ``weights``.
 
@@ -317,6 +323,9 @@ def similarity_index(
     ``(ontology, weights, classify_extensions, engine)``. ``placements``: with a named
     ``ontology``, the structural reasoner's placements of it computed beforehand (:func:`structural_placements`
     of this store's ontology, on a worker process say); None computes them here when needed.
+    ``cache_dir`` (:func:`craftrdf.similarity.persist.default_cache_dir`, say): keep the built
+    index on disk there, keyed by the digests of the store's ontology graphs, and read it back
+    in the next process instead of the graph (:mod:`craftrdf.similarity.persist`).
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
@@ -329,6 +338,19 @@ def similarity_index(
     hit = entries.get(key)
     if isinstance(hit, WangIndex):
         return hit
+    disk_key = None
+    if cache_dir is not None:
+        from .persist import index_key, load_index
+
+        disk_key = index_key(
+            store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine
+        )
+        loaded = load_index(cache_dir, disk_key)
+        if loaded is not None:
+            entries[key] = loaded
+            return loaded
+    from ..curie import CurieMap
+
     cm = curies or CurieMap()
     graph = load_term_graph(store, ontology=ontology, curies=cm, cache=cache)
     by_iri = {relation_iri(name, cm): weight for name, weight in w.items()}
@@ -343,6 +365,13 @@ def similarity_index(
     aliases = {p: b for p, b in graph.parallel.items() if b in dag}
     index = WangIndex(dag, aliases=aliases, labels=graph.labels, excluded=graph.deprecated, engine=engine)
     entries[key] = index
+    if cache_dir is not None and disk_key is not None:
+        from .persist import index_key, save_index
+
+        # saved only if no writer changed the ontologies while the graph was read: never a stale entry
+        now = index_key(store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine)
+        if now == disk_key:
+            save_index(cache_dir, disk_key, index)
     return index
 
 
@@ -371,6 +400,7 @@ def structural_placements(onto: OntologyAxioms, curies: CurieMap | None = None) 
     What ``classify_extensions`` adds beside :func:`~craftrdf.similarity.extensions.place_extensions`;
     ``onto`` is :func:`craftrdf.owlread.read_ontology`'s (it pickles, so this can run in another process).
     """
+    from ..curie import CurieMap
     from ..reasoning.structural import classify_structural
 
     cm = curies or CurieMap()

@@ -39,11 +39,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import repeat
 from operator import itemgetter
-from typing import Literal
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
 
 from ..errors import CraftrdfError
 from ._svalues import compact_rows, kernels_failed, load_kernels
@@ -65,6 +65,14 @@ from .definition import (
     wang_similarity,
     weighted_dag,
 )
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+#: Up to this many pairs, :meth:`WangIndex.pairs_by_row` merges the two rows in Python, as the compiled
+#: kernel does for few pairs (same order of additions, same floats), without loading the kernels:
+#: a command that scores one pair does not pay numba's import (docs/similarity.md, "Kept on disk").
+_FEW_PAIRS = 8
 
 __all__ = [
     "BOSSY_WEIGHTS",
@@ -158,15 +166,21 @@ class WangIndex:
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state)
-        if self.engine == "numba":
+        self.__dict__.update(state)  # the kernels are loaded when first needed (_compiled)
+
+    def _compiled(self) -> ModuleType | None:
+        """The compiled kernels of engine numba, loaded on first use (an index that arrived pickled has none yet)."""
+        if self._kernels is None and self.engine == "numba":
             self._kernels = load_kernels("auto", warn=False)
             if self._kernels is None:  # numba missing where the index arrived: same values, numpy path
                 self.engine = "numpy"
+        return self._kernels
 
     @cached_property
     def _s(self) -> sp.csr_matrix:
         """The S-values as a scipy CSR matrix (rows: terms, columns: their ancestors)."""
+        import scipy.sparse as sp  # here: a process that scores a few pairs never needs scipy
+
         n = len(self.terms)
         return sp.csr_matrix((self._table[self._vid], self._cols.astype(np.int32), self._indptr), shape=(n, n))
 
@@ -179,6 +193,8 @@ class WangIndex:
         sums S_A(t) + S_B(t) over the common ancestors: the numerator of Sim, in one sparse
         operation, exactly (the imaginary part is one rounded float addition).
         """
+        import scipy.sparse as sp
+
         s = self._s
         return sp.csr_matrix((s.data + 1j, s.indices, s.indptr), shape=s.shape)
 
@@ -262,10 +278,13 @@ class WangIndex:
         n = len(self.terms)
         if xa.size and (max(int(xa.max()), int(xb.max())) >= n):
             raise IndexError(f"row number past the index ({n} terms)")
-        if self._kernels is not None:
+        kernels = None if self.engine == "numba" and len(xa) <= _FEW_PAIRS else self._compiled()
+        if self.engine == "numba" and kernels is None:
+            out, disjoint = self._pairs_merged(xa, xb)
+        elif kernels is not None:
             out = np.empty(len(xa), dtype=np.float64)
             disjoint = int(
-                self._kernels.pair_similarities(self._indptr, self._cols, self._vid, self._table, self.sv, xa, xb, out)
+                kernels.pair_similarities(self._indptr, self._cols, self._vid, self._table, self.sv, xa, xb, out)
             )
         else:
             out, disjoint = self._pairs_numpy(xa, xb, chunk)
@@ -276,6 +295,28 @@ class WangIndex:
                 stacklevel=3,
             )
         return out
+
+    def _pairs_merged(
+        self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.float64], int]:
+        """A few pairs by merging the sorted rows, adding in increasing column order as the kernel does."""
+        out = np.full(len(ra), np.nan)
+        disjoint = 0
+        for k, (x, y) in enumerate(zip(ra.tolist(), rb.tolist())):
+            if x < 0 or y < 0:
+                continue
+            if x == y:
+                out[k] = 1.0
+                continue
+            ax, bx, ay, by = self._indptr[x], self._indptr[x + 1], self._indptr[y], self._indptr[y + 1]
+            _, ix, iy = np.intersect1d(self._cols[ax:bx], self._cols[ay:by], assume_unique=True, return_indices=True)
+            vx, vy = self._table[self._vid[ax:bx][ix]].tolist(), self._table[self._vid[ay:by][iy]].tolist()
+            num = 0.0
+            for a, b in zip(vx, vy):  # one by one, in column order: the kernel's sum, float for float
+                num += a + b
+            disjoint += num == 0.0
+            out[k] = num / (self.sv[x] + self.sv[y])
+        return out, disjoint
 
     def _pairs_numpy(
         self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64], chunk: int
