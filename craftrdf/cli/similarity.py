@@ -246,7 +246,11 @@ def _read_groups(store: ReadableStore, args: argparse.Namespace) -> list[tuple[s
     if args.groups is not None:
         return [(path, read_terms(path)) for path in args.groups]
     if args.document_matrix:
-        return list(document_classes(store, args.set).items())
+        from ..sweeps.inputs import document_splits
+
+        # every document of the store, those the set does not annotate too (empty rows and columns)
+        classes = document_classes(store, args.set)
+        return [(d, classes.get(d, [])) for d in sorted({*document_splits(store), *classes})]
     (a, b), second_set = args.documents, args.set2 or args.set
     first = document_classes(store, args.set, documents=[a])[a]
     return [(f"{args.set}:{a}", first), (f"{second_set}:{b}", document_classes(store, second_set, documents=[b])[b])]

@@ -20,8 +20,10 @@ import pyoxigraph as ox
 
 from ..curie import CurieMap
 from ..errors import ConfigError
+from ..iris import annotation_document
 from ..sets import resolve_set
 from ..store import ReadableStore
+from ..vocab import BASE, OA
 from .graph import DEFAULT_CACHE, SimilarityCache, similarity_index
 from .ic import ICIndex
 from .wang import Engine
@@ -36,20 +38,58 @@ def document_classes(
 ) -> dict[str, list[str]]:
     """Document id -> the classes of its annotations in set ``set_key`` (CURIEs, one per annotation body).
 
-    Sorted by document; ``documents`` limits the answer to those (one that the set does not
-    annotate maps to an empty list). ConfigError, listing the store's sets, for an unknown set.
+    Sorted by document, each document's classes in the order of its annotations' IRIs;
+    ``documents`` limits the answer to those (one that the set does not annotate maps to an
+    empty list). ConfigError, listing the store's sets, for an unknown set. One scan of the
+    set's ``oa:hasBody`` triples: the document is in the annotation's IRI
+    (:func:`craftrdf.iris.annotation_iri`), or else found through its target's source. Cached per store (the
+    similarity cache: emptied when its batches change).
     """
-    from ..webanno import set_rows
-
     ref = resolve_set(store, set_key)
-    cm = curies or CurieMap()
-    out: dict[str, list[str]] = {}
-    for _ann, doc, cls, _spans, _text in set_rows(store, ref.key, curies=cm):
-        if isinstance(cls, ox.NamedNode) and isinstance(doc, ox.Literal):
-            out.setdefault(doc.value, []).append(cm.compress(cls.value))
+    entries = DEFAULT_CACHE.entries(store)  # emptied when the store's batches change
+    key = ("document classes", ref.key)
+    hit = entries.get(key) if curies is None else None
+    if not isinstance(hit, dict):
+        hit = _read_document_classes(store, ref.graph, curies or CurieMap())
+        if curies is None:
+            entries[key] = hit
     if documents is None:
-        return out
-    return {d: out.get(d, []) for d in documents}
+        return {d: list(cs) for d, cs in hit.items()}
+    return {d: list(hit.get(d, [])) for d in documents}
+
+
+def _read_document_classes(store: ReadableStore, set_graph: str, cm: CurieMap) -> dict[str, list[str]]:
+    graph = ox.NamedNode(set_graph)
+    rows: list[tuple[str, str, str]] = []
+    unplaced: list[tuple[ox.NamedNode | ox.BlankNode, str]] = []
+    for q in store.quads_for_pattern(None, ox.NamedNode(OA.hasBody), None, graph):
+        if not isinstance(q.object, ox.NamedNode):
+            continue
+        ann = q.subject
+        if not isinstance(ann, (ox.NamedNode, ox.BlankNode)):
+            continue
+        doc = annotation_document(ann.value) if isinstance(ann, ox.NamedNode) else None
+        if doc is None:
+            unplaced.append((ann, q.object.value))
+        else:
+            rows.append((doc, ann.value, q.object.value))
+    if unplaced:  # annotations whose IRIs craftrdf did not mint: through oa:hasTarget / oa:hasSource
+        target = {q.subject: q.object for q in store.quads_for_pattern(None, ox.NamedNode(OA.hasTarget), None, graph)}
+        source = {q.subject: q.object for q in store.quads_for_pattern(None, ox.NamedNode(OA.hasSource), None, graph)}
+        prefix = BASE + "doc/"
+        for ann, cls in unplaced:
+            src = source.get(target.get(ann))  # type: ignore[arg-type]
+            if isinstance(src, ox.NamedNode) and src.value.startswith(prefix):
+                rows.append((src.value[len(prefix) :], str(ann), cls))
+    rows.sort()
+    names: dict[str, str] = {}
+    out: dict[str, list[str]] = {}
+    for doc, _ann, cls in rows:
+        c = names.get(cls)
+        if c is None:
+            c = names[cls] = cm.compress(cls)
+        out.setdefault(doc, []).append(c)
+    return out
 
 
 def annotation_counts(store: ReadableStore, set_key: str, *, splits: Iterable[str] | None = None) -> Counter[str]:
