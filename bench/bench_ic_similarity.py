@@ -4,7 +4,7 @@
         [--go ../shared/ontologies/go-2022-07-01.obo.gz] [--seed 1]
 
 UBERON (the store's ``UBERON`` graph, is_a only): the same ``--terms`` random classes, every pair of
-them, by craftrdf's :class:`~craftrdf.similarity.ic.ICIndex` (``matrix``, numba) and by semsimian's
+them, by craftrdf's :class:`~craftrdf.analysis.similarity.ic.ICIndex` (``matrix``, numba) and by semsimian's
 ``all_by_all_pairwise_similarity`` (Rust, rayon threads; pip install semsimian). Both take the same
 information content, semsimian's: IC(t) = -log2(|descendants of t, itself included| / |classes|), so
 craftrdf's Resnik (GOSemSim's, divided by the largest IC) times the largest IC is semsimian's Resnik;
@@ -37,9 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from craftrdf.similarity.graph import similarity_index
-from craftrdf.similarity.ic import ICIndex
-from craftrdf.store import AnnotationStore
+from craftrdf.analysis.similarity.graph import similarity_index
+from craftrdf.analysis.similarity.ic import ICIndex
+from craftrdf.store.local import AnnotationStore
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "similarity"
 
@@ -113,10 +113,10 @@ for (m in c("Resnik", "Lin")) {
 
 
 def go(go_obo: str, repeat: int, seed: int) -> None:
+    from craftrdf.analysis.similarity.definition import weighted_dag
+    from craftrdf.analysis.similarity.wang import WangIndex
+    from craftrdf.core.model import Term
     from craftrdf.ingest.obo import iter_obo
-    from craftrdf.model import Term
-    from craftrdf.similarity.definition import weighted_dag
-    from craftrdf.similarity.wang import WangIndex
 
     rscript = shutil.which("Rscript")
     if rscript is None:
