@@ -4,35 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-import zipfile
 
 import pytest
 
 from craftrdf.analysis.similarity.definition import UnknownTermError
 from craftrdf.analysis.terms import TermLookup
 from craftrdf.apps.cli import main
-from tests.helpers.corpus import REPO
+from tests.helpers.sample import read_obo
 
-OBO_ZIP = REPO / "craftrdf/sample/craft/concept-annotation/UBERON/UBERON+extensions/UBERON+extensions.obo.zip"
 ONTOLOGY = "UBERON+extensions"
 
 
 @pytest.fixture(scope="module")
 def raw() -> dict[str, dict[str, list[str]]]:
     """Each [Term] stanza's tags (id -> tag -> values), straight from the file."""
-    with zipfile.ZipFile(OBO_ZIP) as z:
-        text = z.read(z.namelist()[0]).decode("utf-8")
-    terms: dict[str, dict[str, list[str]]] = {}
-    for stanza in text.split("\n\n"):
-        lines = stanza.strip().splitlines()
-        if not lines or lines[0] != "[Term]":
-            continue
-        tags: dict[str, list[str]] = {}
-        for line in lines[1:]:
-            tag, _, value = line.partition(": ")
-            tags.setdefault(tag, []).append(value)
-        terms[tags["id"][0]] = tags
-    return terms
+    return read_obo("UBERON/UBERON+extensions")
 
 
 def _parents(tags: dict[str, list[str]]) -> set[str]:

@@ -16,16 +16,12 @@ import csv
 import numpy as np
 import pytest
 
-from craftrdf.analysis.similarity.definition import weighted_dag
 from craftrdf.analysis.similarity.groups import Scorer
 from craftrdf.analysis.similarity.ic import ICIndex
-from craftrdf.analysis.similarity.wang import WangIndex
-from craftrdf.core.model import Term
-from craftrdf.ingest.obo import iter_obo
 from tests.helpers.corpus import DATA as TESTS_DATA
+from tests.helpers.corpus import go_wang_index
 
 DATA = TESTS_DATA / "similarity"
-RELATIONS = ("is_a", "part_of", "regulates", "negatively_regulates", "positively_regulates")
 MEASURES = ("Resnik", "Lin", "Jiang", "Rel")
 COMBINES = ("max", "avg", "rcmax", "BMA")
 
@@ -41,14 +37,7 @@ def _value(text: str) -> float:
 
 @pytest.fixture(scope="module")
 def go_indexes(go_obo) -> dict[str, ICIndex]:
-    nodes: list[str] = []
-    edges: list[tuple[str, str, str]] = []
-    for item in iter_obo(go_obo):
-        if isinstance(item, Term) and not item.obsolete:
-            nodes.append(item.id)
-            edges.extend((item.id, "is_a", p) for p in item.is_a)
-            edges.extend((item.id, rel, p) for rel, p in item.relationships)
-    ancestry = WangIndex(weighted_dag(edges, dict.fromkeys(RELATIONS, 0.7), nodes=nodes))
+    ancestry = go_wang_index(go_obo)
     counts: dict[str, dict[str, float]] = {}
     for row in _rows("gosemsim_ic_annotations.tsv"):
         counts.setdefault(row["ontology"], {})[row["term"]] = float(row["count"])
