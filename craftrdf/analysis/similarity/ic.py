@@ -26,11 +26,9 @@ sources.
 from __future__ import annotations
 
 import functools
-import importlib
 import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from types import ModuleType
 from typing import Literal
 
 import numpy as np
@@ -38,7 +36,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from ...core.errors import ConfigError
-from ._svalues import kernels_failed
+from ._svalues import load_kernels
 from .definition import Combine, Engine, Missing, combine_scores, known_terms
 from .wang import WangIndex
 
@@ -102,18 +100,6 @@ def intrinsic_ic(ancestry: WangIndex) -> npt.NDArray[np.float64]:
     return np.asarray(1.0 - np.log(below) / math.log(n), dtype=np.float64)
 
 
-def _load_ic_kernels(engine: Engine) -> ModuleType | None:
-    if engine == "numpy":
-        return None
-    if engine not in ("auto", "numba"):
-        raise ConfigError(f"unknown similarity engine {engine!r}: use auto, numba or numpy")
-    try:
-        return importlib.import_module(f"{__package__}._ic_kernels")
-    except Exception as exc:
-        kernels_failed(engine, exc)
-        return None
-
-
 class ICIndex:
     """Resnik, Lin, Jiang and Rel similarity of classes, for many pairs at once.
 
@@ -156,7 +142,7 @@ class ICIndex:
         order = np.lexsort((-norm[cols], rows))
         self._indptr = indptr
         self._cols = np.ascontiguousarray(cols[order].astype(np.int32))
-        self._kernels = _load_ic_kernels(engine)
+        self._kernels = load_kernels(engine, module="_ic_kernels")
         #: which path computes: "numba" or "numpy"
         self.engine: Literal["numba", "numpy"] = "numpy" if self._kernels is None else "numba"
 
@@ -184,7 +170,7 @@ class ICIndex:
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
         if self.engine == "numba":
-            self._kernels = _load_ic_kernels("auto")
+            self._kernels = load_kernels("auto", warn=False, module="_ic_kernels")
             if self._kernels is None:
                 self.engine = "numpy"
 
