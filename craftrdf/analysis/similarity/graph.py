@@ -306,7 +306,8 @@ def similarity_index(
     of this store's ontology, on a worker process say); None computes them here when needed.
     ``cache_dir`` (:func:`craftrdf.analysis.similarity.persist.default_cache_dir`, say): keep the built
     index on disk there, keyed by the digests of the store's ontology graphs, and read it back
-    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`).
+    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`); not with
+    ``curies`` (an index of other CURIEs).
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
@@ -320,7 +321,7 @@ def similarity_index(
     if isinstance(hit, WangIndex):
         return hit
     disk_key = None
-    if cache_dir is not None:
+    if cache_dir is not None and curies is None:  # an index of other CURIEs is not the one on disk
         from .persist import index_key, load_index
 
         disk_key = index_key(
