@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from ...core.curie import CurieMap
@@ -165,6 +166,7 @@ def similarity_index(
     cache: SimilarityCache | None = DEFAULT_CACHE,
     engine: Engine = "auto",
     placements: Sequence[tuple[str, str]] | None = None,
+    cache_dir: Path | None = None,
 ) -> WangIndex:
     """A :class:`WangIndex` over the store's ontology graph, for ``method`` and ``weights``.
 
@@ -181,6 +183,10 @@ def similarity_index(
     ``ontology``, the structural reasoner's placements of it computed beforehand
     (:func:`~craftrdf.ontology.placement.reasoned_placements` of this store's ontology, on a worker
     process say); None computes them here when needed.
+    ``cache_dir`` (:func:`craftrdf.analysis.similarity.persist.default_cache_dir`, say): keep the built
+    index on disk there, keyed by the digests of the store's ontology graphs, and read it back
+    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`); not with
+    ``curies`` (an index of other CURIEs).
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
@@ -191,6 +197,17 @@ def similarity_index(
     hit = entries.get(key)
     if isinstance(hit, WangIndex):
         return hit
+    disk_key = None
+    if cache_dir is not None and curies is None:  # an index of other CURIEs is not the one on disk
+        from .persist import index_key, load_index
+
+        disk_key = index_key(
+            store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine
+        )
+        loaded = load_index(cache_dir, disk_key)
+        if loaded is not None:
+            entries[key] = loaded
+            return loaded
     cm = curies or CurieMap()
     model = read_store_model(store, ontology, curies=cm, cache=cache)
     graph = term_graph(model)
@@ -203,4 +220,11 @@ def similarity_index(
     aliases = {p: b for p, b in graph.parallel.items() if b in dag}
     index = WangIndex(dag, aliases=aliases, labels=graph.labels, excluded=graph.deprecated, engine=engine)
     entries[key] = index
+    if cache_dir is not None and disk_key is not None:
+        from .persist import index_key, save_index
+
+        # saved only if no writer changed the ontologies while the graph was read: never a stale entry
+        now = index_key(store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine)
+        if now == disk_key:
+            save_index(cache_dir, disk_key, index)
     return index

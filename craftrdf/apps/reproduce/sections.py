@@ -21,13 +21,12 @@ from ...matching.matcher.annotate import MatchingSession
 from ...matching.matcher.config import MatcherConfig
 from ...matching.matcher.dictionary import load_terms
 from ...matching.sweeps.entry import SweepReport, sweep_store
-from ...matching.sweeps.inputs import document_splits
 from ...matching.sweeps.run import Progress
 from ...matching.sweeps.termfilter import TermFilter
 from ...querying.indexes import ensure_containment
 from ...querying.library import run_query
 from ...querying.sets import resolve_set
-from ...querying.webanno import document_texts, fetch_annotations
+from ...querying.webanno import document_splits, document_texts, fetch_annotations
 from ...runtime.executors import SweepExecutor
 from ...store.local import ReadableStore
 
