@@ -17,7 +17,7 @@ from .annotate_stream import add_stream_options, is_streamed, run_streamed
 def _cmd_annotate(args: argparse.Namespace) -> int:
     if is_streamed(args):
         return run_streamed(args)
-    from ...core.registry import load_registry
+    from ...core.context import RunContext
     from ...matching.matcher.config import MatcherConfig
     from ...matching.matcher.dictionary import default_cache_dir
     from ...matching.matcher.run import read_inputs, run_annotation
@@ -42,12 +42,9 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
             args.set,
             config,
             texts,
-            registry=load_registry(),
+            RunContext.create(cache_dir=cache_dir, executor=executor, progress=index_progress(args)),
             out_dir=Path(args.out),
             into_store=args.into_store,
-            cache_dir=cache_dir,
-            executor=executor,
-            progress=index_progress(args),
         )
     total = sum(r.seconds.values())
     print(

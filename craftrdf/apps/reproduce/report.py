@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...core.model import Annotation
@@ -441,28 +442,40 @@ def _similarity(dist: SimilarityDistribution) -> list[str]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """What the report is made of, read and computed from the store.
+
+    ``public`` and ``test`` are the documents of train+dev and of test; ``sweeps`` every set's sweep
+    (section 4); ``causes`` explain section 1's differing cells; ``nesting`` gives section 2 its counts
+    of nesting; ``trained`` gives section 4 its trained-matcher column
+    (:func:`craftrdf.matching.training.evaluate.train_and_test`); ``skipped`` the sets without ontology.
+    """
+
+    counts: list[CountRow]
+    public: list[str]
+    test: list[str]
+    causes: list[CellCause]
+    stats: list[StatsRow]
+    nesting: list[NestingCounts]
+    sweeps: dict[str, SweepReport]
+    skipped: list[str]
+    similarity: SimilarityDistribution | None
+    trained: dict[str, TestScore] | None
+
+
 def render_report(
+    m: Measured,
     *,
-    counts: Sequence[CountRow],
-    stats: Sequence[StatsRow],
-    stats_documents: int,
-    test_documents: int,
     sweeps: Mapping[str, SweepReport],
-    ser_sweeps: Mapping[str, SweepReport],
     quick: bool,
-    similarity: SimilarityDistribution | None,
     published: Published,
     grid: str,
     header: str,
-    causes: Sequence[CellCause] = (),
-    nesting: Sequence[NestingCounts] = (),
-    trained: Mapping[str, TestScore] | None = None,
 ) -> str:
-    """The whole ``report.md``; ``ser_sweeps`` are every set's sweeps (section 4), ``sweeps`` the paper's.
-
-    ``causes`` explain section 1's differing cells; ``nesting`` gives section 2 its counts of nesting;
-    ``trained`` gives section 4 its trained-matcher column (:func:`craftrdf.matching.training.evaluate.train_and_test`).
-    """
+    """The whole ``report.md`` of what was measured, ``m``; ``sweeps`` are the paper's sets' (section 3)."""
+    counts, stats, causes, nesting, similarity = m.counts, m.stats, m.causes, m.nesting, m.similarity
+    stats_documents, test_documents, ser_sweeps, trained = len(m.public), len(m.test), m.sweeps, m.trained
     lines = ["# craftrdf reproduce", "", header, ""]
     for part in (
         _counts(counts, published.counts_source, causes),
