@@ -68,6 +68,8 @@ def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> in
 
     if args.param or args.into_store:
         raise ConfigError("--model fixes the configuration: drop --param and --into-store")
+    if args.min_confidence is not None and not 0.0 <= args.min_confidence <= 1.0:
+        raise ConfigError(f"--min-confidence must be in [0, 1], got {args.min_confidence}")
     texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
     with open_store(args, mode="read") as store:
         r, _ = annotate_with_model(
@@ -78,10 +80,11 @@ def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> in
             registry=load_registry(),
             out_dir=Path(args.out),
             cache_dir=cache_dir,
+            min_confidence=args.min_confidence,
         )
     print(
         f"annotated {r.documents} documents with the model {args.model}: {r.annotations:,} annotations, "
-        f"BioNLP in {r.out_dir}, {r.seconds:.1f} s"
+        f"BioNLP in {r.out_dir} (confidences in {r.out_dir}/confidence.tsv), {r.seconds:.1f} s"
     )
     return 0
 
@@ -113,6 +116,13 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     a.add_argument("--cache-dir", help="dictionary and sentence cache (default: ~/.cache/craftrdf/matcher)")
     a.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     a.add_argument("--model", metavar="DIR", help="a model folder from `craftrdf train` (trained for --set)")
+    a.add_argument(
+        "--min-confidence",
+        type=float,
+        metavar="P",
+        help="with --model: keep annotations of confidence at least P (replaces the model's threshold; "
+        "the train report's precision-recall curve shows what each P gives)",
+    )
     a.add_argument("--jobs", type=int, help="processes for sentence splitting (default: cores, at most 4)")
     add_stream_options(a)
     a.set_defaults(func=_cmd_annotate)

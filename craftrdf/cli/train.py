@@ -36,6 +36,17 @@ def _cmd_train(args: argparse.Namespace) -> int:
         f"{len(s.tried)} points cross-validated, SER {s.cv_ser:.3f}"
         + (" (exact classes only: no ontology in the store)" if report.exact_only else "")
     )
+    ls = report.learned
+    if ls is not None:
+        print(
+            f"learned decision (logistic regression, C={ls.learned.strength}, threshold {ls.learned.threshold}): "
+            f"cross-validated SER {ls.cv_ser:.3f}, "
+            + ("used" if ls.chosen else "not used (the threshold decision is lower)")
+        )
+        print(
+            "precision-recall over the confidence, cross-validated (exact matches): "
+            + ", ".join(f"{t:.2f}: P {p:.3f} R {r:.3f}" for t, p, r in ls.curve)
+        )
     print(
         f"coordination: recovers {report.discontinuous_recovered} of {report.discontinuous_gold} gold "
         f"discontinuous annotations on the training documents ({report.discontinuous_predicted} predicted)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +20,18 @@ from ..model import Annotation
 from ..registry import Registry
 from ..store import ReadableStore
 from .data import Corpus, SetData, parse_on, read_corpus, read_set, split_documents
-from .engine import find_candidates
+from .engine import choose_options, find_candidates, resolve
+from .features import option_rows
 from .folder import FORMAT, VERSION, Model, NameRow, TermRow, read_model, write_model
+from .learn import (
+    CONFIDENCES,
+    LearnedSelection,
+    choose_learned,
+    select_learned,
+    with_confidence,
+    with_rules,
+    write_confidences,
+)
 from .names import GoldNames
 from .rules import Rules
 from .select import (
@@ -30,12 +40,12 @@ from .select import (
     QUICK,
     QUICK_DECISIONS,
     RULES,
+    FoldView,
     OntologySource,
     Prepared,
     Selection,
     decide,
     select,
-    to_predictions,
 )
 from .symbols import symbol_candidates
 
@@ -63,6 +73,15 @@ class TrainReport:
     discontinuous_predicted: int
     exact_only: bool
     seconds: float
+    #: the learned decision and its cross-validated scores (None: it could not be fitted)
+    learned: LearnedSelection | None = None
+
+    @property
+    def cv_ser(self) -> float:
+        """The cross-validated slot error rate of the decision the model uses."""
+        if self.learned is not None and self.learned.chosen:
+            return self.learned.cv_ser
+        return self.selection.cv_ser
 
 
 def _ontology_source(
@@ -95,6 +114,7 @@ def _meta(
     folds: int,
     quick: bool,
     coordination: tuple[int, int, int],
+    learned: LearnedSelection | None = None,
 ) -> dict[str, Any]:
     """model.json's content (without the tables' digests, which :func:`write_model` adds)."""
     dg, dr, dp = coordination
@@ -124,6 +144,16 @@ def _meta(
             "points": len(selection.tried),
             "cv_ser": round(selection.cv_ser, 4),
             "cv_exact": {"tp": selection.cv_exact[1], "fp": selection.cv_exact[2], "fn": selection.cv_exact[3]},
+        },
+        "learned": None
+        if learned is None
+        else {
+            "chosen": learned.chosen,
+            "cv_ser": round(learned.cv_ser, 4),
+            "cv_exact": {"tp": learned.cv_exact[1], "fp": learned.cv_exact[2], "fn": learned.cv_exact[3]},
+            "rows": learned.rows,
+            "pr_curve": [{"confidence": t, "precision": p, "recall": r} for t, p, r in learned.curve],
+            **learned.learned.to_json(),
         },
         "coordination": {"gold_discontinuous": dg, "recovered": dr, "predicted": dp},
         "gold_annotations": corpus.annotations,
@@ -193,12 +223,15 @@ def train_read(
         folds=folds,
     )
     dg, dr, dp = _coordination_counts(prepared, corpus, selection)
-    meta = _meta(data, splits, corpus, selection, folds, quick, (dg, dr, dp))
+    learned = select_learned(prepared, corpus, data, selection, folds)
+    meta = _meta(data, splits, corpus, selection, folds, quick, (dg, dr, dp), learned)
     names = [
         NameRow(t, prepared.names.count(t), len(docs), tuple(prepared.names.written[t].most_common()))
         for t, docs in sorted(prepared.names.documents.items())
     ]
-    terms = [TermRow(t, c[0], c[1]) for t, c in sorted(prepared.total.items()) if c[1] > 0]
+    # the counts with each find's neighbouring words only when the learned decision reads them
+    counts = learned.counts if learned is not None and learned.chosen else prepared.total
+    terms = [TermRow(t, c[0], c[1]) for t, c in sorted(counts.items()) if c[1] > 0]
     model = Model(meta, tuple(names), tuple(terms))
     if out is not None:
         write_model(out, meta, names, terms, selection.decision)
@@ -214,6 +247,7 @@ def train_read(
         dp,
         data.exact_only,
         time.perf_counter() - t0,
+        learned,
     )
     return report, model
 
@@ -224,12 +258,19 @@ def predict(
     *,
     ontology: Dictionary | None,
     session: MatchingSession | None = None,
+    min_confidence: float | None = None,
 ) -> dict[str, list[Annotation]]:
-    """Annotate ``texts`` with a model (``ontology``: the set's dictionary for the model's configuration)."""
+    """Annotate ``texts`` with a model (``ontology``: the set's dictionary for the model's configuration).
+
+    Every annotation has a ``confidence``: the learned decision's probability, or the threshold
+    decision's precision estimate. ``min_confidence`` replaces the model's threshold (lower it
+    for recall, raise it for precision); the rules then run as trained.
+    """
     config = model.config
     normalization = config.normalization
     session = session or MatchingSession(texts, {})
-    names = GoldNames({r.term: frozenset({"model"}) for r in model.names})
+    # each name's number of training documents, which the learned decision reads (ids are not kept)
+    names = GoldNames({r.term: frozenset(str(i) for i in range(max(r.documents, 1))) for r in model.names})
     counts = {r.term: [r.tp, r.n] for r in model.terms}
     indexes = [SearchIndex(names.dictionary(normalization, config.synonyms), False)]
     if ontology is not None:
@@ -241,8 +282,18 @@ def predict(
     }
     prepared = Prepared(config, session, names, ontology.entries if ontology is not None else {}, candidates, {})
     prepared.total = counts
-    pairs = decide(prepared, sorted(texts), model.decision, model.rules)
-    return to_predictions(pairs, texts)
+    docs = sorted(texts)
+    view = FoldView(prepared, frozenset(), docs)
+    learned, decision = model.learned, model.decision
+    if learned is not None:
+        rows = option_rows(prepared, {}, counts, docs, frozenset())
+        threshold = learned.threshold if min_confidence is None else min_confidence
+        kept = choose_learned(rows, learned.probabilities(rows.x), threshold)
+    else:
+        if min_confidence is not None:
+            decision = replace(decision, threshold=min_confidence)
+        kept = {d: resolve(choose_options(view.options[d], decision)) for d in docs}
+    return with_confidence(with_rules(view, kept, model.rules, model.decision), texts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,10 +316,13 @@ def annotate_with_model(
     out_dir: Path | None = None,
     cache_dir: Path | None = None,
     curies: CurieMap | None = None,
+    min_confidence: float | None = None,
 ) -> tuple[ApplyReport, dict[str, list[Annotation]]]:
     """Annotate ``texts`` with the model in ``model_dir`` (trained for ``set_key``); BioNLP files in ``out_dir``.
 
     The model is read and checked, and the set's ontology found, before anything is written.
+    ``out_dir`` also gets ``confidence.tsv`` (document, annotation id, confidence);
+    ``min_confidence``: see :func:`predict`.
     """
     t0 = time.perf_counter()
     model = read_model(model_dir, set_key=set_key)
@@ -285,9 +339,10 @@ def annotate_with_model(
             store, ref, config.normalization, config.synonyms, registry=registry, cache_dir=cache_dir, curies=curies
         )
     session = MatchingSession(texts, {}, cache_dir=cache_dir)
-    predictions = predict(model, texts, ontology=ontology, session=session)
+    predictions = predict(model, texts, ontology=ontology, session=session, min_confidence=min_confidence)
     if out_dir is not None:
         write_bionlp_files(predictions, texts, out_dir)
+        write_confidences(predictions, out_dir / CONFIDENCES)
     n = sum(len(v) for v in predictions.values())
     return ApplyReport(len(texts), n, out_dir, time.perf_counter() - t0), predictions
 

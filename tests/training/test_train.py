@@ -158,7 +158,17 @@ def test_cli_train_then_annotate(sample_store_dir, tmp_path, capsys):
     run = tmp_path / "run"
     args = ["annotate", "--store", store, "--set", "PR", "--model", str(model), str(sample_dir()), "--split", "test"]
     assert main([*args, "--out", str(run), "--no-cache"]) == 0
-    assert [p.name for p in run.iterdir()] == [f"{split_ids('test')[0]}.bionlp"]
+    assert sorted(p.name for p in run.iterdir()) == [f"{split_ids('test')[0]}.bionlp", "confidence.tsv"]
+    # on a training document (whose names the model knows): one confidence per BioNLP line, by class and spans
+    (doc,) = split_ids("dev")
+    again = tmp_path / "again"
+    assert main([*args[:-1], "dev", "--out", str(again), "--no-cache"]) == 0
+    bionlp = (again / f"{doc}.bionlp").read_text().splitlines()
+    written = sorted(tuple(line.split("\t")[1].split(" ", 1)) for line in bionlp)  # "T1\tPR:1 0 3;8 14\ttext"
+    rows = [line.split("\t") for line in (again / "confidence.tsv").read_text().splitlines()]
+    assert rows[0] == ["document", "class", "spans", "confidence"]
+    assert written and sorted((c, s) for _, c, s, _ in rows[1:]) == written
+    assert all(d == doc and 0.0 <= float(v) <= 1.0 for d, _, _, v in rows[1:])
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
