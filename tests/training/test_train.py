@@ -202,9 +202,12 @@ def _rewrite(m: Path, name: str, data: bytes) -> None:
     (m / "model.json").write_text(json.dumps(meta))
 
 
-def _version(m: Path) -> None:
+def _version_1(m: Path) -> None:
+    """A folder as the previous craftrdf wrote it: version 1, no contexts.tsv, no learned decision."""
     meta = json.loads((m / "model.json").read_text())
-    meta["version"] = 0
+    meta["version"] = 1
+    del meta["learned"], meta["files"]["contexts.tsv"]
+    (m / "contexts.tsv").unlink()
     (m / "model.json").write_text(json.dumps(meta))
 
 
@@ -216,7 +219,7 @@ def _files_not_a_table(m: Path) -> None:
 
 #: (what is done to a copy of a good model folder, what the one line must say)
 BAD_FOLDERS = {
-    "another version": (_version, "model format version 0; this craftrdf reads version 1"),
+    "the previous version": (_version_1, "model format version 1; this craftrdf reads version 2: train it again"),
     "model.json not JSON": (lambda m: (m / "model.json").write_text("{"), "unreadable model.json"),
     "a table edited": (
         lambda m: (m / "terms.tsv").write_text((m / "terms.tsv").read_text() + "a\tPR:1\t1\t1\t1.0\tyes\n"),
