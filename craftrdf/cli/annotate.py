@@ -16,17 +16,21 @@ from .annotate_stream import add_stream_options, is_streamed, run_streamed
 
 def _cmd_annotate(args: argparse.Namespace) -> int:
     if is_streamed(args):
+        if args.ids is not None:
+            from ..errors import ConfigError
+
+            raise ConfigError("--ids is not read by a streamed run: give the documents as inputs")
         return run_streamed(args)
     from ..matcher.config import MatcherConfig
     from ..matcher.dictionary import default_cache_dir
-    from ..matcher.run import read_inputs, run_annotation
+    from ..matcher.run import run_annotation
     from ..registry import load_registry
 
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     if args.model is not None:
         return _annotate_with_model(args, cache_dir)
     config = MatcherConfig.from_params(parse_params(args.param))
-    texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
+    texts = _inputs(args)
     mode: Literal["write", "read"] = "write" if args.into_store else "read"
     workers = worker_count("--jobs", args.jobs, min(os.cpu_count() or 1, 4))
     with contextlib.ExitStack() as stack:
@@ -60,9 +64,19 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _inputs(args: argparse.Namespace) -> dict[str, str]:
+    """The texts of the inputs (``--split``), only those of ``--ids FILE`` when given (in its order)."""
+    from ..matcher.run import read_inputs
+    from ..training.ids import read_ids
+
+    texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
+    if args.ids is None:
+        return texts
+    return {d: texts[d] for d in read_ids(Path(args.ids), texts)}
+
+
 def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> int:
     from ..errors import ConfigError
-    from ..matcher.run import read_inputs
     from ..registry import load_registry
     from ..training import annotate_with_model
 
@@ -70,7 +84,7 @@ def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> in
         raise ConfigError("--model fixes the configuration: drop --param and --into-store")
     if args.min_confidence is not None and not 0.0 <= args.min_confidence <= 1.0:
         raise ConfigError(f"--min-confidence must be in [0, 1], got {args.min_confidence}")
-    texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
+    texts = _inputs(args)
     with open_store(args, mode="read") as store:
         r, _ = annotate_with_model(
             store,
@@ -109,6 +123,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="a matcher parameter, e.g. caseMatch=CASE_IGNORE; repeatable",
     )
     a.add_argument("--split", help="with a CRAFT directory: train, dev, test, a comma list, or all (default)")
+    a.add_argument("--ids", metavar="FILE", help="annotate only the documents listed in FILE (one id a line)")
     a.add_argument(
         "--out", required=True, help="folder for the <document>.bionlp files (evaluate --pred takes it as it is)"
     )

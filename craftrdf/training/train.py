@@ -19,10 +19,12 @@ from ..matcher.search import SearchIndex
 from ..model import Annotation
 from ..registry import Registry
 from ..store import ReadableStore
+from ..sweeps.inputs import document_splits
 from .data import Corpus, SetData, parse_on, read_corpus, read_set, split_documents
 from .engine import choose_options, find_candidates, resolve
 from .features import option_rows
 from .folder import FORMAT, VERSION, Model, NameRow, TermRow, read_model, write_model
+from .ids import read_ids
 from .learn import (
     CONFIDENCES,
     LearnedSelection,
@@ -173,8 +175,12 @@ def train_set(
     data: SetData | None = None,
     session: MatchingSession | None = None,
     corpus: Corpus | None = None,
+    ids: Path | None = None,
 ) -> tuple[TrainReport, Model]:
     """Train a matcher for ``set_key`` on the documents of ``on``; write the model folder to ``out``.
+
+    ``ids``: a file of document ids (:mod:`.ids`) to train on instead of splits; an id the
+    store does not have raises InputError before anything is read or written.
 
     ``quick`` selects among fewer configurations and decisions. ``data``/``session`` let a
     caller training several sets share the set's reads and the normalized texts; ``corpus``,
@@ -183,12 +189,14 @@ def train_set(
     set (nothing is written then).
     """
     t0 = time.perf_counter()
-    splits = parse_on(on)
+    splits = parse_on(on) if ids is None else ()
+    documents = split_documents(store, splits) if ids is None else read_ids(ids, document_splits(store))
     data = data or read_set(store, set_key, registry=registry, cache_dir=cache_dir)
     if corpus is None:
-        corpus = read_corpus(store, data.key, split_documents(store, splits))
+        corpus = read_corpus(store, data.key, documents)
     if corpus.annotations == 0:
-        raise NoGoldError(f"set {data.key} has no gold annotations in split {','.join(splits)}: nothing to learn")
+        where = f"split {','.join(splits)}" if ids is None else f"the documents of {ids}"
+        raise NoGoldError(f"set {data.key} has no gold annotations in {where}: nothing to learn")
     session = session or MatchingSession(corpus.texts, {}, cache_dir=cache_dir)
     source = _ontology_source(store, data, registry, cache_dir)
     return train_read(data, corpus, source, session, splits=splits, out=out, quick=quick, folds=folds, t0=t0)

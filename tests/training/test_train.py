@@ -264,3 +264,38 @@ def test_cli_train_with_no_gold_in_the_split_is_one_line_and_keeps_the_old_folde
         "craftrdf: error: set MOP has no gold annotations in split dev: nothing to learn"
     ]
     assert {p.name: p.read_bytes() for p in m.iterdir()} == before
+
+
+def test_cli_train_and_annotate_on_an_ids_file(sample_store_dir, tmp_path, capsys):
+    store = str(sample_store_dir)
+    ids = tmp_path / "ids.txt"
+    (train_doc,), (dev_doc,) = split_ids("train"), split_ids("dev")
+    ids.write_text(f"# my own split\n{dev_doc}\n\n{train_doc}\n", encoding="utf-8")
+    model = tmp_path / "model"
+    assert main(["train", "--store", store, "--set", "PR", "--ids", str(ids), "--out", str(model), "--no-cache"]) == 0
+    meta = json.loads((model / "model.json").read_text())
+    assert meta["trained_on"] == {"splits": [], "documents": sorted([train_doc, dev_doc])}
+    one = tmp_path / "one.txt"
+    one.write_text(f"{dev_doc}\n", encoding="utf-8")
+    run = tmp_path / "run"
+    args = ["annotate", "--store", store, "--set", "PR", "--model", str(model), str(sample_dir()), "--ids", str(one)]
+    assert main([*args, "--out", str(run), "--no-cache"]) == 0
+    assert sorted(p.name for p in run.iterdir()) == [f"{dev_doc}.bionlp", "confidence.tsv"]
+
+
+@pytest.mark.parametrize("command", ["train", "annotate"])
+def test_cli_ids_file_naming_an_unknown_document_is_one_line_and_writes_nothing(
+    sample_store_dir, pr_model, tmp_path, capsys, command
+):
+    ids = tmp_path / "ids.txt"
+    ids.write_text(f"{split_ids('train')[0]}\n99999999\n", encoding="utf-8")
+    out = tmp_path / "out"
+    store = ["--store", str(sample_store_dir), "--set", "PR"]
+    if command == "train":
+        args = ["train", *store, "--ids", str(ids), "--out", str(out)]
+    else:
+        args = ["annotate", *store, "--model", str(pr_model), str(sample_dir()), "--ids", str(ids), "--out", str(out)]
+    assert main([*args, "--no-cache"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{ids}, line 2: unknown document '99999999'" in err[0], err
+    assert not out.exists()
