@@ -80,12 +80,12 @@ def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> in
     from ..registry import load_registry
     from ..training import annotate_with_model
 
-    if args.param or args.into_store:
-        raise ConfigError("--model fixes the configuration: drop --param and --into-store")
+    if args.param:
+        raise ConfigError("--model fixes the configuration: drop --param")
     if args.min_confidence is not None and not 0.0 <= args.min_confidence <= 1.0:
         raise ConfigError(f"--min-confidence must be in [0, 1], got {args.min_confidence}")
     texts = _inputs(args)
-    with open_store(args, mode="read") as store:
+    with open_store(args, mode="write" if args.into_store else "read") as store:
         r, _ = annotate_with_model(
             store,
             args.set,
@@ -95,11 +95,14 @@ def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> in
             out_dir=Path(args.out),
             cache_dir=cache_dir,
             min_confidence=args.min_confidence,
+            into_store=args.into_store,
         )
     print(
         f"annotated {r.documents} documents with the model {args.model}: {r.annotations:,} annotations, "
         f"BioNLP in {r.out_dir} (confidences in {r.out_dir}/confidence.tsv), {r.seconds:.1f} s"
     )
+    if args.into_store:
+        print(f"stored as set {args.into_store}, each annotation with its craft:confidence")
     return 0
 
 

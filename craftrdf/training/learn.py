@@ -55,7 +55,7 @@ from .select import (
 logger = logging.getLogger(__name__)
 
 #: Thresholds on the probability tried by the cross-validation.
-THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(11))
+THRESHOLDS = tuple(round(0.05 + 0.05 * i, 2) for i in range(14))
 #: Inverse regularization strengths tried.
 STRENGTHS = (0.1, 1.0)
 #: Points (strength, threshold) scored with the slot error rate after ranking by exact error.
@@ -245,7 +245,7 @@ def _curve(scored: Scored, corpus: Corpus, compare: Callable[[str], str]) -> tup
         key=lambda x: -x[1],
     )
     out = []
-    for t in (0.0, 0.1, *THRESHOLDS, 0.75, 0.8, 0.85, 0.9, 0.95):
+    for t in (0.0, *THRESHOLDS, 0.75, 0.8, 0.85, 0.9, 0.95):
         kept = [k for k, v in preds if v >= t]
         tp = sum(1 for k in kept if k in gold)
         out.append((t, tp / max(len(kept), 1), tp / max(len(gold), 1)))

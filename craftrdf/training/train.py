@@ -325,21 +325,29 @@ def annotate_with_model(
     cache_dir: Path | None = None,
     curies: CurieMap | None = None,
     min_confidence: float | None = None,
+    into_store: str | None = None,
 ) -> tuple[ApplyReport, dict[str, list[Annotation]]]:
     """Annotate ``texts`` with the model in ``model_dir`` (trained for ``set_key``); BioNLP files in ``out_dir``.
 
     The model is read and checked, and the set's ontology found, before anything is written.
-    ``out_dir`` also gets ``confidence.tsv`` (document, annotation id, confidence);
-    ``min_confidence``: see :func:`predict`.
+    ``out_dir`` also gets ``confidence.tsv`` (document, class, spans, confidence);
+    ``min_confidence``: see :func:`predict`. ``into_store`` names a new set graph for the
+    annotations, each with its ``craft:confidence`` (:mod:`.stored`; the store must be writable).
     """
+    from ..matcher.run import check_run_name
+    from ..sets import resolve_set
+    from ..store import require_writable
+
     t0 = time.perf_counter()
     model = read_model(model_dir, set_key=set_key)
+    target = None
+    if into_store is not None:
+        check_run_name(store, into_store, registry)
+        target = require_writable(store, f"--into-store {into_store}")
     data_ontology = model.meta.get("ontology")
     ontology = None
+    ref = resolve_set(store, set_key)
     if data_ontology:
-        from ..sets import resolve_set
-
-        ref = resolve_set(store, set_key)
         if ref.ontology is None or ref.ontology not in store.batches():
             raise ConfigError(f"model {model_dir} uses the ontology of {set_key}, which this store does not hold")
         config = model.config
@@ -351,6 +359,10 @@ def annotate_with_model(
     if out_dir is not None:
         write_bionlp_files(predictions, texts, out_dir)
         write_confidences(predictions, out_dir / CONFIDENCES)
+    if target is not None and into_store is not None:
+        from .stored import write_model_run
+
+        write_model_run(target, into_store, ref, model, predictions, texts, curies or CurieMap())
     n = sum(len(v) for v in predictions.values())
     return ApplyReport(len(texts), n, out_dir, time.perf_counter() - t0), predictions
 
