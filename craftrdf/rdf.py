@@ -60,7 +60,7 @@ def int_literal(value: int, *, non_negative: bool = False) -> str:
 def decimal_literal(value: float, places: int = 4) -> str:
     """An ``xsd:decimal`` literal with ``places`` digits after the point.
 
-    >>> decimal_literal(0.87345)
+    >>> decimal_literal(0.87346)
     '"0.8735"^^<http://www.w3.org/2001/XMLSchema#decimal>'
     """
     return f'"{value:.{places}f}"^^<{XSD.decimal}>'
