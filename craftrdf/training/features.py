@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .engine import Candidate, Term, context_terms, surface_term
+from .family import is_family
 from .select import Prepared
 
 FEATURES = (
@@ -65,6 +66,7 @@ FEATURES = (
     "short_form",
     "long_form_end",
     "in_parentheses",
+    "family",
 )
 
 _ZERO = (0, 0)
@@ -96,11 +98,14 @@ def option_rows(
     totals: Mapping[Term, Sequence[int]],
     documents: Sequence[str],
     leave_out: frozenset[str],
+    *,
+    families: bool = True,
 ) -> Rows:
     """The rows of ``documents`` with counts ``totals`` less those of the ``leave_out`` documents.
 
     ``totals`` maps a term to its ``[true positives, finds]`` over every training document
     (contexts counted, :func:`.learn.context_counts`); ``counts`` gives each document's own.
+    ``families``: whether word-family candidates (:mod:`.family`) get rows.
     """
     own: dict[Term, list[int]] = {}
     for d in leave_out:
@@ -120,7 +125,7 @@ def option_rows(
     classes: list[str] = []
     rows: list[list[float]] = []
     for doc in sorted(documents):
-        _document_rows(prepared, doc, stats, onto, name_docs, leave_out, cands, classes, rows)
+        _document_rows(prepared, doc, stats, onto, name_docs, leave_out, families, cands, classes, rows)
     x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
     return Rows(tuple(cands), tuple(classes), x)
 
@@ -132,6 +137,7 @@ def _document_rows(
     onto: Mapping[tuple[str, ...], frozenset[str]],
     name_docs: Mapping[Term, frozenset[str]],
     leave_out: frozenset[str],
+    families: bool,
     cands: list[Candidate],
     classes: list[str],
     rows: list[list[float]],
@@ -140,6 +146,8 @@ def _document_rows(
     # first pass: each candidate's allowed classes and their record
     options: list[tuple[Candidate, list[tuple[str, list[float]]]]] = []
     for c in prepared.candidates[doc]:
+        if not families and is_family(c.key):
+            continue
         on = onto.get(c.key, ())
         opts = []
         for cls in c.classes:
@@ -240,5 +248,6 @@ def _document_rows(
                     float((s, e) in short),
                     float(e in long_ends),
                     parens,
+                    float(is_family(c.key)),
                 ]
             )

@@ -100,7 +100,7 @@ class Model:
     def rules(self) -> Rules:
         """The rules selected."""
         r = self.meta["rules"]
-        return Rules(bool(r["abbreviations"]), bool(r["coordination"]))
+        return Rules(bool(r["abbreviations"]), bool(r["coordination"]), bool(r.get("families", False)))
 
     @property
     def learned(self) -> Learned | None:

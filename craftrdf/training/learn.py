@@ -264,7 +264,8 @@ def select_learned(
     counts = context_counts(prepared, corpus, compare)
     totals = totals_of(counts)
     groups = folds_of(list(corpus.texts), folds)
-    outer = [option_rows(prepared, counts, totals, sorted(g), g) for g in groups]
+    fam = selection.rules.families
+    outer = [option_rows(prepared, counts, totals, sorted(g), g, families=fam) for g in groups]
     ys = [labels(r, corpus, compare) for r in outer]
     y_all = np.concatenate(ys) if ys else np.zeros(0, dtype=bool)
     if len(y_all) == 0 or y_all.all() or not y_all.any():
@@ -272,7 +273,11 @@ def select_learned(
     # nested: the rows fold f is decided with were fitted on rows that never saw f's counts
     probs: dict[float, list[npt.NDArray[np.float64]]] = {s: [] for s in STRENGTHS}
     for f, g_f in enumerate(groups):
-        inner = [option_rows(prepared, counts, totals, sorted(g), g | g_f) for i, g in enumerate(groups) if i != f]
+        inner = [
+            option_rows(prepared, counts, totals, sorted(g), g | g_f, families=fam)
+            for i, g in enumerate(groups)
+            if i != f
+        ]
         x = np.concatenate([r.x for r in inner])
         y = np.concatenate([labels(r, corpus, compare) for r in inner])
         for s in STRENGTHS:

@@ -22,6 +22,7 @@ from ..store import ReadableStore
 from ..sweeps.inputs import document_splits
 from .data import Corpus, SetData, parse_on, read_corpus, read_set, split_documents
 from .engine import choose_options, find_candidates, resolve
+from .family import family_candidates, family_index
 from .features import option_rows
 from .folder import FORMAT, VERSION, Model, NameRow, TermRow, read_model, write_model
 from .ids import read_ids
@@ -139,7 +140,11 @@ def _meta(
             "weight": selection.decision.weight,
             "backoff": selection.decision.backoff,
         },
-        "rules": {"abbreviations": selection.rules.abbreviations, "coordination": selection.rules.coordination},
+        "rules": {
+            "abbreviations": selection.rules.abbreviations,
+            "coordination": selection.rules.coordination,
+            "families": selection.rules.families,
+        },
         "selection": {
             "folds": folds,
             "quick": quick,
@@ -284,17 +289,20 @@ def predict(
     if ontology is not None:
         indexes.append(SearchIndex(ontology, False))
     symbols = names.symbols()
-    candidates = {
-        d: find_candidates(d, session.normalized(d, normalization), indexes) + symbol_candidates(d, texts[d], symbols)
-        for d in texts
-    }
+    family = family_index(names, normalization, config.synonyms)
+    candidates = {}
+    for d in texts:
+        candidates[d] = find_candidates(d, session.normalized(d, normalization), indexes)
+        if model.rules.families:
+            candidates[d] += family_candidates(d, session, family, normalization, candidates[d])
+        candidates[d] += symbol_candidates(d, texts[d], symbols)
     prepared = Prepared(config, session, names, ontology.entries if ontology is not None else {}, candidates, {})
     prepared.total = counts
     docs = sorted(texts)
     view = FoldView(prepared, frozenset(), docs)
     learned, decision = model.learned, model.decision
     if learned is not None:
-        rows = option_rows(prepared, {}, counts, docs, frozenset())
+        rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families)
         threshold = learned.threshold if min_confidence is None else min_confidence
         kept = choose_learned(rows, learned.probabilities(rows.x), threshold)
     else:
