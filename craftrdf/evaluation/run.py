@@ -361,6 +361,7 @@ def evaluate_store(
     criteria: Sequence[str] = CRITERIA,
     craft: str | Path | None = None,
     apply_craft_rules: bool = False,
+    ids: Path | None = None,
 ) -> list[SetReport]:
     """:func:`evaluate_sets` with the official scorer's graph of each set's ontology
     (:func:`~craftrdf.evaluation.official_graph.set_scorers`: the set's OBO file in
@@ -368,7 +369,8 @@ def evaluate_store(
     directory) also supplies document texts for the fragment criterion.
 
     With ``apply_craft_rules`` the prediction goes through :func:`craft_rules` first, with
-    the mapping files the store holds for the gold set key.
+    the mapping files the store holds for the gold set key. ``ids``: a file of document ids
+    (:mod:`craftrdf.training.ids`): only those predicted documents are scored.
     """
     from ..rules import set_mappings
     from ..webanno import document_texts
@@ -376,6 +378,10 @@ def evaluate_store(
     articles = document_texts(store)
     g = load_side(gold, store, texts=articles)
     p = g if pred == gold else load_side(pred, store, texts=articles)
+    if ids is not None:
+        from ..training.ids import only_documents
+
+        p = only_documents(p, ids)
     docs = {d for side in p.values() for d in side}
 
     def mappings(key: str) -> Mappings:
@@ -404,6 +410,7 @@ def evaluate_craft(
     boundary: Boundary = "jaccard",
     criteria: Sequence[str] = CRITERIA,
     apply_craft_rules: bool = False,
+    ids: Path | None = None,
 ) -> list[SetReport]:
     """:func:`evaluate_store` without a store: the sets named are read from a CRAFT directory.
 
@@ -426,5 +433,12 @@ def evaluate_craft(
     store = AnnotationStore.memory()
     build_store(Path(craft), store, registry=registry, sets=sorted(keys))
     return evaluate_store(
-        store, gold, pred, boundary=boundary, criteria=criteria, craft=craft, apply_craft_rules=apply_craft_rules
+        store,
+        gold,
+        pred,
+        boundary=boundary,
+        criteria=criteria,
+        craft=craft,
+        apply_craft_rules=apply_craft_rules,
+        ids=ids,
     )

@@ -7,10 +7,13 @@ have, is refused with one message naming the file and line, before anything is w
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from ..errors import InputError
+
+T = TypeVar("T")
 
 
 def read_ids(path: Path, known: Collection[str]) -> list[str]:
@@ -45,3 +48,12 @@ def read_ids(path: Path, known: Collection[str]) -> list[str]:
     if not out:
         raise InputError("no document id in the file", source=str(path))
     return out
+
+
+def only_documents(side: Mapping[str, Mapping[str, T]], path: Path) -> dict[str, dict[str, T]]:
+    """An evaluation side (set key -> document -> annotations) kept to the documents listed in ``path``.
+
+    Every listed id must be a document of the side (InputError naming the file and line otherwise).
+    """
+    wanted = set(read_ids(path, {d for docs in side.values() for d in docs}))
+    return {key: {d: anns for d, anns in docs.items() if d in wanted} for key, docs in side.items()}
