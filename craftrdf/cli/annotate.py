@@ -66,8 +66,8 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
 
 def _inputs(args: argparse.Namespace) -> dict[str, str]:
     """The texts of the inputs (``--split``), only those of ``--ids FILE`` when given (in its order)."""
+    from ..ingest.ids import read_ids
     from ..matcher.run import read_inputs
-    from ..training.ids import read_ids
 
     texts = read_inputs([Path(p) for p in args.inputs], split=args.split)
     if args.ids is None:

@@ -370,7 +370,7 @@ def evaluate_store(
 
     With ``apply_craft_rules`` the prediction goes through :func:`craft_rules` first, with
     the mapping files the store holds for the gold set key. ``ids``: a file of document ids
-    (:mod:`craftrdf.training.ids`): only those predicted documents are scored.
+    (:mod:`craftrdf.ingest.ids`): only those predicted documents are scored.
     """
     from ..rules import set_mappings
     from ..webanno import document_texts
@@ -379,7 +379,7 @@ def evaluate_store(
     g = load_side(gold, store, texts=articles)
     p = g if pred == gold else load_side(pred, store, texts=articles)
     if ids is not None:
-        from ..training.ids import only_documents
+        from ..ingest.ids import only_documents
 
         p = only_documents(p, ids)
     docs = {d for side in p.values() for d in side}

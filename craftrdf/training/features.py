@@ -143,48 +143,7 @@ def _document_rows(
     rows: list[list[float]],
 ) -> None:
     text = prepared.session.texts[doc]
-    # first pass: each candidate's allowed classes and their record
-    options: list[tuple[Candidate, list[tuple[str, list[float]]]]] = []
-    for c in prepared.candidates[doc]:
-        if not families and is_family(c.key):
-            continue
-        on = onto.get(c.key, ())
-        opts = []
-        for cls in c.classes:
-            in_onto = cls in on
-            docs = name_docs.get((c.key, cls))
-            name_n = len(docs - leave_out) if docs is not None else 0
-            if not in_onto and name_n == 0:
-                continue
-            tp, n = stats((c.key, cls))
-            stp, sn = stats(surface_term(c.surface, cls))
-            before, after = context_terms(c, cls)
-            btp, bn = stats(before)
-            atp, an = stats(after)
-            key_p = _p(tp, n, 0.5)
-            est = _backoff(stp, sn, key_p)
-            opts.append(
-                (
-                    cls,
-                    [
-                        est,
-                        key_p,
-                        math.log1p(n),
-                        math.log1p(tp),
-                        _p(stp, sn, 0.5),
-                        math.log1p(sn),
-                        _backoff(btp, bn, est),
-                        math.log1p(bn),
-                        _backoff(atp, an, est),
-                        math.log1p(an),
-                        float(n == 0),
-                        float(in_onto),
-                        math.log1p(name_n),
-                    ],
-                )
-            )
-        if opts:
-            options.append((c, opts))
+    options = _records(prepared.candidates[doc], stats, onto, name_docs, leave_out, families)
     if not options:
         return
     best = [max(f[0] for _, f in opts) for _, opts in options]
@@ -251,3 +210,59 @@ def _document_rows(
                     float(is_family(c.key)),
                 ]
             )
+
+
+Options = list[tuple[Candidate, list[tuple[str, list[float]]]]]
+
+
+def _records(
+    candidates: Sequence[Candidate],
+    stats: Callable[[Term], tuple[int, int]],
+    onto: Mapping[tuple[str, ...], frozenset[str]],
+    name_docs: Mapping[Term, frozenset[str]],
+    leave_out: frozenset[str],
+    families: bool,
+) -> Options:
+    """Each candidate's allowed classes, with the features of their records (the first 13 columns)."""
+    options: Options = []
+    for c in candidates:
+        if not families and is_family(c.key):
+            continue
+        on = onto.get(c.key, ())
+        opts = []
+        for cls in c.classes:
+            in_onto = cls in on
+            docs = name_docs.get((c.key, cls))
+            name_n = len(docs - leave_out) if docs is not None else 0
+            if not in_onto and name_n == 0:
+                continue
+            tp, n = stats((c.key, cls))
+            stp, sn = stats(surface_term(c.surface, cls))
+            before, after = context_terms(c, cls)
+            btp, bn = stats(before)
+            atp, an = stats(after)
+            key_p = _p(tp, n, 0.5)
+            est = _backoff(stp, sn, key_p)
+            opts.append(
+                (
+                    cls,
+                    [
+                        est,
+                        key_p,
+                        math.log1p(n),
+                        math.log1p(tp),
+                        _p(stp, sn, 0.5),
+                        math.log1p(sn),
+                        _backoff(btp, bn, est),
+                        math.log1p(bn),
+                        _backoff(atp, an, est),
+                        math.log1p(an),
+                        float(n == 0),
+                        float(in_onto),
+                        math.log1p(name_n),
+                    ],
+                )
+            )
+        if opts:
+            options.append((c, opts))
+    return options

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..curie import CurieMap
 from ..errors import ConfigError
+from ..ingest.ids import read_ids
 from ..matcher.annotate import MatchingSession
 from ..matcher.config import Synonyms, TextNormalization
 from ..matcher.dictionary import Dictionary, load_dictionary
@@ -25,7 +26,6 @@ from .engine import choose_options, find_candidates, resolve
 from .family import family_candidates, family_index
 from .features import option_rows
 from .folder import FORMAT, VERSION, Model, NameRow, TermRow, read_model, write_model
-from .ids import read_ids
 from .learn import (
     CONFIDENCES,
     LearnedSelection,
@@ -184,7 +184,7 @@ def train_set(
 ) -> tuple[TrainReport, Model]:
     """Train a matcher for ``set_key`` on the documents of ``on``; write the model folder to ``out``.
 
-    ``ids``: a file of document ids (:mod:`.ids`) to train on instead of splits; an id the
+    ``ids``: a file of document ids (:mod:`craftrdf.ingest.ids`) to train on instead of splits; an id the
     store does not have raises InputError before anything is read or written.
 
     ``quick`` selects among fewer configurations and decisions. ``data``/``session`` let a

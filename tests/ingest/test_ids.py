@@ -10,7 +10,7 @@ import pytest
 from craftrdf.cli import main
 from craftrdf.demo import sample_dir
 from craftrdf.errors import InputError
-from craftrdf.training.ids import read_ids
+from craftrdf.ingest.ids import read_ids
 from tests.training.test_train import split_ids
 
 
