@@ -35,7 +35,7 @@ from pathlib import Path
 def run(args: list[str], src: str | None = None) -> float:
     """Seconds one ``craftrdf`` command takes in a fresh process (``src``: a source tree first on the path)."""
     t = time.perf_counter()
-    cli = "from craftrdf.cli import main; raise SystemExit(main())"
+    cli = "from craftrdf.apps.cli import main; raise SystemExit(main())"
     env = dict(os.environ, PYTHONPATH=src) if src else None
     subprocess.run([sys.executable, "-c", cli, "-q", *args], check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - t

@@ -11,7 +11,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TypeVar
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 T = TypeVar("T")
 

@@ -7,11 +7,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from craftrdf.cli import main
-from craftrdf.demo import sample_dir
-from craftrdf.errors import InputError
+from craftrdf.apps.cli import main
+from craftrdf.apps.demo import sample_dir
+from craftrdf.core.errors import InputError
 from craftrdf.ingest.ids import read_ids
-from tests.training.test_train import split_ids
+from tests.matching.training.test_train import split_ids
 
 
 def test_ids_file_comments_blank_lines_and_order(tmp_path):
