@@ -3,6 +3,7 @@ PubAnnotation exports; ``--min-confidence`` picks the operating point."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pyoxigraph as ox
@@ -73,3 +74,19 @@ def test_min_confidence_picks_the_operating_point(sample_store_dir, tmp_path):
     assert len(runs["0"]) > len(runs["1"])
     assert main([*args, "--out", str(tmp_path / "bad"), "--min-confidence", "1.5", "--no-cache"]) == 1
     assert not (tmp_path / "bad").exists()
+
+
+def test_the_train_report_has_the_cross_validated_precision_recall_curve(sample_store, tmp_path):
+    from craftrdf.core.registry import load_registry
+    from craftrdf.matching.training.train import train_set
+
+    report, _ = train_set(sample_store, "CL", registry=load_registry(), out=tmp_path / "m", quick=True)
+    curve = report.learned.curve
+    thresholds = [t for t, _, _ in curve]
+    assert thresholds == sorted(thresholds) and thresholds[0] == 0.0
+    # a higher minimum confidence keeps a subset of the annotations: recall never rises
+    recalls = [r for _, _, r in curve]
+    assert all(a >= b for a, b in itertools.pairwise(recalls))
+    assert all(0.0 <= p <= 1.0 and 0.0 <= r <= 1.0 for _, p, r in curve)
+    meta = json.loads((tmp_path / "m" / "model.json").read_text(encoding="utf-8"))
+    assert [(c["confidence"], c["precision"], c["recall"]) for c in meta["learned"]["pr_curve"]] == list(curve)
