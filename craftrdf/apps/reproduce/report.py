@@ -22,6 +22,7 @@ from .sections import (
 
 if TYPE_CHECKING:
     from ...matching.training.evaluate import TestScore
+    from ...matching.training.train import TrainReport
 
 
 def _diff(ours: float, published: float | None, fmt: str = "{:+,}") -> str:
@@ -399,7 +400,7 @@ def _trained(trained: Mapping[str, TestScore], published: Published) -> list[str
         "names alone, and their SER counts exact class matches only (no Wang credit for a related class): they "
         "are marked *exact*.",
         "",
-        "| set | test SER | cross-validated SER | configuration (case, stemmer, synonyms) | threshold, prior | rules "
+        "| set | test SER | cross-validated SER | configuration (case, stemmer, synonyms) | decision | rules "
         "| discontinuous recovered on train+dev | costliest false positives | costliest false negatives | seconds |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -408,12 +409,21 @@ def _trained(trained: Mapping[str, TestScore], published: Published) -> list[str
         fp = "; ".join(f"{x} {cls} ({n})" for x, cls, n in t.false_positives[:3]) or "—"
         fn = "; ".join(f"{x} {cls} ({n})" for x, cls, n in t.false_negatives[:3]) or "—"
         out.append(
-            f"| {key}{' (exact)' if t.exact_only else ''} | {t.ser:.3f} | {s.cv_ser:.3f} | "
-            f"{c.caseMatch.value}, {c.stemmer.value}, {c.synonyms.value} | {s.decision.threshold}, {s.decision.prior} "
+            f"| {key}{' (exact)' if t.exact_only else ''} | {t.ser:.3f} | {t.train.cv_ser:.3f} | "
+            f"{c.caseMatch.value}, {c.stemmer.value}, {c.synonyms.value} | {_decision(t.train)} "
             f"| {s.rules.label()} | {t.train.discontinuous_recovered} of {t.train.discontinuous_gold} | {fp} | {fn} "
             f"| {t.seconds:.0f} |"
         )
     return out
+
+
+def _decision(report: TrainReport) -> str:
+    """The decision a model uses: the learned one (C, threshold) or the term threshold (threshold, prior)."""
+    learned = report.learned
+    if learned is not None and learned.chosen:
+        return f"learned (C {learned.learned.strength}, threshold {learned.learned.threshold})"
+    d = report.selection.decision
+    return f"threshold {d.threshold}, prior {d.prior}"
 
 
 def _similarity(dist: SimilarityDistribution) -> list[str]:
