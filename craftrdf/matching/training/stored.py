@@ -41,10 +41,7 @@ def write_model_run(
     lines = run_nquads(
         name,
         config=model.config,
-        dictionary_set=ref.key,
-        module=ref.module,
-        variant=ref.variant,
-        ontology=ref.ontology,
+        dictionary=ref,
         mappings=mgraph if mgraph in store.batches() else None,
         annotations=anns,
         curies=curies,

@@ -15,13 +15,13 @@ from ...core.model import Annotation
 from ...core.registry import Registry
 from ...ingest.ids import read_ids
 from ...querying.sets import resolve_set
+from ...querying.webanno import document_splits
 from ...store.local import ReadableStore, require_writable
 from ..matcher.annotate import MatchingSession
 from ..matcher.config import Synonyms, TextNormalization
 from ..matcher.dictionary import Dictionary, load_dictionary
 from ..matcher.run import check_run_name, write_bionlp_files
 from ..matcher.search import SearchIndex
-from ..sweeps.inputs import document_splits
 from .data import Corpus, SetData, parse_on, read_corpus, read_set, split_documents
 from .engine import choose_options, find_candidates, resolve
 from .family import family_candidates, family_index
