@@ -114,10 +114,11 @@ def run_nquads(
     dictionary), one ``cm:<parameter>`` literal per parameter as given,
     ``cm:configuration`` (all seven, ``name=value;...``), ``cm:effectiveConfiguration``
     (after ConceptMapper's forcing), ``cm:matcherVersion`` and ``dcterms:creator``.
-    ``dictionary`` is the set whose ontology gave the dictionary (it must have one).
+    ``dictionary`` is the set the dictionary stands for (a trained model's set may have no ontology
+    in the store: then no ``craft:ontology``).
     """
     s = iri(set_iri(name))
-    module, variant, ontology = dictionary.module, dictionary.variant, dictionary.require_ontology()
+    module, variant, ontology = dictionary.module, dictionary.variant, dictionary.ontology
     yield from set_nquads(name, module=module, variant=variant, ontology=ontology, mappings=mappings)
     yield quad(s, iri(RDF.type), iri(CM.MatcherRun), s)
     yield quad(s, iri(CM.dictionarySet), iri(set_iri(dictionary.key)), s)
