@@ -27,8 +27,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_length=args.max_query_length,
         max_depth=args.max_depth,
         max_terms=args.max_terms,
-        allow_load=args.allow_load,
-        allow_service=args.allow_service,
+        allow_load=bool(args.allow_load),
     )
     config = ServerConfig(
         base_iri=base,
@@ -41,6 +40,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         cors_origin=args.cors_origin,
         union_default_graph=args.union_default_graph,
         access_log=args.access_log,
+        load_urls=tuple(args.allow_load or ()),
+        max_memory=args.max_worker_memory << 20,
     )
     serve(
         args.store,
@@ -161,6 +162,18 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="N",
         help="most operators or patterns chained at one bracket level (default 1000)",
     )
-    s.add_argument("--allow-load", action="store_true", help="let updates use LOAD <url> (server fetches URLs)")
-    s.add_argument("--allow-service", action="store_true", help="let queries use SERVICE <url> (federation)")
+    s.add_argument(
+        "--allow-load",
+        action="append",
+        metavar="URL-PREFIX",
+        help="let token holders LOAD <url> from URLs starting with this prefix (repeatable); fetched by a "
+        "process of its own, queries never reach the network (default: no LOAD)",
+    )
+    s.add_argument(
+        "--max-worker-memory",
+        type=_positive(int),
+        default=2048,
+        metavar="MB",
+        help="a query worker growing past this resident size is killed, its client gets 503 (default 2048)",
+    )
     s.set_defaults(func=_cmd_serve)

@@ -142,8 +142,8 @@ def serve(
     ``heavy_workers`` more take the queries that run past a second (at most that many at
     once; see :class:`~craftrdf.server.workers.WorkerPool`). With updates enabled, one writer
     process owns the store and runs every query and update in turn (a reader may not open the
-    store beside a live writer). Unless the limits allow LOAD or SERVICE, workers run without
-    network access (:mod:`craftrdf.server.sandbox`). Connections must send their request head
+    store beside a live writer). Workers always run without network access, whatever the
+    flags (:mod:`craftrdf.server.sandbox`). Connections must send their request head
     within ``header_timeout`` seconds (:mod:`craftrdf.server.transport`). StoreError if the
     store cannot be opened (missing, or locked by another writer).
     """
@@ -153,9 +153,9 @@ def serve(
 
     opener = StoreOpener(os.fspath(store), "write" if config.allow_update else "read")
     size, heavy = (1, 0) if config.allow_update else (workers, heavy_workers)
-    no_network = not (config.limits.allow_load or config.limits.allow_service)
     dump_dir = tempfile.mkdtemp(prefix="craftrdf-dumps-")
-    pool = WorkerPool(opener, size=size, heavy=heavy, no_network=no_network)
+    # the engine never gets a network, whatever the flags: LOAD is fetched by craftrdf.server.load
+    pool = WorkerPool(opener, size=size, heavy=heavy, no_network=True, max_memory=config.max_memory)
 
     def close() -> None:
         # also reached through the lifespan: uvicorn re-raises SIGTERM after shutting down,
@@ -167,14 +167,14 @@ def serve(
         app = create_app(pool, config=config, dump_dir=dump_dir, on_shutdown=close)
         listening = f"http://{host}:{port}/"
         logger.info(
-            "serving %s at %s (%s%s, %d+%d worker(s)%s%s)",
+            "serving %s at %s (%s%s, %d+%d worker(s), no network%s%s)",
             store,
             config.base_iri,
             "" if config.base_iri == listening else f"listening on {host}:{port}, ",
             "updates enabled" if config.allow_update else "read-only",
             size,
             heavy,
-            ", no network" if no_network else "",
+            f", LOAD from {', '.join(config.load_urls)}" if config.limits.allow_load else "",
             ", union default graph" if config.union_default_graph else "",
         )
         uvicorn.Server(uvicorn_config(app, host=host, port=port, header_timeout=header_timeout)).run()

@@ -63,13 +63,30 @@ class StoreOpener:
         return AnnotationStore.open(self.path, mode=self.mode)
 
 
-def _worker_main(conn: Connection, opener: Callable[[], AnnotationStore], no_network: bool = False) -> None:
-    """A worker's loop: open the store, then run ``(fn, args)`` messages until told to stop."""
+#: Stack of the thread that runs the engine in a worker. pyoxigraph's parser and evaluator recurse
+#: on the query's structure (nested groups, collections, sibling groups, operator chains), and on
+#: the default 8 MiB main-thread stack a query of 5,000-20,000 such items segfaults the worker.
+#: Measured on 0.5.13 (docs/server.md, *No crash from any query text*): 49,000 nested groups
+#: (98,000 characters, near the length limit) peak at about 200 MB; the stack is reserved address
+#: space, only the pages a query touches become memory.
+ENGINE_STACK = 1 << 30
+
+
+def _worker_main(conn: Connection, opener: Callable[[], AnnotationStore], no_network: bool = True) -> None:
+    """A worker's entry point: deny itself the network, then run :func:`_worker_loop` on a thread with a large stack."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
     if no_network:
         from .sandbox import deny_network
 
-        deny_network()  # before the store is opened and any request is seen
+        deny_network()  # before the store is opened and any request is seen; inherited by threads
+    threading.stack_size(ENGINE_STACK)
+    engine = threading.Thread(target=_worker_loop, args=(conn, opener), name="craftrdf-engine")
+    engine.start()
+    engine.join()
+
+
+def _worker_loop(conn: Connection, opener: Callable[[], AnnotationStore]) -> None:
+    """Open the store, then run ``(fn, args)`` messages until told to stop."""
     try:
         store = opener()
     except Exception as exc:  # reported to the parent, which says it in one line
@@ -117,6 +134,18 @@ def _renice(w: _Worker, niceness: int) -> bool:
     return True
 
 
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _resident(w: _Worker) -> int:
+    """``w``'s resident set in bytes, from ``/proc`` (0 where there is none: not Linux, or the process is gone)."""
+    try:
+        with open(f"/proc/{w.process.pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 class ClientGone(RequestRefused):
     """The client of a call went away (its ``cancel`` event was set); the call was stopped."""
 
@@ -141,8 +170,10 @@ class WorkerPool:
     503 and ``Retry-After`` (no worker touched) when the lane is full or fewer than ``size``
     ready workers would remain beside it. A heavy
     call's worker is lowered in CPU priority (nice +10) and, when its priority cannot be raised
-    again afterwards (not root), replaced by a fresh one. With ``no_network`` each worker denies
-    itself network sockets before opening the store (:func:`craftrdf.server.sandbox.deny_network`).
+    again afterwards (not root), replaced by a fresh one. With ``no_network`` (the default; the
+    server never turns it off) each worker denies itself network sockets before opening the store
+    (:func:`craftrdf.server.sandbox.deny_network`). With ``max_memory`` (bytes), a worker whose
+    resident size passes it during a call is killed and replaced, and the caller gets 503.
     """
 
     def __init__(
@@ -152,7 +183,8 @@ class WorkerPool:
         size: int = 2,
         heavy: int = 0,
         heavy_after: float = 1.0,
-        no_network: bool = False,
+        no_network: bool = True,
+        max_memory: int | None = None,
         start_timeout: float = 120.0,
     ) -> None:
         if size < 1 or heavy < 0:
@@ -164,6 +196,7 @@ class WorkerPool:
         self.heavy = heavy
         self.heavy_after = heavy_after
         self.no_network = no_network
+        self.max_memory = max_memory
         self._opener = opener
         self._ctx = mp.get_context("spawn")
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -360,7 +393,7 @@ class WorkerPool:
         started = time.monotonic()
         while True:
             elapsed = time.monotonic() - started
-            if w.conn.poll(max(min(0.05, timeout - elapsed), 0)):
+            if w.conn.poll(max(min(0.02 if self.max_memory else 0.05, timeout - elapsed), 0)):
                 return heavy
             elapsed = time.monotonic() - started
             if cancel is not None and cancel.is_set():
@@ -368,6 +401,15 @@ class WorkerPool:
                     self._drop_heavy()
                 self._replace(w, "was running a query whose client went away", quiet=True)
                 raise ClientGone()
+            if self.max_memory is not None and _resident(w) > self.max_memory:
+                if heavy:
+                    self._drop_heavy()
+                self._replace(w, f"passed the memory limit of {self.max_memory >> 20} MB and was killed")
+                raise RequestRefused(
+                    503,
+                    f"the query used more than the server's memory limit of {self.max_memory >> 20} MB per "
+                    "query worker and was stopped; make it more selective or add LIMIT",
+                )
             if elapsed >= timeout:
                 if heavy:
                     self._drop_heavy()

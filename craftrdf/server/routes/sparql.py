@@ -10,12 +10,14 @@ from __future__ import annotations
 import hmac
 from urllib.parse import urlsplit
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ..context import AppContext
 from ..guard import RequestRefused, check_request, with_using
+from ..load import LoadRequest, fetch, plain_load, rdf_format, run_load
 from ..pages import HEADERS as PAGE_HEADERS
 from ..pages import index_page, query_page, results_html
 from ..protocol import GRAPH_TYPES, HTML, RESULT_TYPES, SparqlRequest, negotiate, parse_sparql_request
@@ -132,7 +134,28 @@ class SparqlRoutes:
         self.authorise_update(request)
         check_request(req.text, self.config.limits)
         text = with_using(req.text, req.default_graphs, req.named_graphs)
+        load = plain_load(text) if self.config.limits.allow_load else None
+        if load is not None:
+            return await self.load(request, load)
+        # any other update runs in the writer, which has no network: a LOAD or SERVICE the guard
+        # missed fails there instead of fetching
         answer = await self.ctx.call(run_update, text, self.ctx.endpoint, request=request)
+        self.ctx.store_changed()
+        return PlainTextResponse(answer.body.decode(), status_code=200)
+
+    async def load(self, request: Request, load: LoadRequest) -> Response:
+        """A plain LOAD: fetched by a process of its own from an allowed URL, stored by the writer."""
+        config = self.config
+        try:
+            media, data = await run_in_threadpool(
+                fetch, load.url, config.load_urls, max_bytes=config.max_load_bytes, timeout=config.timeout
+            )
+            fmt = rdf_format(media, load.url)
+        except RequestRefused as exc:
+            if not load.silent or exc.status == 403:  # SILENT hides failures, never the operator's policy
+                raise
+            return PlainTextResponse(f"LOAD SILENT: nothing loaded ({exc.message})\n")
+        answer = await self.ctx.call(run_load, data, fmt.file_extension, load.url, load.graph, request=request)
         self.ctx.store_changed()
         return PlainTextResponse(answer.body.decode(), status_code=200)
 
