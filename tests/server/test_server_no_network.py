@@ -246,3 +246,31 @@ def test_no_query_text_crashes_a_worker(name: str, tmp_path: Path) -> None:
             assert status != 500, message
         assert status in (200, 400, 503)
         assert pool.call(run_sparql, QueryJob("ASK {}"), timeout=20).body  # still serving
+
+
+# -- bounded memory --------------------------------------------------------------------------------
+
+
+def _concat_bomb(levels: int) -> str:
+    """Issue 28, item 5's kind of query: each BIND makes a string ten times the last (100 bytes × 10**levels)."""
+    binds = " ".join(f"BIND(CONCAT({','.join([f'?v{i}'] * 10)}) AS ?v{i + 1})" for i in range(levels))
+    return f'SELECT (STRLEN(?v{levels}) AS ?n) WHERE {{ BIND("{"x" * 100}" AS ?v0) {binds} }}'
+
+
+def test_a_query_past_the_memory_limit_is_a_503_and_its_worker_replaced(tmp_path: Path) -> None:
+    from craftrdf.server.guard import RequestRefused
+    from craftrdf.server.jobs import QueryJob, run_sparql
+    from craftrdf.server.workers import _resident
+
+    AnnotationStore.open(tmp_path / "s.store").close()
+    limit = 400 << 20
+    with WorkerPool(StoreOpener(str(tmp_path / "s.store"), "read"), size=1, max_memory=limit) as pool:
+        # 10**5 * 100 bytes = 10 MB fits: the answer is the length, computed independently here
+        small = pool.call(run_sparql, QueryJob(_concat_bomb(5), results_format="CSV"), timeout=30)
+        assert small.body.split() == [b"n", str(100 * 10**5).encode()]
+        worker = pool._all[next(iter(pool._all))]
+        with pytest.raises(RequestRefused) as refused:
+            pool.call(run_sparql, QueryJob(_concat_bomb(8)), timeout=60)  # 10 GB if it ran
+        assert refused.value.status == 503 and "memory limit of 400 MB" in refused.value.message
+        assert _resident(worker) == 0  # killed
+        assert pool.restarts == 1
