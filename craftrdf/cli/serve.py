@@ -95,6 +95,39 @@ def _add_connection_options(s: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_limit_options(s: argparse.ArgumentParser) -> None:
+    """Options bounding what a query may be and use, and where LOAD may fetch from."""
+    s.add_argument("--max-query-length", type=_positive(int), default=100_000, metavar="CHARS")
+    s.add_argument(
+        "--max-depth",
+        type=_positive(int),
+        default=64,
+        metavar="N",
+        help="most brackets open at once in a query (default 64)",
+    )
+    s.add_argument(
+        "--max-terms",
+        type=_positive(int),
+        default=1_000,
+        metavar="N",
+        help="most operators or patterns chained at one bracket level (default 1000)",
+    )
+    s.add_argument(
+        "--allow-load",
+        action="append",
+        metavar="URL-PREFIX",
+        help="let token holders LOAD <url> from URLs starting with this prefix (repeatable); fetched by a "
+        "process of its own, queries never reach the network (default: no LOAD)",
+    )
+    s.add_argument(
+        "--max-worker-memory",
+        type=_positive(int),
+        default=2048,
+        metavar="MB",
+        help="a query worker growing past this resident size is killed, its client gets 503 (default 2048)",
+    )
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve`` to the ``craftrdf`` parser."""
     s = sub.add_parser(
@@ -147,33 +180,5 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="query worker processes when read-only (default 2; one writer with --allow-update)",
     )
     _add_connection_options(s)
-    s.add_argument("--max-query-length", type=_positive(int), default=100_000, metavar="CHARS")
-    s.add_argument(
-        "--max-depth",
-        type=_positive(int),
-        default=64,
-        metavar="N",
-        help="most brackets open at once in a query (default 64)",
-    )
-    s.add_argument(
-        "--max-terms",
-        type=_positive(int),
-        default=1_000,
-        metavar="N",
-        help="most operators or patterns chained at one bracket level (default 1000)",
-    )
-    s.add_argument(
-        "--allow-load",
-        action="append",
-        metavar="URL-PREFIX",
-        help="let token holders LOAD <url> from URLs starting with this prefix (repeatable); fetched by a "
-        "process of its own, queries never reach the network (default: no LOAD)",
-    )
-    s.add_argument(
-        "--max-worker-memory",
-        type=_positive(int),
-        default=2048,
-        metavar="MB",
-        help="a query worker growing past this resident size is killed, its client gets 503 (default 2048)",
-    )
+    _add_limit_options(s)
     s.set_defaults(func=_cmd_serve)
