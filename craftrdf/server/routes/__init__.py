@@ -1,5 +1,0 @@
-"""The server's routes, one module per resource: the SPARQL protocol, linked data, dumps and VoID, the viewer.
-
-Each module's ``routes(ctx)`` gives its Starlette routes over one
-:class:`~craftrdf.server.context.AppContext`; :func:`craftrdf.server.app.create_app` puts them together.
-"""
