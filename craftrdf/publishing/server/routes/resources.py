@@ -34,6 +34,11 @@ class _Negotiated:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope["path_params"] = {**scope.get("path_params", {}), "kind": self.kind}
         request = Request(scope, receive)
+        if any(ord(c) < 0x20 or c == "\x7f" for c in scope["path"]):
+            # no IRI holds a control character; and Starlette's `$` matches before a final
+            # newline, so `/class/X%0a` would otherwise describe X
+            await refusal(RequestRefused(404, "no resource has control characters in its path"))(scope, receive, send)
+            return
         forced = request.query_params.get("format")
         wants_html = forced == "html" or (forced is None and negotiate(request.headers.get("accept"), OFFERED) == HTML)
         if (
