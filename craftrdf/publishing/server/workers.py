@@ -321,6 +321,13 @@ class WorkerPool:
             return
         self._idle.put(w)
 
+    def _stopped(self, w: _Worker, heavy: bool, why: str, what: str) -> RequestRefused:
+        """Kill and replace ``w``, whose query passed a limit; the 503 its client gets."""
+        if heavy:
+            self._drop_heavy()
+        self._replace(w, f"{why} and was killed")
+        return RequestRefused(503, f"the query {what} and was stopped; make it more selective or add LIMIT")
+
     def _wait(self, w: _Worker, timeout: float, cancel: threading.Event | None, key: str, heavy: bool) -> bool:
         """Wait for ``w``'s answer; True if heavy. Raises (after replacing ``w``) on overrun, cancel, full lane."""
         started = time.monotonic()
@@ -335,23 +342,11 @@ class WorkerPool:
                 self._replace(w, "was running a query whose client went away", quiet=True)
                 raise ClientGone()
             if self.max_memory is not None and _resident(w) > self.max_memory:
-                if heavy:
-                    self._drop_heavy()
-                self._replace(w, f"passed the memory limit of {self.max_memory >> 20} MB and was killed")
-                raise RequestRefused(
-                    503,
-                    f"the query used more than the server's memory limit of {self.max_memory >> 20} MB per "
-                    "query worker and was stopped; make it more selective or add LIMIT",
-                )
+                limit = f"memory limit of {self.max_memory >> 20} MB per query worker"
+                raise self._stopped(w, heavy, f"passed the {limit}", f"used more than the server's {limit}")
             if elapsed >= timeout:
-                if heavy:
-                    self._drop_heavy()
-                self._replace(w, f"overran the {timeout:g} s time limit and was killed")
-                raise RequestRefused(
-                    503,
-                    f"the query ran past the server's time limit of {timeout:g} s and was "
-                    "stopped; make it more selective or add LIMIT",
-                )
+                limit = f"time limit of {timeout:g} s"
+                raise self._stopped(w, heavy, f"overran the {limit}", f"ran past the server's {limit}")
             if self.heavy and not heavy and elapsed >= self.heavy_after:
                 self._remember_heavy(key)
                 heavy = self._admit_heavy(at_dispatch=False)
