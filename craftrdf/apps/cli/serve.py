@@ -43,6 +43,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         access_log=args.access_log,
         load_urls=tuple(args.allow_load or ()),
         max_memory=args.max_worker_memory << 20,
+        max_result_bytes=args.max_result_bytes,
     )
     serve(
         args.store,
@@ -119,6 +120,13 @@ def _add_limit_options(s: argparse.ArgumentParser) -> None:
         metavar="URL-PREFIX",
         help="let token holders LOAD <url> from URLs starting with this prefix (repeatable); fetched by a "
         "process of its own, queries never reach the network (default: no LOAD)",
+    )
+    s.add_argument(
+        "--max-result-bytes",
+        type=_positive(int),
+        default=50_000_000,
+        metavar="BYTES",
+        help="largest serialized answer of a query; more gets 422 (default 50000000)",
     )
     s.add_argument(
         "--max-worker-memory",

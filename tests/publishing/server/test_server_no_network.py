@@ -275,3 +275,19 @@ def test_a_query_past_the_memory_limit_is_a_503_and_its_worker_replaced(tmp_path
         assert refused.value.status == 503 and "memory limit of 400 MB" in refused.value.message
         assert _resident(worker) == 0  # killed
         assert pool.restarts == 1
+
+
+def test_an_answer_past_the_byte_limit_is_a_422(tmp_path: Path) -> None:
+    """Issue 28, item 5: a short query with a huge answer; here 1,000 bytes, rows well under the row limit."""
+    from craftrdf.publishing.server.guard import RequestRefused
+    from craftrdf.publishing.server.jobs import QueryJob, run_sparql
+
+    AnnotationStore.open(tmp_path / "s.store").close()
+    # one row whose value is 2,000 x's: its TSV is the header "?s\n", the quoted value and a newline
+    query = 'SELECT ?s WHERE { BIND(CONCAT("' + "x" * 1000 + '", "' + "x" * 1000 + '") AS ?s) }'
+    with WorkerPool(StoreOpener(str(tmp_path / "s.store"), "read"), size=1) as pool:
+        fits = pool.call(run_sparql, QueryJob(query, results_format="TSV", max_bytes=2006), timeout=20)
+        assert len(fits.body) == len("?s\n") + 2002 + 1
+        with pytest.raises(RequestRefused) as refused:
+            pool.call(run_sparql, QueryJob(query, results_format="TSV", max_bytes=2005), timeout=20)
+        assert refused.value.status == 422 and "2,006 bytes" in refused.value.message

@@ -80,6 +80,7 @@ class SparqlRoutes:
             self.config.max_results,
             self.ctx.endpoint,
             self.config.union_default_graph,
+            self.config.max_result_bytes,
         )
 
     def page(
