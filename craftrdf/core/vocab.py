@@ -65,6 +65,7 @@ class XSD:
     integer: Final = NS + "integer"
     nonNegativeInteger: Final = NS + "nonNegativeInteger"
     boolean: Final = NS + "boolean"
+    decimal: Final = NS + "decimal"
 
 
 class DCTERMS:
@@ -144,6 +145,8 @@ class CRAFT:
     spanIndex: Final = NS + "spanIndex"
     spans: Final = NS + "spans"
     coveredText: Final = NS + "coveredText"
+    #: a trained matcher's confidence in an annotation (xsd:decimal in [0, 1])
+    confidence: Final = NS + "confidence"
     localId: Final = NS + "localId"
     # sets and graphs
     key: Final = NS + "key"
