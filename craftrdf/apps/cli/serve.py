@@ -28,8 +28,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_length=args.max_query_length,
         max_depth=args.max_depth,
         max_terms=args.max_terms,
-        allow_load=args.allow_load,
-        allow_service=args.allow_service,
+        allow_load=bool(args.allow_load),
     )
     config = ServerConfig(
         base_iri=base,
@@ -42,6 +41,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         cors_origin=args.cors_origin,
         union_default_graph=args.union_default_graph,
         access_log=args.access_log,
+        load_urls=tuple(args.allow_load or ()),
+        max_memory=args.max_worker_memory << 20,
+        max_result_bytes=args.max_result_bytes,
     )
     serve(
         args.store,
@@ -92,6 +94,46 @@ def _add_connection_options(s: argparse.ArgumentParser) -> None:
         "--cors-origin",
         metavar="ORIGIN|*",
         help="let browser pages of this origin (or any, with *) send queries; never updates (default: none)",
+    )
+
+
+def _add_limit_options(s: argparse.ArgumentParser) -> None:
+    """Options bounding what a query may be and use, and where LOAD may fetch from."""
+    s.add_argument("--max-query-length", type=_positive(int), default=100_000, metavar="CHARS")
+    s.add_argument(
+        "--max-depth",
+        type=_positive(int),
+        default=64,
+        metavar="N",
+        help="most brackets open at once in a query (default 64)",
+    )
+    s.add_argument(
+        "--max-terms",
+        type=_positive(int),
+        default=1_000,
+        metavar="N",
+        help="most operators or patterns chained at one bracket level (default 1000)",
+    )
+    s.add_argument(
+        "--allow-load",
+        action="append",
+        metavar="URL-PREFIX",
+        help="let token holders LOAD <url> from URLs starting with this prefix (repeatable); fetched by a "
+        "process of its own, queries never reach the network (default: no LOAD)",
+    )
+    s.add_argument(
+        "--max-result-bytes",
+        type=_positive(int),
+        default=50_000_000,
+        metavar="BYTES",
+        help="largest serialized answer of a query; more gets 422 (default 50000000)",
+    )
+    s.add_argument(
+        "--max-worker-memory",
+        type=_positive(int),
+        default=2048,
+        metavar="MB",
+        help="a query worker growing past this resident size is killed, its client gets 503 (default 2048)",
     )
 
 
@@ -147,21 +189,5 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="query worker processes when read-only (default 2; one writer with --allow-update)",
     )
     _add_connection_options(s)
-    s.add_argument("--max-query-length", type=_positive(int), default=100_000, metavar="CHARS")
-    s.add_argument(
-        "--max-depth",
-        type=_positive(int),
-        default=64,
-        metavar="N",
-        help="most brackets open at once in a query (default 64)",
-    )
-    s.add_argument(
-        "--max-terms",
-        type=_positive(int),
-        default=1_000,
-        metavar="N",
-        help="most operators or patterns chained at one bracket level (default 1000)",
-    )
-    s.add_argument("--allow-load", action="store_true", help="let updates use LOAD <url> (server fetches URLs)")
-    s.add_argument("--allow-service", action="store_true", help="let queries use SERVICE <url> (federation)")
+    _add_limit_options(s)
     s.set_defaults(func=_cmd_serve)

@@ -28,6 +28,10 @@ class ServerConfig:
     makes the union of the named graphs the default graph of queries that name no dataset (no
     ``FROM``, no ``default-graph-uri`` / ``named-graph-uri``); updates and the viewer are unaffected.
     ``access_log`` logs one INFO line per request (logger ``craftrdf.publishing.server.access``).
+    ``load_urls`` are the URL prefixes ``LOAD`` may fetch (with ``limits.allow_load``; fetched by a
+    process of its own, at most ``max_load_bytes``: :mod:`craftrdf.publishing.server.load`). ``max_memory``
+    (bytes, None for no limit) bounds each query worker's resident size during a call (503 past it);
+    ``max_result_bytes`` an answer's serialized size (422 past it).
     """
 
     base_iri: str = "http://127.0.0.1:8080/"
@@ -42,6 +46,10 @@ class ServerConfig:
     cors_origin: str | None = None
     union_default_graph: bool = False
     access_log: bool = False
+    load_urls: tuple[str, ...] = ()
+    max_load_bytes: int = 100_000_000
+    max_memory: int | None = 2 << 30
+    max_result_bytes: int = 50_000_000
 
     def __post_init__(self) -> None:
         if not self.base_iri.endswith("/"):

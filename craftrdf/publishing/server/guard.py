@@ -64,18 +64,17 @@ class Limits:
 
     ``max_length`` is in characters; ``max_depth`` counts ``{`` ``(`` ``[`` open at once, plus
     the unary operators in a run; ``max_terms`` bounds the operators and separators at one
-    bracket level; ``allow_load`` / ``allow_service`` let ``LOAD`` and ``SERVICE`` through
-    (off by default: they make the server fetch arbitrary URLs).
+    bracket level; ``allow_load`` lets ``LOAD`` through (to :mod:`craftrdf.publishing.server.load`, which
+    fetches only the operator's URLs). ``SERVICE`` is always refused: the engine runs without a network.
     """
 
     max_length: int = 100_000
     max_depth: int = 64
     max_terms: int = 1_000
     allow_load: bool = False
-    allow_service: bool = False
 
 
-def _tokens(text: str) -> list[Token]:
+def request_tokens(text: str) -> list[Token]:
     """The request's tokens (comments included); a text the lexer cannot read is refused with 400."""
     try:
         return list(tokenize(text, comments=True))
@@ -85,7 +84,7 @@ def _tokens(text: str) -> list[Token]:
 
 def _readings(text: str) -> list[list[Token]]:
     """The tokens of ``text`` as the grammar reads it, then of each codepoint-escape expansion (leniently)."""
-    readings = [_tokens(text)]
+    readings = [request_tokens(text)]
     if "\\u" in text or "\\U" in text:
         for expanded in dict.fromkeys(expand_codepoint_escapes(text, greedy=g) for g in (False, True)):
             if expanded != text:
@@ -110,10 +109,8 @@ def _keyword_in(tok: Token) -> str | None:
 def _refuse_keyword(kw: str, limits: Limits) -> None:
     if kw == "LOAD" and not limits.allow_load:
         raise RequestRefused(403, "LOAD is disabled on this server (it would make the server fetch a URL)")
-    if kw == "SERVICE" and not limits.allow_service:
-        raise RequestRefused(
-            403, "SERVICE is disabled on this server (federated queries would make the server fetch a URL)"
-        )
+    if kw == "SERVICE":
+        raise RequestRefused(403, "SERVICE is not offered: queries run without network access (no federated queries)")
 
 
 def _too_deep(deepest: int, limits: Limits) -> RequestRefused:
@@ -221,7 +218,7 @@ def with_using(update: str, default_graphs: Sequence[str], named_graphs: Sequenc
     except ValueError as exc:
         raise RequestRefused(400, f"using-graph-uri / using-named-graph-uri is not an IRI: {exc}") from None
     inserts: list[int] = []
-    for op in _operations(_tokens(update)):
+    for op in _operations(request_tokens(update)):
         body = _after_prologue(op)
         words = [t.text.upper() for t in body if t.kind == "keyword"]
         if not body or body[0].kind != "keyword" or words[0] not in ("INSERT", "DELETE", "WITH"):

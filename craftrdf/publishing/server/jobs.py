@@ -28,6 +28,7 @@ class QueryJob:
     for SELECT/ASK and CONSTRUCT/DESCRIBE answers; None means the client accepts none (406).
     ``union_default_graph`` makes the union of the named graphs the default graph when neither
     the request (``default_graphs``, ``named_graphs``) nor the query (``FROM``) names a dataset.
+    ``max_bytes`` bounds the serialized answer (RequestRefused 422 past it).
     """
 
     text: str
@@ -38,6 +39,7 @@ class QueryJob:
     max_results: int = 100_000
     base_iri: str | None = None
     union_default_graph: bool = False
+    max_bytes: int = 50_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +108,8 @@ def _dataset(job: QueryJob) -> dict[str, Any]:
     return kw
 
 
-def run_sparql(store: AnnotationStore, job: QueryJob) -> Answer:
-    """Run a query in this process and serialize its whole result (in a worker).
-
-    SELECT rows are written as TSV first, counting rows as the serializer streams, so a result
-    past ``max_results`` stops early (RequestRefused 422); TSV keeps every term exactly, so it is
-    then re-serialized by pyoxigraph in the negotiated format. Raises RequestRefused 406 when
-    the client accepts no format for this kind of result, SyntaxError for a bad query.
-    """
+def _answer(store: AnnotationStore, job: QueryJob) -> Answer:
+    """The query's answer, row-limited (see :func:`run_sparql`)."""
     result = store.raw.query(job.text, base_iri=job.base_iri, **_dataset(job))
     if isinstance(result, ox.QueryBoolean):
         if job.results_format is None:
@@ -150,6 +146,25 @@ def run_sparql(store: AnnotationStore, job: QueryJob) -> Answer:
         if len(triples) > job.max_results:
             raise _too_many(job.max_results)
     return Answer(fmt.media_type, _bytes(ox.serialize(triples, format=fmt)), len(triples))
+
+
+def run_sparql(store: AnnotationStore, job: QueryJob) -> Answer:
+    """Run a query in this process and serialize its whole result (in a worker).
+
+    SELECT rows are written as TSV first, counting rows as the serializer streams, so a result
+    past ``max_results`` stops early (RequestRefused 422); TSV keeps every term exactly, so it is
+    then re-serialized by pyoxigraph in the negotiated format. An answer longer than ``max_bytes``
+    is refused with 422 too. Raises RequestRefused 406 when the client accepts no format for this
+    kind of result, SyntaxError for a bad query.
+    """
+    answer = _answer(store, job)
+    if len(answer.body) > job.max_bytes:
+        raise RequestRefused(
+            422,
+            f"the answer is {len(answer.body):,} bytes, more than the server's limit of {job.max_bytes:,}; "
+            "add LIMIT/OFFSET to page through it, or download a dump",
+        )
+    return answer
 
 
 def run_update(store: AnnotationStore, text: str, base_iri: str | None) -> Answer:

@@ -89,7 +89,12 @@ def check_curie(curie: str, curies: CurieMap) -> str:
     # CurieMap.expand passes IRIs through; a class page is named by CURIE only
     if not curies.is_curie(curie) or curie.startswith(("http://", "https://")):
         raise InputError(f"{curie!r} is not a class CURIE: use PREFIX:ID, e.g. UBERON:0000955", source="URL")
-    return curies.expand(curie, source="URL")
+    iri = curies.expand(curie, source="URL")
+    try:  # a control character (%00, %0a) expands to no IRI: a 404 like any bad id, not an engine error
+        ox.NamedNode(iri)
+    except ValueError:
+        raise InputError(f"{curie!r} is not a class CURIE: it holds characters no IRI may", source="URL") from None
+    return iri
 
 
 def module_colour(module: str | None, key: str) -> str:

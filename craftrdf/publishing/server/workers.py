@@ -21,7 +21,6 @@ import logging
 import multiprocessing as mp
 import os
 import queue
-import signal
 import threading
 import time
 from collections import OrderedDict
@@ -32,9 +31,10 @@ from typing import Any, Literal
 
 import pyoxigraph as ox
 
-from ...core.errors import CraftrdfError, QueryError, StoreError
+from ...core.errors import QueryError, StoreError
 from ...store.local import AnnotationStore
 from ...store.sparql_reads import SparqlReads
+from .engine import worker_main
 from .guard import RequestRefused
 from .jobs import query_for_proxy
 
@@ -52,45 +52,6 @@ class StoreOpener:
         return AnnotationStore.open(self.path, mode=self.mode)
 
 
-def _worker_main(conn: Connection, opener: Callable[[], AnnotationStore], no_network: bool = False) -> None:
-    """A worker's loop: open the store, then run ``(fn, args)`` messages until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
-    if no_network:
-        from .sandbox import deny_network
-
-        deny_network()  # before the store is opened and any request is seen
-    try:
-        store = opener()
-    except Exception as exc:  # reported to the parent, which says it in one line
-        conn.send(("fail", f"{type(exc).__name__}: {exc}"))
-        return
-    conn.send(("ready", os.getpid()))
-    try:
-        while True:
-            try:
-                msg = conn.recv()
-            except EOFError:
-                break
-            if msg is None:
-                break
-            fn, args = msg
-            try:
-                reply: tuple[Any, ...] = ("ok", fn(store, *args))
-            except RequestRefused as exc:
-                reply = ("err", exc.status, exc.message)
-            except SyntaxError as exc:
-                reply = ("err", 400, f"SPARQL syntax error: {exc}")
-            except CraftrdfError as exc:
-                reply = ("err", 404 if "no annotation set" in str(exc) else 400, str(exc))
-            except ValueError as exc:
-                reply = ("err", 400, str(exc))
-            except Exception as exc:  # the engine's own failures; the client needs the message
-                reply = ("err", 500, f"query failed: {type(exc).__name__}: {exc}")
-            conn.send(reply)
-    finally:
-        store.close()
-
-
 @dataclass(slots=True)
 class _Worker:
     process: mp.process.BaseProcess
@@ -104,6 +65,18 @@ def _renice(w: _Worker, niceness: int) -> bool:
     except OSError:
         return False
     return True
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _resident(w: _Worker) -> int:
+    """``w``'s resident set in bytes, from ``/proc`` (0 where there is none: not Linux, or the process is gone)."""
+    try:
+        with open(f"/proc/{w.process.pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 class ClientGone(RequestRefused):
@@ -130,8 +103,10 @@ class WorkerPool:
     503 and ``Retry-After`` (no worker touched) when the lane is full or fewer than ``size``
     ready workers would remain beside it. A heavy
     call's worker is lowered in CPU priority (nice +10) and, when its priority cannot be raised
-    again afterwards (not root), replaced by a fresh one. With ``no_network`` each worker denies
-    itself network sockets before opening the store (:func:`craftrdf.publishing.server.sandbox.deny_network`).
+    again afterwards (not root), replaced by a fresh one. With ``no_network`` (the default; the
+    server never turns it off) each worker denies itself network sockets before opening the store
+    (:func:`craftrdf.publishing.server.sandbox.deny_network`). With ``max_memory`` (bytes), a worker whose
+    resident size passes it during a call is killed and replaced, and the caller gets 503.
     """
 
     def __init__(
@@ -141,7 +116,8 @@ class WorkerPool:
         size: int = 2,
         heavy: int = 0,
         heavy_after: float = 1.0,
-        no_network: bool = False,
+        no_network: bool = True,
+        max_memory: int | None = None,
         start_timeout: float = 120.0,
     ) -> None:
         if size < 1 or heavy < 0:
@@ -153,6 +129,7 @@ class WorkerPool:
         self.heavy = heavy
         self.heavy_after = heavy_after
         self.no_network = no_network
+        self.max_memory = max_memory
         self._opener = opener
         self._ctx = mp.get_context("spawn")
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -181,7 +158,7 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         parent, child = self._ctx.Pipe()
         p = self._ctx.Process(
-            target=_worker_main,
+            target=worker_main,
             args=(child, self._opener, self.no_network),
             daemon=True,
             name="craftrdf-query-worker",
@@ -344,12 +321,19 @@ class WorkerPool:
             return
         self._idle.put(w)
 
+    def _stopped(self, w: _Worker, heavy: bool, why: str, what: str) -> RequestRefused:
+        """Kill and replace ``w``, whose query passed a limit; the 503 its client gets."""
+        if heavy:
+            self._drop_heavy()
+        self._replace(w, f"{why} and was killed")
+        return RequestRefused(503, f"the query {what} and was stopped; make it more selective or add LIMIT")
+
     def _wait(self, w: _Worker, timeout: float, cancel: threading.Event | None, key: str, heavy: bool) -> bool:
         """Wait for ``w``'s answer; True if heavy. Raises (after replacing ``w``) on overrun, cancel, full lane."""
         started = time.monotonic()
         while True:
             elapsed = time.monotonic() - started
-            if w.conn.poll(max(min(0.05, timeout - elapsed), 0)):
+            if w.conn.poll(max(min(0.02 if self.max_memory else 0.05, timeout - elapsed), 0)):
                 return heavy
             elapsed = time.monotonic() - started
             if cancel is not None and cancel.is_set():
@@ -357,15 +341,12 @@ class WorkerPool:
                     self._drop_heavy()
                 self._replace(w, "was running a query whose client went away", quiet=True)
                 raise ClientGone()
+            if self.max_memory is not None and _resident(w) > self.max_memory:
+                limit = f"memory limit of {self.max_memory >> 20} MB per query worker"
+                raise self._stopped(w, heavy, f"passed the {limit}", f"used more than the server's {limit}")
             if elapsed >= timeout:
-                if heavy:
-                    self._drop_heavy()
-                self._replace(w, f"overran the {timeout:g} s time limit and was killed")
-                raise RequestRefused(
-                    503,
-                    f"the query ran past the server's time limit of {timeout:g} s and was "
-                    "stopped; make it more selective or add LIMIT",
-                )
+                limit = f"time limit of {timeout:g} s"
+                raise self._stopped(w, heavy, f"overran the {limit}", f"ran past the server's {limit}")
             if self.heavy and not heavy and elapsed >= self.heavy_after:
                 self._remember_heavy(key)
                 heavy = self._admit_heavy(at_dispatch=False)

@@ -311,3 +311,12 @@ def test_pooled_store_serves_library_code(pool):
     result = run_query(PooledStore(pool, timeout=20), resolve_query("sets"), {"set": "UBERON_EXT"})
     row = dict(zip(result.columns, result.rows[0]))
     assert int(row["annotations"].value) == raw_count(UBERON_EXT)
+
+
+@pytest.mark.parametrize(
+    "path", ["/class/UBERON:0000955%00", "/class/UBERON:0000955%0a", "/api/class/UBERON:0000955%00"]
+)
+@pytest.mark.parametrize("accept", ["text/html", "text/turtle"])
+def test_control_characters_in_a_path_are_404_not_500(client, path, accept):
+    """Issue 28, item 7: ``%00`` and ``%0a`` in a class id once made two tracebacks and a 500."""
+    assert client.get(path, headers={"Accept": accept}).status_code == 404

@@ -234,7 +234,7 @@ def test_the_query_page_shows_errors_and_escapes_the_query(plain_app):
         params={"query": "SELECT * WHERE { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }"},
         headers={"Accept": BROWSER},
     )
-    assert r.status_code == 403 and "SERVICE is disabled" in r.text
+    assert r.status_code == 403 and "SERVICE is not offered" in r.text
 
 
 def test_the_python_serve_passes_the_union_default_graph_on(monkeypatch, store_path):

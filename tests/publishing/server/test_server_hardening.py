@@ -24,9 +24,9 @@ import pyoxigraph as ox
 import pytest
 from starlette.testclient import TestClient
 
-from craftrdf.publishing.server import app as app_module
 from craftrdf.publishing.server.app import create_app
 from craftrdf.publishing.server.config import ServerConfig
+from craftrdf.publishing.server.routes import sparql as sparql_routes
 from craftrdf.publishing.server.transport import uvicorn_config
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 from craftrdf.store.local import AnnotationStore
@@ -75,7 +75,7 @@ def test_a_sandboxed_worker_cannot_reach_the_network_even_past_the_guard(
 ) -> None:
     """The guard is switched off on purpose; only the worker's seccomp filter stands between SERVICE and the URL."""
     url, hits = listener
-    monkeypatch.setattr(app_module, "check_request", lambda text, limits: None)
+    monkeypatch.setattr(sparql_routes, "check_request", lambda text, limits: None)
     with WorkerPool(StoreOpener(str(store_path)), size=1, no_network=sandboxed) as pool:
         client = TestClient(app_over(pool, tmp_path, timeout=20))
         before = len(hits)

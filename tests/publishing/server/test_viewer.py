@@ -382,6 +382,12 @@ def test_routes_answer_pages_json_and_static_files(client, doc):
         "/static/../viewer.py",
         "/static/%2e%2e/viewer_data.py",
         "/static/nothing.js",
+        # issue 28, item 7: control characters once logged two tracebacks a request
+        "/class/UBERON:0000955%00",
+        "/class/UBERON:0000955%0a",
+        "/api/class/UBERON:0000955%00",
+        "/api/class/UBERON:0000955%0A",
+        "/doc/17696610%00",
     ],
 )
 def test_unknown_or_malformed_paths_are_404(client, path):

@@ -1,0 +1,86 @@
+"""What the server's routes share: the worker pool, the config, the CURIE map and the derived caches.
+
+:class:`AppContext` is built once per app by :func:`craftrdf.publishing.server.app.create_app` and handed to
+each resource's routes (:mod:`craftrdf.publishing.server.routes`). Its :meth:`~AppContext.call` runs a
+function in the pool off the event loop, and stops it (killing its worker) when the client goes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+
+from ...core.curie import CurieMap
+from ...core.vocab import BASE, OBO
+from .config import ServerConfig
+from .linked import DatasetSizes
+from .transport import disconnected
+from .workers import WorkerPool
+
+
+@dataclass
+class AppContext:
+    """One app's pool, config and dump folder, and the caches derived from the store (dropped after an update)."""
+
+    pool: WorkerPool
+    config: ServerConfig
+    dumps: Path
+    curies: CurieMap = field(default_factory=CurieMap)
+    sizes: DatasetSizes | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def base(self) -> str:
+        """The public URL of the server's root (ends with ``/``)."""
+        return self.config.base_iri
+
+    @property
+    def endpoint(self) -> str:
+        """The SPARQL endpoint's URL, the base IRI of queries and updates."""
+        return self.config.base_iri + "sparql"
+
+    async def call(
+        self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, request: Request | None = None
+    ) -> Any:
+        """Run ``fn(store, *args)`` in the pool off the event loop (the config's time limit unless ``timeout``).
+
+        With ``request``, the call is stopped (its worker killed) when that client disconnects.
+        """
+        limit = timeout or self.config.timeout
+        if request is None:
+            return await run_in_threadpool(self.pool.call, fn, *args, timeout=limit)
+        cancel = threading.Event()
+        job = asyncio.ensure_future(
+            run_in_threadpool(functools.partial(self.pool.call, fn, *args, timeout=limit, cancel=cancel))
+        )
+        gone = asyncio.ensure_future(disconnected(request.receive))
+        await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if not job.done():
+            cancel.set()
+        gone.cancel()
+        return await job
+
+    def local_url(self, iri: str) -> str | None:
+        """This server's URL for a store IRI (documents, annotations, OBO classes), or None."""
+        if iri.startswith(BASE):
+            return self.base + iri[len(BASE) :]
+        if iri.startswith(OBO.NS):
+            curie = self.curies.compress(iri)
+            return self.base + "class/" + curie if curie != iri else None
+        return None
+
+    def store_changed(self) -> None:
+        """Drop what was derived from the store (VoID counts, cached dumps): an update changed it."""
+        with self.lock:
+            self.sizes = None
+        shutil.rmtree(self.dumps, ignore_errors=True)
+        self.dumps.mkdir(parents=True, exist_ok=True)

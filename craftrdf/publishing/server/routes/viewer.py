@@ -1,0 +1,28 @@
+"""The article viewer's routes (``craftrdf.publishing.server.viewer``), mounted when that module imports.
+
+Its queries run in the pool through a :class:`~craftrdf.publishing.server.workers.PooledStore`, under the
+server's time limit.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.routing import Router
+
+from ..context import AppContext
+from ..workers import PooledStore
+
+logger = logging.getLogger(__name__)
+
+
+def viewer_router(ctx: AppContext) -> Router | None:
+    """The article viewer's routes as a router, or None (with a warning) when it is unavailable."""
+    try:
+        from ..viewer import viewer_routes
+
+        store = PooledStore(ctx.pool, timeout=ctx.config.timeout)
+        return Router(routes=list(viewer_routes(store, base_iri=ctx.base)))
+    except Exception as exc:  # any failure of an optional part must not stop the endpoint
+        logger.warning("article viewer unavailable (%s: %s); serving plain HTML pages instead", type(exc).__name__, exc)
+        return None
