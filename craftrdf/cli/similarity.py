@@ -25,7 +25,7 @@ from ..errors import ConfigError, InputError
 from ._common import add_store_options, open_store
 
 if TYPE_CHECKING:
-    from ..evaluation.bossy_index import OfficialIndex
+    from ..evaluation.official_index import OfficialIndex
     from ..similarity import WangIndex
     from ..similarity.definition import Missing
 
@@ -152,9 +152,9 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     missing: Missing = "nan" if args.unknown == "nan" else "raise"
     with open_store(args, mode="read") as store:
         if args.method == "bossy" and weights is None and not args.classify_extensions:
-            from ..evaluation.bossy_index import bossy_index  # the official scorer's graph
+            from ..evaluation.official_index import store_official_index  # the official scorer's graph
 
-            index: WangIndex | OfficialIndex = bossy_index(store, ontology=args.ontology)
+            index: WangIndex | OfficialIndex = store_official_index(store, ontology=args.ontology)
         else:
             index = similarity_index(
                 store,

@@ -1,28 +1,19 @@
 """Scoring predicted annotations against a reference.
 
-:mod:`craftrdf.evaluation.bossy` is the CRAFT Shared Task metric (slot error rate with
-Jaccard or exact boundaries and a class similarity); :mod:`craftrdf.evaluation.criteria`
-the classic NER matching criteria (Tsai et al. 2006); :mod:`craftrdf.evaluation.official`
-and :mod:`craftrdf.evaluation.official_graph` the official CRAFT-ST scorer's rules and
-class graph, rule for rule; :mod:`craftrdf.evaluation.inputs` reads gold and predictions
+:mod:`craftrdf.evaluation.official` is the CRAFT Shared Task metric as the official
+scorer computes it, rule for rule (slot error rate with Jaccard or exact boundaries and the
+Wang similarity), over the class graph of
+:mod:`craftrdf.evaluation.official_graph` (:mod:`~craftrdf.evaluation.official_index` offers
+that similarity as an index); :mod:`craftrdf.evaluation.criteria` the classic NER matching
+criteria (Tsai et al. 2006); :mod:`craftrdf.evaluation.metrics` precision, recall and F1,
+written once, and :mod:`craftrdf.evaluation.scores` the one record of counts and rates every
+output reads; :mod:`craftrdf.evaluation.inputs` reads gold and predictions
 and holds them against the article texts; :mod:`craftrdf.evaluation.run` scores them set
 by set and writes the report files (the ``craftrdf evaluate`` command). See ``docs/evaluation.md``.
 """
 
 from __future__ import annotations
 
-from .bossy import (
-    Pair,
-    Scores,
-    boundary_score,
-    comparison_class,
-    exclude_unknown,
-    jaccard,
-    pair_annotations,
-    score_document,
-    total,
-    uses_parallel_ids,
-)
 from .criteria import (
     CRITERIA,
     CriterionScores,
@@ -32,7 +23,7 @@ from .criteria import (
     total_criteria,
 )
 from .inputs import load_directory, load_side
-from .official import official_class, official_rates, official_row, score_official
+from .official import official_class, official_row, score_official
 from .official_graph import OfficialGraph, OfficialWang, read_official_graph, set_scorers, store_official_graph
 from .run import (
     RESULTS_HEADER,
@@ -43,6 +34,7 @@ from .run import (
     parse_criteria,
     write_report,
 )
+from .scores import Scores, total
 
 __all__ = [
     "CRITERIA",
@@ -50,33 +42,24 @@ __all__ = [
     "CriterionScores",
     "OfficialGraph",
     "OfficialWang",
-    "Pair",
     "Scores",
     "SetReport",
-    "boundary_score",
-    "comparison_class",
     "criteria_scores",
     "evaluate_sets",
     "evaluate_store",
-    "exclude_unknown",
     "format_table",
-    "jaccard",
     "load_directory",
     "load_side",
     "official_class",
-    "official_rates",
     "official_row",
-    "pair_annotations",
     "parse_criteria",
     "read_official_graph",
     "related_by_ancestors",
-    "score_document",
     "score_official",
     "set_scorers",
     "store_official_graph",
     "tokens",
     "total",
     "total_criteria",
-    "uses_parallel_ids",
     "write_report",
 ]

@@ -122,7 +122,7 @@ def count_terms(
     Each find counts twice: for its normalized key, and for its written form
     (:func:`surface_term`). A find strictly inside a gold annotation that some candidate
     hits exactly is not counted. ``compare`` maps a class to the id the scorer compares it
-    under (:func:`~craftrdf.evaluation.bossy.comparison_class`: in an _EXT set,
+    under (:func:`~craftrdf.sweeps.score.exact_class`: in an _EXT set,
     ``SO_EXT:0000704`` is ``SO:0000704``).
     """
     exact = {(tuple(sorted(spans)), compare(cls)) for spans, cls in gold}

@@ -19,7 +19,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from craftrdf.errors import DataWarning
-from craftrdf.evaluation.bossy import total
 from craftrdf.evaluation.official import (
     java_hash_order,
     official_class,
@@ -34,6 +33,7 @@ from craftrdf.evaluation.official_graph import (
     read_official_graph,
     store_official_graph,
 )
+from craftrdf.evaluation.scores import total
 from craftrdf.model import Annotation, Span
 from tests.helpers.corpus import DATA
 

@@ -1,4 +1,4 @@
-"""``craftrdf similarity --method bossy``: the official scorer's similarity, with the index interface.
+"""The official scorer's Wang similarity as a similarity index (``craftrdf similarity --method bossy``).
 
 :class:`OfficialIndex` answers what the similarity command asks a
 :class:`~craftrdf.similarity.WangIndex` (one pair, pairs, a matrix, the top k) from an
@@ -23,7 +23,7 @@ from .official_graph import OfficialWang, store_official_graph
 if TYPE_CHECKING:
     from ..store import ReadableStore
 
-__all__ = ["OfficialIndex", "bossy_index"]
+__all__ = ["OfficialIndex", "store_official_index"]
 
 Missing = Literal["raise", "nan"]
 
@@ -90,7 +90,7 @@ class OfficialIndex:
         return scored[:k]
 
 
-def bossy_index(store: ReadableStore, *, ontology: str | None = None) -> OfficialIndex:
+def store_official_index(store: ReadableStore, *, ontology: str | None = None) -> OfficialIndex:
     """The :class:`OfficialIndex` of the store's ontology graph (every ontology graph, merged, by default).
 
     The graph is :func:`~craftrdf.evaluation.official_graph.store_official_graph`'s; labels
