@@ -1,6 +1,6 @@
 """A float reimplementation of the Shared Task metric (Bossy et al. 2013): an oracle for the official scorer.
 
-Written from the metric's definition, independently of ``craftrdf.evaluation.official``
+Written from the metric's definition, independently of ``craftrdf.analysis.evaluation.official``
 (no Java hash order, no decimal rounding, every pair of annotations tried), so a test can
 score one document both ways and compare. For one document with references R and
 predictions P:
@@ -28,8 +28,8 @@ from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from craftrdf.errors import DataWarning
-from craftrdf.model import Annotation, Span
+from craftrdf.core.errors import DataWarning
+from craftrdf.core.model import Annotation, Span
 
 Boundary = Literal["exact", "jaccard"]
 Similarity = Callable[[str, str], float]

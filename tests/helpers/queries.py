@@ -11,8 +11,8 @@ import re
 import pyoxigraph as ox
 from hypothesis import strategies as st
 
-from craftrdf.querying import library, resolve_query
-from craftrdf.vocab import CRAFT
+from craftrdf.core.vocab import CRAFT
+from craftrdf.querying.library import library, resolve_query
 
 SET_GRAPH = "https://w3id.org/craftrdf/set/UBERON_EXT"
 DOC = "https://w3id.org/craftrdf/doc/11319941"
@@ -197,7 +197,7 @@ def tiny_quads(value: str, cls: str) -> dict[str, list[ox.Quad]]:
 #: Library queries (and one ad hoc query) with the parameters bound to the adversarial value;
 #: each must find the one annotation of the tiny store.
 def adversarial_cases(value: str, cls: str) -> list[tuple[str, dict[str, ox.NamedNode | ox.Literal], list[str] | None]]:
-    from craftrdf.iris import CONTAINMENT_GRAPH
+    from craftrdf.core.iris import CONTAINMENT_GRAPH
 
     lit, node = ox.Literal(value), ox.NamedNode(cls)
     return [

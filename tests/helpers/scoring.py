@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from craftrdf.evaluation.official import exact_wang
-from craftrdf.evaluation.official_graph import OfficialWang
-from craftrdf.model import Annotation
+from craftrdf.analysis.evaluation.official import exact_wang
+from craftrdf.analysis.evaluation.official_graph import OfficialWang
+from craftrdf.core.model import Annotation
 
 Side = Mapping[str, Mapping[str, Sequence[Annotation]]]
 
