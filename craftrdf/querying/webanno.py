@@ -271,6 +271,22 @@ def _records(rows: Iterable[tuple[object, ...]], curies: CurieMap) -> list[Annot
     ]
 
 
+def document_splits(store: ReadableStore) -> dict[str, str]:
+    """PMID -> split (``train``, ``dev``, ``test``; ``none`` when the store records none)."""
+    g = ox.NamedNode(DOCUMENTS_GRAPH)
+    ids = {
+        q.subject: q.object.value
+        for q in store.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, g)
+        if isinstance(q.object, ox.Literal)
+    }
+    splits = {
+        q.subject: q.object.value
+        for q in store.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
+        if isinstance(q.object, ox.Literal)
+    }
+    return {pmid: splits.get(doc, "none") for doc, pmid in ids.items()}
+
+
 def document_texts(store: ReadableStore, pmids: Iterable[str] | None = None) -> dict[str, str]:
     """PMID -> article text for the documents the store holds (all, or those among ``pmids``)."""
     rows = solutions(

@@ -21,13 +21,12 @@ from ...matching.matcher.annotate import MatchingSession
 from ...matching.matcher.config import MatcherConfig
 from ...matching.matcher.dictionary import load_terms
 from ...matching.sweeps.entry import SweepReport, sweep_store
-from ...matching.sweeps.inputs import document_splits
 from ...matching.sweeps.run import Progress
 from ...matching.sweeps.termfilter import TermFilter
 from ...querying.indexes import ensure_containment
 from ...querying.library import run_query
 from ...querying.sets import resolve_set
-from ...querying.webanno import document_texts, fetch_annotations
+from ...querying.webanno import document_splits, document_texts, fetch_annotations
 from ...runtime.executors import SweepExecutor
 from ...store.local import ReadableStore
 
@@ -324,7 +323,7 @@ def similarity_distribution(
     Computed over the set's ontology graph alone (``UBERON+extensions`` for UBERON_EXT), with the
     extension classes as shipped and placed by their definitions (``classify_extensions``).
     Classes outside that graph count as 0. ``placements``: that graph's structural placements
-    computed beforehand (:func:`craftrdf.analysis.similarity.graph.structural_placements`), else computed here.
+    computed beforehand (:func:`craftrdf.ontology.placement.reasoned_placements`), else computed here.
     """
     from ...analysis.similarity.graph import similarity_index
 

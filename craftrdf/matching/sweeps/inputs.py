@@ -14,19 +14,15 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-import pyoxigraph as ox
-
 from ...analysis.evaluation.official_graph import store_wang
 from ...analysis.rules import craft_rules, set_mappings
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
-from ...core.iris import DOCUMENTS_GRAPH
 from ...core.model import Annotation
 from ...core.registry import Registry
-from ...core.vocab import CRAFT, FABIO
 from ...ingest.corpus import SPLITS
 from ...querying.sets import resolve_set
-from ...querying.webanno import document_texts, fetch_annotations
+from ...querying.webanno import document_splits, document_texts, fetch_annotations
 from ...store.local import ReadableStore
 from ..matcher.annotate import MatchingSession
 from ..matcher.dictionary import load_terms
@@ -34,22 +30,6 @@ from ..matcher.run import parse_splits
 from .run import SweepInputs
 
 logger = logging.getLogger(__name__)
-
-
-def document_splits(store: ReadableStore) -> dict[str, str]:
-    """PMID -> split (``train``, ``dev``, ``test``; ``none`` when the store records none)."""
-    g = ox.NamedNode(DOCUMENTS_GRAPH)
-    ids = {
-        q.subject: q.object.value
-        for q in store.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, g)
-        if isinstance(q.object, ox.Literal)
-    }
-    splits = {
-        q.subject: q.object.value
-        for q in store.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
-        if isinstance(q.object, ox.Literal)
-    }
-    return {pmid: splits.get(doc, "none") for doc, pmid in ids.items()}
 
 
 def prepare_inputs(
