@@ -1,44 +1,30 @@
 """Look classes up in a store's ontology graphs: a class's record, its ancestors and descendants, label search.
 
 What ``runoak info / ancestors / descendants / search`` answer, over the ontology graphs of a
-store (one by name, or every one merged). The structure (classes, labels, edges, parallel
-extension classes, deprecation, logical definitions) is the similarity term graph
-(:func:`craftrdf.analysis.similarity.graph.load_term_graph`: one query, cached per store), so the
+store (one by name, or every one merged). Everything comes from the ontology read model
+(:func:`craftrdf.ontology.store_model.read_store_model`: read once, cached per store), so the
 extension placements that ``craftrdf classify`` stored are edges here too, and
 ``classify_extensions=True`` adds those of the union pass (as ``craftrdf similarity
---classify-extensions``). Synonyms and text definitions are read from the same graphs when
-first asked for (``oboInOwl:has*Synonym``, ``obo:IAO_0000115``).
+--classify-extensions``).
 
 >>> # from a store: TermLookup.of(store).info("UBERON:0000955").label == "brain"
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 
-import pyoxigraph as ox
-
-from ..core.curie import CurieMap
 from ..core.errors import ConfigError
-from ..core.iris import ontology_graph
-from ..core.vocab import OBO, OBOINOWL, RDFS
-from ..ontology.model import relation_iri
+from ..core.vocab import RDFS
+from ..ingest.ontology import RELATION_IRIS
+from ..ontology.extensions import place_extensions
+from ..ontology.model import OntologyModel
+from ..ontology.store_model import read_store_model
 from ..store.local import ReadableStore
 from .similarity.definition import UnknownTermError
-from .similarity.graph import TermGraph, load_term_graph
-
-_ONTOLOGY_PREFIX = "https://w3id.org/craftrdf/ontology/"
-#: Synonym predicates and the scope each gives (OBO's names).
-SYNONYM_SCOPES = {
-    OBOINOWL.hasExactSynonym: "EXACT",
-    OBOINOWL.hasBroadSynonym: "BROAD",
-    OBOINOWL.hasNarrowSynonym: "NARROW",
-    OBOINOWL.hasRelatedSynonym: "RELATED",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +69,6 @@ class Match:
 
 def _relation_name(iri: str) -> str:
     """``is_a`` for rdfs:subClassOf, the OBO name of a standard relation, else the IRI."""
-    from ..ingest.ontology import RELATION_IRIS
-
     if iri == RDFS.subClassOf:
         return "is_a"
     for name, known in RELATION_IRIS.items():
@@ -94,129 +78,64 @@ def _relation_name(iri: str) -> str:
 
 
 class TermLookup:
-    """Lookups over one :class:`~craftrdf.analysis.similarity.graph.TermGraph` of a store (see the module docstring)."""
+    """Lookups over one :class:`~craftrdf.ontology.model.OntologyModel` of a store (see the module docstring)."""
 
-    def __init__(self, store: ReadableStore, graph: TermGraph, *, curies: CurieMap | None = None) -> None:
-        self.store = store
-        self.graph = graph
-        self.curies = curies or CurieMap()
+    def __init__(self, model: OntologyModel) -> None:
+        self.model = model
 
     @classmethod
     def of(cls, store: ReadableStore, *, ontology: str | None = None, classify_extensions: bool = False) -> TermLookup:
         """The lookups of ``ontology`` (a graph name, e.g. ``UBERON+extensions``; None: every one merged)."""
-        graph = load_term_graph(store, ontology=ontology)
+        model = read_store_model(store, ontology)
         if classify_extensions:
-            from ..ontology.extensions import place_extensions
-
-            placed = place_extensions(graph).edges()
-            graph = TermGraph(
-                graph.ontology,
-                graph.classes,
-                graph.edges | {(c, RDFS.subClassOf, p) for c, p in placed},
-                graph.labels,
-                graph.definitions,
-                graph.parallel,
-                graph.deprecated,
-            )
-        return cls(store, graph)
+            placed = {(c, RDFS.subClassOf, p) for c, p in place_extensions(model).edges()}
+            # a copy with the union pass's edges: its edge indexes start empty, its names are the model's
+            model = dataclasses.replace(model, edges=model.edges | placed, _up={}, _down={}, _find=None)
+        return cls(model)
 
     # -- structure ------------------------------------------------------------------
 
     def resolve(self, term: str) -> str:
         """The class a CURIE (or IRI) names: a parallel extension class gives its base; UnknownTermError otherwise."""
-        curie = self.curies.compress(term) if term.startswith(("http://", "https://")) else term
-        base = self.graph.parallel.get(curie, curie)
-        if base not in self.graph.classes:
+        curie = self.model.curies.compress(term) if term.startswith(("http://", "https://")) else term
+        base = self.model.base(curie)
+        if base not in self.model.classes:
             raise UnknownTermError(term)
         return base
 
-    @cached_property
-    def _up(self) -> dict[str, list[tuple[str, str]]]:
-        up: dict[str, list[tuple[str, str]]] = {}
-        for child, rel, parent in self.graph.edges:
-            up.setdefault(child, []).append((rel, parent))
-        return up
-
-    @cached_property
-    def _down(self) -> dict[str, list[tuple[str, str]]]:
-        down: dict[str, list[tuple[str, str]]] = {}
-        for child, rel, parent in self.graph.edges:
-            down.setdefault(parent, []).append((rel, child))
-        return down
-
-    def _walk(self, term: str, links: dict[str, list[tuple[str, str]]], relations: Sequence[str]) -> list[str]:
-        wanted = {relation_iri(r, self.curies) for r in relations}
-        start = self.resolve(term)
-        seen = {start}
-        queue = deque([start])
-        while queue:
-            for rel, other in links.get(queue.popleft(), ()):
-                if rel in wanted and other not in seen:
-                    seen.add(other)
-                    queue.append(other)
-        seen.discard(start)
-        return sorted(seen)
-
     def ancestors(self, term: str, relations: Sequence[str] = ("is_a",)) -> list[str]:
         """Every class reachable upwards over ``relations`` (OBO names, CURIEs or IRIs), the class excluded, sorted."""
-        return self._walk(term, self._up, relations)
+        return sorted(self.model.ancestors(self.resolve(term), relations))
 
     def descendants(self, term: str, relations: Sequence[str] = ("is_a",)) -> list[str]:
         """Every class reachable downwards over ``relations``, the class excluded, sorted."""
-        return self._walk(term, self._down, relations)
+        return sorted(self.model.descendants(self.resolve(term), relations))
 
     def label(self, term: str) -> str | None:
         """The class's label (its base's, for a parallel extension class), or None."""
-        return self.graph.labels.get(self.graph.parallel.get(term, term))
+        return self.model.labels.get(self.model.base(term))
 
     # -- names ----------------------------------------------------------------------
 
-    def _values(self, subject: str | None, predicate: str) -> list[tuple[str, str]]:
-        """(class CURIE, literal) of ``predicate`` in the ontology graph(s) of this lookup."""
-        graphs = [ox.NamedNode(ontology_graph(self.graph.ontology))] if self.graph.ontology else [None]
-        s = ox.NamedNode(self.curies.expand(subject)) if subject else None
-        out = []
-        for g in graphs:
-            for q in self.store.quads_for_pattern(s, ox.NamedNode(predicate), None, g):
-                if (
-                    isinstance(q.subject, ox.NamedNode)
-                    and isinstance(q.object, ox.Literal)
-                    and isinstance(q.graph_name, ox.NamedNode)
-                    and q.graph_name.value.startswith(_ONTOLOGY_PREFIX)
-                ):
-                    out.append((self.curies.compress(q.subject.value), q.object.value))
-        return out
-
     def info(self, term: str) -> TermInfo:
         """The record of one class; UnknownTermError when no ontology graph of the lookup declares it."""
-        cls = self.resolve(term)
-        synonyms = sorted(
-            {(text, scope) for pred, scope in SYNONYM_SCOPES.items() for _, text in self._values(cls, pred)},
-            key=lambda ts: (ts[1], ts[0]),
-        )
-        definitions = sorted(text for _, text in self._values(cls, OBO.definition))
+        record = self.model.get(self.resolve(term))
+        if record is None:  # resolve() checked the class: only a model changed under us gets here
+            raise UnknownTermError(term)
         parents: dict[str, list[str]] = {}
-        for rel, parent in self._up.get(cls, ()):
+        for rel, parent in record.relations:
             parents.setdefault(_relation_name(rel), []).append(parent)
         return TermInfo(
-            id=cls,
-            iri=self.curies.expand(cls),
-            label=self.graph.labels.get(cls),
-            synonyms=tuple(synonyms),
-            definition=definitions[0] if definitions else None,
-            logical_definition=self.graph.definitions.get(cls),
-            deprecated=cls in self.graph.deprecated,
+            id=record.curie,
+            iri=record.iri,
+            label=record.label,
+            synonyms=tuple(sorted({(s.text, s.scope) for s in record.synonyms}, key=lambda ts: (ts[1], ts[0]))),
+            definition=record.definition,
+            logical_definition=record.logical_definition,
+            deprecated=record.deprecated,
             parents={r: sorted(ps) for r, ps in sorted(parents.items())},
-            asked_as=term if term in self.graph.parallel else None,
+            asked_as=term if term in self.model.parallel else None,
         )
-
-    @cached_property
-    def _names(self) -> list[tuple[str, str, str]]:
-        """Every (class, name, scope): labels, then synonyms; read once."""
-        names = [(c, text, "LABEL") for c, text in self.graph.labels.items() if c in self.graph.classes]
-        for pred, scope in SYNONYM_SCOPES.items():
-            names.extend((c, text, scope) for c, text in self._values(None, pred) if c in self.graph.classes)
-        return names
 
     def search(self, text: str, *, limit: int = 20, scopes: Iterable[str] | None = None) -> list[Match]:
         """Classes whose label or synonym matches ``text`` ignoring case: equal first, then starting with it,
@@ -230,7 +149,7 @@ class TermLookup:
         allowed = {s.upper() for s in scopes} if scopes is not None else None
         best: dict[str, tuple[tuple[int, int, str], Match]] = {}
         word = re.compile(re.escape(needle))
-        for cls, name, scope in self._names:
+        for cls, name, scope in self.model.names():
             if allowed is not None and scope not in allowed:
                 continue
             folded = " ".join(name.split()).casefold()
@@ -245,5 +164,5 @@ class TermLookup:
             key = (rank, 0 if scope == "LABEL" else 1, cls)
             held = best.get(cls)
             if held is None or key < held[0]:
-                best[cls] = (key, Match(cls, self.graph.labels.get(cls), name, scope))
+                best[cls] = (key, Match(cls, self.model.labels.get(cls), name, scope))
         return [m for _, m in sorted(best.values(), key=lambda km: km[0])[:limit]]
