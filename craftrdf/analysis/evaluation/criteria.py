@@ -24,7 +24,7 @@ references and predictions over the pairs that satisfy the criterion (augmenting
 tried in document order), so a prediction overlapping two references matches only one,
 and a second reference is matched by another prediction whenever some assignment allows
 it. Precision = TP / |predictions|, recall = TP / |references|; when both sides are empty
-all three are 1, when one side is empty they are 0 (as in :mod:`.bossy`).
+all three are 1, when one side is empty they are 0 (:func:`~.metrics.rates`, as for the Shared Task).
 
 **Fragments.** The text is cut into tokens: maximal runs of letters and digits
 (whitespace and punctuation separate tokens and are not tokens). An annotation covers
@@ -44,14 +44,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
 from ...core.model import Annotation, Span
-from .bossy import merged_spans, overlapping
-from .metrics import rates
+from .metrics import FLOAT, rates
 
 CRITERIA = ("exact", "left", "right", "left_or_right", "approximate", "partial", "fragment")
 ClassMode = Literal["exact", "ignore", "hierarchy"]
@@ -75,15 +74,15 @@ class CriterionScores:
 
     @property
     def precision(self) -> float:
-        return rates(self.tp, self.ref_count, self.pred_count)[0]
+        return rates(self.tp, self.ref_count, self.pred_count, FLOAT)[0]
 
     @property
     def recall(self) -> float:
-        return rates(self.tp, self.ref_count, self.pred_count)[1]
+        return rates(self.tp, self.ref_count, self.pred_count, FLOAT)[1]
 
     @property
     def f1(self) -> float:
-        return rates(self.tp, self.ref_count, self.pred_count)[2]
+        return rates(self.tp, self.ref_count, self.pred_count, FLOAT)[2]
 
 
 def tokens(text: str) -> list[Span]:
@@ -163,6 +162,59 @@ def _max_matching(n_left: int, edges: Mapping[int, Sequence[int]]) -> int:
 _Chars = list[tuple[int, int]]
 
 
+# -- characters of span lists -------------------------------------------------------
+
+
+def _merged(spans: Iterable[Span]) -> list[tuple[int, int]]:
+    """The character set of spans as sorted, disjoint, non-empty intervals."""
+    out: list[tuple[int, int]] = []
+    for s in sorted(spans):
+        if s.start == s.end:
+            continue
+        if out and s.start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], s.end))
+        else:
+            out.append((s.start, s.end))
+    return out
+
+
+def _common(x: list[tuple[int, int]], y: list[tuple[int, int]]) -> int:
+    i = j = n = 0
+    while i < len(x) and j < len(y):
+        lo, hi = max(x[i][0], y[j][0]), min(x[i][1], y[j][1])
+        if lo < hi:
+            n += hi - lo
+        if x[i][1] < y[j][1]:
+            i += 1
+        else:
+            j += 1
+    return n
+
+
+def _overlapping(
+    xs: Sequence[list[tuple[int, int]]], ys: Sequence[list[tuple[int, int]]]
+) -> Iterator[tuple[int, int, int]]:
+    """(i, j, shared characters) for every pair of merged span lists that share a character.
+
+    A sweep over start offsets: each ``x`` looks only at the ``y`` starting within the
+    longest extent of ``ys`` before it, so a document costs about n log n, not n².
+    """
+    order = sorted((j for j in range(len(ys)) if ys[j]), key=lambda j: ys[j][0][0])
+    starts = [ys[j][0][0] for j in order]
+    reach = max((ys[j][-1][1] - ys[j][0][0] for j in order), default=0)
+    for i, x in enumerate(xs):
+        if not x:
+            continue
+        first, last = x[0][0], x[-1][1]
+        for k in range(bisect_left(starts, first - reach), bisect_left(starts, last)):
+            y = ys[order[k]]
+            if y[-1][1] <= first:
+                continue
+            common = _common(x, y)
+            if common:
+                yield i, order[k], common
+
+
 def _span_tests() -> dict[
     str, Callable[[Annotation, Annotation, list[tuple[int, int]], list[tuple[int, int]], int], bool]
 ]:
@@ -217,10 +269,10 @@ def criteria_scores(
         if name not in CRITERIA:
             raise ValueError(f"unknown criterion {name!r}: expected one of {', '.join(CRITERIA)}")
     same_class = _class_test(classes, related)
-    rm = [merged_spans(a.spans) for a in refs]
-    pm = [merged_spans(p.spans) for p in preds]
+    rm = [_merged(a.spans) for a in refs]
+    pm = [_merged(p.spans) for p in preds]
     # candidate pairs: those sharing a character (every criterion but fragment implies it)
-    cand = [(i, j, common) for i, j, common in overlapping(rm, pm) if same_class(refs[i].class_id, preds[j].class_id)]
+    cand = [(i, j, common) for i, j, common in _overlapping(rm, pm) if same_class(refs[i].class_id, preds[j].class_id)]
     out = []
     for crit in wanted:
         if crit == "fragment":

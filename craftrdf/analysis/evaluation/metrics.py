@@ -1,14 +1,17 @@
-"""Precision, recall and F1, with the rules for empty sides stated once.
+"""Precision, recall and F1, written once, with the rules for empty sides stated once.
 
 Two rules, each where its readers expect it:
 
-- **Shared Task rules** (:func:`rates`), for ``craftrdf evaluate`` (per document and in
-  totals; the Bossy et al. 2013 metric and the NER criteria alike): ``hits`` counts the
-  matches (a sum of pair scores for the Shared Task, true positives for a criterion), N
-  the references, P the predictions. When N = P = 0 there was nothing to find and nothing
-  was found wrongly, so precision, recall and F1 are all 1; when exactly one of N and P is
-  0, all three are 0. Otherwise P = hits/P, R = hits/N, F1 = 2PR/(P+R) (0 when P+R = 0).
-  The slot error rate follows the same rule (:attr:`craftrdf.analysis.evaluation.bossy.Scores.ser`).
+- **Shared Task rules** (:func:`rates` and :func:`slot_error_rate`), for ``craftrdf
+  evaluate`` (the official scorer's ``SlotErrorRate`` and the NER criteria alike): ``hits``
+  counts the matches (the sum of kept pair scores for the Shared Task, true positives for a
+  criterion), N the references, P the predictions. When N = P = 0 there was nothing to find
+  and nothing was found wrongly, so precision, recall and F1 are all 1 and SER 0; when only
+  N is 0, all three are 0 and SER 1; when only P is 0, all three are 0. Otherwise
+  P = hits/P, R = hits/N, F1 = 2PR/(P+R) (0 when P+R = 0), SER = (S+I+D)/N. The division
+  is the caller's :class:`Arithmetic`: :data:`FLOAT`, or ``SlotErrorRate``'s 10-decimal
+  half-up division (:data:`craftrdf.analysis.evaluation.scores.OFFICIAL`; F1 then comes from the
+  rounded P and R, as ``SlotErrorRate`` computes it).
 - **Retrieval rules** (:func:`retrieval_rates` and :class:`RetrievalRates`), for sweep
   tables, which rank configurations on corpus totals of exact matches: TP/(TP+FP),
   TP/(TP+FN), each 0 when undefined, so a configuration that predicts nothing ranks below
@@ -17,29 +20,64 @@ Two rules, each where its readers expect it:
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Generic, TypeVar
 
-def f1_score(precision: float, recall: float) -> float:
+Number = TypeVar("Number", float, Decimal)
+
+
+@dataclass(frozen=True, slots=True)
+class Arithmetic(Generic[Number]):
+    """The numbers rates are computed in: the values of 1 and 0, and how a number is divided by another or a count."""
+
+    one: Number
+    zero: Number
+    divide: Callable[[Number, Number | int], Number]
+
+
+#: Plain float division (the NER criteria; the float values of :class:`~craftrdf.analysis.evaluation.scores.Scores`).
+FLOAT: Arithmetic[float] = Arithmetic(1.0, 0.0, operator.truediv)
+
+
+def f1_score(precision: Number, recall: Number, arithmetic: Arithmetic[Number]) -> Number:
     """The harmonic mean 2PR/(P+R); 0 when both are 0.
 
-    >>> f1_score(0.5, 0.75)
+    >>> f1_score(0.5, 0.75, FLOAT)
     0.6
     """
-    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+    both = precision + recall
+    return arithmetic.zero if both == 0 else arithmetic.divide(2 * precision * recall, both)
 
 
-def rates(hits: float, ref_count: int, pred_count: int) -> tuple[float, float, float]:
+def rates(
+    hits: Number, ref_count: int, pred_count: int, arithmetic: Arithmetic[Number]
+) -> tuple[Number, Number, Number]:
     """Precision, recall and F1 of ``hits`` by the Shared Task rules (see the module docstring).
 
-    >>> rates(3, 4, 6)
+    >>> rates(3, 4, 6, FLOAT)
     (0.5, 0.75, 0.6)
-    >>> rates(0, 0, 0), rates(0, 2, 0)
+    >>> rates(0, 0, 0, FLOAT), rates(0, 2, 0, FLOAT)
     ((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
     """
     if ref_count == 0 or pred_count == 0:
-        v = 1.0 if ref_count == pred_count else 0.0
+        v = arithmetic.one if ref_count == pred_count else arithmetic.zero
         return v, v, v
-    precision, recall = hits / pred_count, hits / ref_count
-    return precision, recall, f1_score(precision, recall)
+    precision, recall = arithmetic.divide(hits, pred_count), arithmetic.divide(hits, ref_count)
+    return precision, recall, f1_score(precision, recall, arithmetic)
+
+
+def slot_error_rate(errors: Number, ref_count: int, pred_count: int, arithmetic: Arithmetic[Number]) -> Number:
+    """SER = (S + I + D) / N of ``errors`` = S + I + D by the Shared Task rules: 0 when N = P = 0, 1 when only N is 0.
+
+    >>> slot_error_rate(1.5, 2, 3, FLOAT), slot_error_rate(0.0, 0, 0, FLOAT), slot_error_rate(2.0, 0, 2, FLOAT)
+    (0.75, 0.0, 1.0)
+    """
+    if ref_count == 0:
+        return arithmetic.zero if pred_count == 0 else arithmetic.one
+    return arithmetic.divide(errors, ref_count)
 
 
 def retrieval_rates(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
@@ -52,7 +90,7 @@ def retrieval_rates(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     """
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
-    return precision, recall, f1_score(precision, recall)
+    return precision, recall, f1_score(precision, recall, FLOAT)
 
 
 class RetrievalRates:

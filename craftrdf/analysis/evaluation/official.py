@@ -28,7 +28,10 @@ of each rule is cited in ``docs/evaluation.md``):
 7. **Counts and rates** (``SlotErrorRate``): M = sum of kept scores (exact), I and D the
    unpaired sides, N and P the counts after the ontology filter; SER, precision, recall and
    F1 divided to 10 decimals half-up (F1 from the rounded P and R), and written to 4
-   decimals half-up (:func:`official_rates`).
+   decimals half-up (:attr:`~.scores.Scores.rates`, :func:`official_row`).
+
+The counts are a :class:`~.scores.Scores`, the one record that ``craftrdf evaluate``'s
+files and table, the sweeps and training read.
 """
 
 from __future__ import annotations
@@ -38,19 +41,20 @@ import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, localcontext
-from fractions import Fraction
 from functools import lru_cache
+from typing import Literal
 
 from ...core.errors import DataWarning
 from ...core.model import Annotation, Span
-from .bossy import Boundary, Scores, total
-from .official_graph import OfficialGraph, OfficialWang, round_half_up
+from .official_graph import OfficialGraph, OfficialWang
+from .scores import Scores, total, written
+
+Boundary = Literal["exact", "jaccard"]
 
 _EXT_DIGITS = re.compile(r"[A-Z]+_EXT:[0-9]+")
 # As written in CraftConceptEvaluationUtil: the alternation binds loosest, so the second
 # branch is a bare UniProt accession (which has no "_EXT" to remove).
 _PR_EXT = re.compile(r"PR_EXT:[OPQ][0-9][A-Z0-9]{3}[0-9]-?[0-9]*|[A-NR-Z][0-9]([A-Z][A-Z0-9]{2}[0-9]){1,2}-?[0-9]*")
-_TEN = Decimal("1E-4")
 
 
 def official_class(class_id: str, set_key: str | None) -> str:
@@ -229,7 +233,7 @@ def score_official(
     boundary: Boundary = "jaccard",
     set_key: str | None = None,
 ) -> Scores:
-    """The official :class:`Scores` of one document (``exact`` holds M as a Decimal).
+    """The official :class:`Scores` of one document.
 
     ``wang`` holds the set's :class:`~craftrdf.analysis.evaluation.official_graph.OfficialGraph`;
     annotations of classes it does not declare are dropped with one DataWarning.
@@ -279,7 +283,7 @@ def score_prepared(
                 used_p.add(j)
                 m += score
     kept = len(used_r)
-    return Scores(float(m), len(p) - kept, len(r) - kept, len(r), len(p), exact=m)
+    return Scores(float(m), len(p) - kept, len(r) - kept, len(r), len(p), m)
 
 
 def official_scores(
@@ -315,44 +319,18 @@ def exact_wang(classes: Iterable[str], set_key: str) -> OfficialWang:
     return OfficialWang(OfficialGraph(declared, {}, "exact classes"))
 
 
-# -- rates --------------------------------------------------------------------------------------
-
-
-def official_rates(s: Scores) -> dict[str, Decimal]:
-    """``SlotErrorRate``'s values at full (10-decimal) scale: M, S, SER, precision, recall, F1.
-
-    >>> r = official_rates(Scores(2.65, 0, 0, 3, 3, exact=Decimal("2.65")))
-    >>> r["SER"], r["precision"], r["F1"]
-    (Decimal('0.1166666667'), Decimal('0.8833333333'), Decimal('0.8833333333'))
-    """
-    m = s.exact if s.exact is not None else Decimal(repr(s.matches))
-    n, p, i, d = s.ref_count, s.pred_count, s.insertions, s.deletions
-    sub = Decimal(n) - Decimal(d) - m
-    both_empty = n == 0 and p == 0
-    if both_empty:
-        ser = Decimal(0)
-    elif n == 0:
-        ser = Decimal(1)
-    else:
-        ser = round_half_up(Fraction(sub + i + d) / n)
-    precision = Decimal(1) if both_empty else Decimal(0) if p == 0 else round_half_up(Fraction(m) / p)
-    recall = Decimal(1) if both_empty else Decimal(0) if n == 0 else round_half_up(Fraction(m) / n)
-    if precision == 0:
-        f1 = Decimal(0)
-    else:
-        f1 = round_half_up(Fraction(precision * recall * 2) / Fraction(precision + recall))
-    return {"matches": m, "substitutions": sub, "SER": ser, "precision": precision, "recall": recall, "F1": f1}
+# -- the report row ------------------------------------------------------------------------------
 
 
 def official_row(name: str, s: Scores) -> str:
     """One ``<key>_results.tsv`` row as ``CraftConceptEvaluationUtil.writeSlotErrorRate`` writes it.
 
-    >>> official_row("TOTAL", Scores(2.65, 0, 0, 3, 3, exact=Decimal("2.65")))
+    >>> official_row("TOTAL", Scores(2.65, 0, 0, 3, 3, Decimal("2.65")))
     'TOTAL\\t0.3500\\t0\\t0\\t2.6500\\t3\\t3\\t0.1167\\t0.8833\\t0.8833\\t0.8833'
     """
-    v = {k: x.quantize(_TEN, rounding="ROUND_HALF_UP") for k, x in official_rates(s).items()}
+    r = s.rates
     cols = [
-        name, v["substitutions"], s.insertions, s.deletions, v["matches"], s.ref_count, s.pred_count,
-        v["SER"], v["precision"], v["recall"], v["F1"],
+        name, written(r.substitutions), s.insertions, s.deletions, written(s.exact), s.ref_count, s.pred_count,
+        written(r.ser), written(r.precision), written(r.recall), written(r.f1),
     ]  # fmt: skip
     return "\t".join(str(c) for c in cols)

@@ -2,21 +2,22 @@
 
 The data path: :func:`~.inputs.load_side` reads annotations (store set keys, a Shared Task
 directory: one subdirectory per set key holding ``<PMID>.bionlp`` files, or one folder of
-them); :func:`evaluate_sets` pairs the sets and documents and scores them with the functions of
-:mod:`.bossy` and :mod:`.criteria` (similarity, ontology membership and hierarchy passed
-in); :func:`write_report` writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and
-``summary.json``. :func:`evaluate_store` wires these to a store (the ``bossy`` Wang index
-for similarity and ontology membership).
+them); :func:`evaluate_sets` pairs the sets and documents and scores them with the official
+scorer (:mod:`.official`, over each set's graph passed in) and the criteria of
+:mod:`.criteria`; :func:`write_report` writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and
+``summary.json``, and :func:`format_table` the terminal table, all from one
+:class:`~.scores.Scores` per document and set (the TSV its official rates, the others its
+float values). :func:`evaluate_store` wires these to a store (each set's official
+graph, :func:`~.official_graph.set_scorers`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 from ...building.builder import build_store
 from ...core.errors import ConfigError
@@ -26,14 +27,6 @@ from ...ingest.ids import only_documents
 from ...querying.webanno import document_texts
 from ...store.local import AnnotationStore, ReadableStore
 from ..rules import Mappings, RuleReport, apply_rules, craft_rules, set_mappings
-from .bossy import (
-    Boundary,
-    Scores,
-    comparison_class,
-    score_document,
-    total,
-    uses_parallel_ids,
-)
 from .criteria import (
     CRITERIA,
     ClassMode,
@@ -42,8 +35,9 @@ from .criteria import (
     total_criteria,
 )
 from .inputs import Side, check_against_texts, load_side, set_keys
-from .official import official_class, official_row, score_official
+from .official import Boundary, official_class, official_row, score_official
 from .official_graph import OfficialWang, official_related, set_scorers
+from .scores import Scores, total
 
 logger = logging.getLogger(__name__)
 
@@ -102,50 +96,38 @@ def _pair_sets(gold: Side, pred: Side) -> list[tuple[str, str, str]]:
 def evaluate_sets(
     gold: Side,
     pred: Side,
-    similarity: Callable[[str, str], float] | None = None,
+    official: Callable[[str], OfficialWang],
     *,
-    official: Callable[[str], OfficialWang] | None = None,
-    known: Callable[[str], bool] | Container[str] | None = None,
     boundary: Boundary = "jaccard",
     criteria: Sequence[str] = CRITERIA,
-    related: Callable[[str, str], bool] | None = None,
     texts: Mapping[str, str] | None = None,
     rules: Callable[[str], Mappings] | None = None,
     articles: Mapping[str, str] | None = None,
 ) -> list[SetReport]:
     """Score every prediction set against its gold set, only on the documents of the prediction.
 
-    ``rules``, when given, maps a gold set key to its mapping data, and CRAFT's
-    post-processing rules (:func:`craft_rules`) run on the prediction before scoring.
-    ``official``, when given, maps a set key to its official scorer's graph
-    (:func:`~craftrdf.analysis.evaluation.official_graph.set_scorers`) and the Shared Task score is
-    the official one (:func:`~craftrdf.analysis.evaluation.official.score_official`): that graph's
-    similarity and declared classes, the official renaming; ``similarity``, ``known`` and
-    ``related`` are then not used.
+    ``official`` maps a set key to its official scorer's graph
+    (:func:`~craftrdf.analysis.evaluation.official_graph.set_scorers`; ``exact_wang`` for exact
+    classes only) and the Shared Task score is the official one
+    (:func:`~craftrdf.analysis.evaluation.official.score_official`: that graph's similarity and
+    declared classes, the official renaming). ``rules``, when given, maps a gold set key to
+    its mapping data, and CRAFT's post-processing rules (:func:`craft_rules`) run on the
+    prediction before scoring.
 
     ``articles`` (PMID -> text) holds the prediction against the articles first
     (:func:`~.inputs.check_against_texts`; the count goes to ``SetReport.text_mismatches``).
 
     A predicted document with no gold document raises ConfigError naming it. Criteria are
-    computed for class modes ``exact`` and ``ignore``, and ``hierarchy`` when ``related``
-    is given; ``fragment`` only for documents whose text is in ``texts``. For the
-    criteria, classes get the same parallel translation and ontology filter as the
-    Shared Task score.
+    computed for class modes ``exact``, ``ignore`` and ``hierarchy`` (ancestor or descendant
+    in the official graph); ``fragment`` only for documents whose text is in ``texts``. For
+    the criteria, classes get the same renaming and ontology filter as the Shared Task score.
     """
-    modes: list[ClassMode] = ["exact", "ignore"]
-    if related is not None:
-        modes.append("hierarchy")
-    test = None if known is None else (known if callable(known) else known.__contains__)
+    modes: list[ClassMode] = ["exact", "ignore", "hierarchy"]
     reports = []
-    if official is None and similarity is None:
-        raise ConfigError("evaluate_sets needs a similarity or the official scorers")
     for key, gk, pk in _pair_sets(gold, pred):
         gdocs, pdocs = gold[gk], pred[pk]
-        wang = official(key) if official is not None else None
-        if wang is not None:
-            test, related = wang.graph.__contains__, official_related(wang)
-            if "hierarchy" not in modes:
-                modes.append("hierarchy")
+        wang = official(key)
+        related = official_related(wang)
         mismatches = check_against_texts({key: pdocs}, articles)[key] if articles is not None else 0
         applied: tuple[RuleReport, ...] = ()
         if rules is not None:
@@ -157,13 +139,8 @@ def evaluate_sets(
         crit: list[CriterionScores] = []
         for doc in sorted(pdocs):
             refs, preds = gdocs[doc], pdocs[doc]
-            if wang is not None:
-                per_doc.append((doc, score_official(refs, preds, wang, boundary=boundary, set_key=key)))
-            else:
-                sim = cast(Callable[[str, str], float], similarity)
-                per_doc.append((doc, score_document(refs, preds, sim, boundary=boundary, set_key=key, known=known)))
-            rename = official_class if wang is not None else None
-            r, p = _for_criteria(refs, key, test, rename), _for_criteria(preds, key, test, rename)
+            per_doc.append((doc, score_official(refs, preds, wang, boundary=boundary, set_key=key)))
+            r, p = _for_criteria(refs, key, wang), _for_criteria(preds, key, wang)
             text = texts.get(doc) if texts else None
             for mode in modes:
                 crit.extend(
@@ -203,19 +180,12 @@ def _postprocess(
     return out, tuple(reports)
 
 
-def _for_criteria(
-    anns: Sequence[Annotation],
-    key: str,
-    test: Callable[[str], bool] | None,
-    rename: Callable[[str, str], str] | None = None,
-) -> list[Annotation]:
+def _for_criteria(anns: Sequence[Annotation], key: str, wang: OfficialWang) -> list[Annotation]:
+    """The annotations the official scorer keeps, under the classes it compares (renamed, declared)."""
     out = []
     for a in anns:
-        if rename is not None:
-            c = rename(a.class_id, key)
-        else:
-            c = comparison_class(a.class_id, key) if uses_parallel_ids(key) else a.class_id
-        if test is None or test(c):
+        c = official_class(a.class_id, key)
+        if c in wang.graph:
             out.append(a if c == a.class_id else Annotation(a.id, a.document, c, a.spans, a.text, a.annotator))
     return out
 
@@ -227,27 +197,8 @@ def _num(x: float) -> str:
     return f"{x:.4f}"
 
 
-def _row(name: str, s: Scores) -> str:
-    if s.exact is not None:  # the official scorer's arithmetic: BigDecimal, half-up to 4 decimals
-        return official_row(name, s)
-    return "\t".join(
-        [
-            name,
-            _num(s.substitutions),
-            str(s.insertions),
-            str(s.deletions),
-            _num(s.matches),
-            str(s.ref_count),
-            str(s.pred_count),
-            _num(s.ser),
-            _num(s.precision),
-            _num(s.recall),
-            _num(s.f1),
-        ]
-    )
-
-
 def _scores_json(s: Scores) -> dict[str, float]:
+    """The float values (:mod:`.scores`): M, S and the rates unrounded, as JSON numbers."""
     return {
         "substitutions": s.substitutions,
         "insertions": s.insertions,
@@ -270,7 +221,7 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
     sets: dict[str, object] = {}
     summary: dict[str, object] = {"boundary": boundary, "sets": sets}
     for r in reports:
-        lines = [RESULTS_HEADER] + [_row(d, s) for d, s in r.documents] + [_row("TOTAL", r.total)]
+        lines = [RESULTS_HEADER] + [official_row(d, s) for d, s in r.documents] + [official_row("TOTAL", r.total)]
         p = out / f"{r.key}_results.tsv"
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
         written.append(p)
@@ -319,7 +270,7 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
 
 
 def format_table(reports: Iterable[SetReport]) -> str:
-    """A short terminal table: one line per set with its totals."""
+    """A short terminal table: one line per set with its totals (the float values, :mod:`.scores`)."""
     lines = [f"{'set':<14}{'docs':>5}{'ref':>7}{'pred':>7}{'M':>9}{'SER':>8}{'P':>8}{'R':>8}{'F1':>8}"]
     for r in reports:
         t = r.total

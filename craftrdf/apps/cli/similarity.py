@@ -25,7 +25,7 @@ from ...core.errors import ConfigError, InputError
 from ._common import add_store_options, open_store
 
 if TYPE_CHECKING:
-    from ...analysis.evaluation.bossy_index import OfficialIndex
+    from ...analysis.evaluation.official_index import OfficialIndex
     from ...analysis.similarity.definition import Missing
     from ...analysis.similarity.groups import Scorer
     from ...analysis.similarity.wang import WangIndex
@@ -172,9 +172,9 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     missing: Missing = "nan" if args.unknown == "nan" else "raise"
     with open_store(args, mode="read") as store:
         if args.method == "bossy" and weights is None and not args.classify_extensions:
-            from ...analysis.evaluation.bossy_index import bossy_index  # the official scorer's graph
+            from ...analysis.evaluation.official_index import store_official_index  # the official scorer's graph
 
-            index: WangIndex | OfficialIndex | Scorer = bossy_index(store, ontology=args.ontology)
+            index: WangIndex | OfficialIndex | Scorer = store_official_index(store, ontology=args.ontology)
         elif args.measure != "wang":
             index = _ic_scorer(store, args, weights)
         else:

@@ -23,13 +23,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ...analysis.evaluation.bossy import comparison_class, uses_parallel_ids
 from ...analysis.evaluation.official import official_scores
 from ...core.model import Annotation, Span
 from ..matcher.annotate import MatchingSession
 from ..matcher.config import FindAllMatches, MatcherConfig, Synonyms, TextNormalization
 from ..matcher.dictionary import Dictionary
 from ..matcher.search import SearchIndex
+from ..sweeps.score import exact_class, renames_parallel
 from .data import Corpus, SetData
 from .engine import (
     Candidate,
@@ -243,10 +243,10 @@ def _cv(views: Sequence[FoldView], decision: Decision, rules: Rules) -> Pairs:
 
 
 def comparer(set_key: str) -> Callable[[str], str]:
-    """The class a set's scorer compares a class under (identity but for parallel ids of _EXT sets)."""
-    if not uses_parallel_ids(set_key):
+    """The class an exact match compares a class under (:func:`~craftrdf.matching.sweeps.score.exact_class`)."""
+    if not renames_parallel(set_key):
         return str
-    return lambda cls: comparison_class(cls, set_key)
+    return lambda cls: exact_class(cls, set_key)
 
 
 def exact_error(pairs: Pairs, corpus: Corpus, compare: Callable[[str], str] = str) -> tuple[float, int, int, int]:

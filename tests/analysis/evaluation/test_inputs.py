@@ -11,14 +11,11 @@ from craftrdf.analysis.evaluation.inputs import check_against_texts, load_direct
 from craftrdf.analysis.evaluation.run import evaluate_sets, write_report
 from craftrdf.core.errors import ConfigError, DataWarning, InputError, ValidationError
 from craftrdf.core.model import Annotation, Span
+from tests.helpers.scoring import exact_scorers
 
 # a 26-character article: "granule" is [0, 7), "cell" [8, 12), "layer" [13, 18), "neurons" [19, 26)
 ARTICLE = "granule cell layer neurons"
 TEXTS = {"111": ARTICLE}
-
-
-def identity(a: str, b: str) -> float:
-    return 1.0 if a == b else 0.0
 
 
 def write(folder, pmid, lines):
@@ -96,12 +93,12 @@ def test_the_count_reaches_the_report_and_summary(tmp_path):
     gold = {"CL": {"111": [Annotation("T1", "111", "CL:1", (Span(8, 12),), "cell")]}}
     pred = {"CL": {"111": [Annotation("T1", "111", "CL:1", (Span(8, 12),), "cells")]}}
     with pytest.warns(DataWarning, match="set CL: 1 annotation"):
-        (report,) = evaluate_sets(gold, pred, identity, criteria=["exact"], articles=TEXTS)
+        (report,) = evaluate_sets(gold, pred, exact_scorers(gold, pred), criteria=["exact"], articles=TEXTS)
     # scored by the offsets, as the official scorer does: an exact match
-    assert (report.text_mismatches, report.total.matches, report.total.ser) == (1, 1.0, 0.0)
+    assert (report.text_mismatches, report.total.matches, report.total.ser) == (1, 1, 0.0)
     write_report([report], tmp_path)
     assert json.loads((tmp_path / "summary.json").read_text())["sets"]["CL"]["text_mismatches"] == 1
-    (unchecked,) = evaluate_sets(gold, pred, identity, criteria=["exact"])
+    (unchecked,) = evaluate_sets(gold, pred, exact_scorers(gold, pred), criteria=["exact"])
     assert unchecked.text_mismatches == 0
 
 

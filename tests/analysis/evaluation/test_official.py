@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from craftrdf.analysis.evaluation.bossy import total
 from craftrdf.analysis.evaluation.official import (
     java_hash_order,
     official_class,
@@ -33,6 +32,7 @@ from craftrdf.analysis.evaluation.official_graph import (
     read_official_graph,
     store_official_graph,
 )
+from craftrdf.analysis.evaluation.scores import total
 from craftrdf.core.errors import DataWarning
 from craftrdf.core.model import Annotation, Span
 from tests.helpers.corpus import DATA

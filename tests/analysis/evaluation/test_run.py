@@ -16,10 +16,7 @@ from craftrdf.analysis.evaluation.run import (
     write_report,
 )
 from craftrdf.core.errors import ConfigError
-
-
-def identity(a, b):
-    return 1.0 if a == b else 0.0
+from tests.helpers.scoring import exact_scorers
 
 
 def write(root, key, pmid, lines):
@@ -43,12 +40,12 @@ def dirs(tmp_path):
 def test_directories_scored_per_document_and_in_total(dirs, tmp_path):
     gold, pred = (load_directory(d) for d in dirs)
     assert set(gold) == {"CL"} and set(pred) == {"CL"}
-    (rep,) = evaluate_sets(gold, pred, identity, criteria=["exact", "partial"])
+    (rep,) = evaluate_sets(gold, pred, exact_scorers(gold, pred), criteria=["exact", "partial"])
     assert rep.key == "CL"
     docs = dict(rep.documents)
     assert list(docs) == ["111", "222"]
     # 111: M = 1 + 1/3, N = P = 2, no D, no I; S = 2/3; SER = 1/3
-    assert docs["111"].matches == pytest.approx(4 / 3)
+    assert float(docs["111"].matches) == pytest.approx(4 / 3)
     assert docs["111"].ser == pytest.approx(1 / 3)
     # 222: N = 1, P = 0
     assert (docs["222"].deletions, docs["222"].ser, docs["222"].f1) == (1, 1.0, 0.0)
@@ -78,14 +75,16 @@ def test_predicted_document_without_gold_is_an_error(dirs):
     gold_dir, pred_dir = dirs
     write(pred_dir, "cl", "999", ["T1\tCL:1 0 4\tabcd"])
     with pytest.raises(ConfigError, match="999"):
-        evaluate_sets(load_directory(gold_dir), load_directory(pred_dir), identity)
+        gold, pred = load_directory(gold_dir), load_directory(pred_dir)
+        evaluate_sets(gold, pred, exact_scorers(gold, pred))
 
 
 def test_predicted_set_without_gold_is_an_error(dirs):
     gold_dir, pred_dir = dirs
     write(pred_dir, "UBERON", "111", [])
     with pytest.raises(ConfigError, match="UBERON"):
-        evaluate_sets(load_directory(gold_dir), load_directory(pred_dir), identity)
+        gold, pred = load_directory(gold_dir), load_directory(pred_dir)
+        evaluate_sets(gold, pred, exact_scorers(gold, pred))
 
 
 def test_parse_criteria():
@@ -170,12 +169,15 @@ def test_craft_rules_run_on_the_prediction_before_scoring():
         "CL": Mappings(unused=frozenset({"CL:9"})),
         "CL_EXT": Mappings(substitutes={"CL:7": ("CL_EXT:x",), "CL:8": ()}),
     }
-    plain = {r.key: r for r in evaluate_sets(gold, pred, identity, criteria=["exact"])}
+    plain = {r.key: r for r in evaluate_sets(gold, pred, exact_scorers(gold, pred), criteria=["exact"])}
     # without the rules: CL has one insertion; in CL_EXT the overlapping CL:7 pairs with the reference at
     # score 0 (a substitution) and CL:8 is an insertion
     assert (plain["CL"].total.insertions, plain["CL"].total.ser) == (1, 1.0)
     assert (plain["CL_EXT"].total.insertions, plain["CL_EXT"].total.deletions) == (1, 0)
-    ruled = {r.key: r for r in evaluate_sets(gold, pred, identity, criteria=["exact"], rules=maps.__getitem__)}
+    ruled = {
+        r.key: r
+        for r in evaluate_sets(gold, pred, exact_scorers(gold, pred), criteria=["exact"], rules=maps.__getitem__)
+    }
     assert craft_rules("CL") == ("unused",) and craft_rules("CL_EXT") == ("substitute",)
     assert (ruled["CL"].total.pred_count, ruled["CL"].total.ser) == (1, 0.0)
     assert (ruled["CL_EXT"].total.pred_count, ruled["CL_EXT"].total.ser) == (1, 0.0)

@@ -1,4 +1,4 @@
-"""``craftrdf similarity --method bossy``: the official scorer's similarity, with the index interface.
+"""The official scorer's Wang similarity as a similarity index (``craftrdf similarity --method bossy``).
 
 :class:`OfficialIndex` answers what the similarity command asks a
 :class:`~craftrdf.analysis.similarity.wang.WangIndex` (one pair, pairs, a matrix, the top k) from an
@@ -88,7 +88,7 @@ class OfficialIndex:
         return scored[:k]
 
 
-def bossy_index(store: ReadableStore, *, ontology: str | None = None) -> OfficialIndex:
+def store_official_index(store: ReadableStore, *, ontology: str | None = None) -> OfficialIndex:
     """The :class:`OfficialIndex` of the store's ontology graph (every ontology graph, merged, by default).
 
     The graph is :func:`~craftrdf.analysis.evaluation.official_graph.store_official_graph`'s; labels
