@@ -32,9 +32,10 @@ import pyoxigraph as ox
 
 from .bindings import bind_values, query_form
 from .errors import QueryError, StoreError
+from .remote_results import standard_json
 from .replace import nquads_file, replacement_update
 from .sparql_reads import SparqlReads
-from .store import QueryAnswer, Substitutions
+from .store import CustomFunctions, QueryAnswer, Substitutions
 from .vocab import CRAFT
 
 __all__ = ["RemoteStore", "default_graph_store", "default_update_endpoint"]
@@ -133,12 +134,15 @@ class RemoteStore(SparqlReads):
         substitutions: Substitutions | None = None,
         prefixes: Mapping[str, str] | None = None,
         named_graphs: Sequence[str] | None = None,
+        custom_functions: CustomFunctions | None = None,
     ) -> QueryAnswer:
         """Run SPARQL on the endpoint with values bound by name (see :func:`bind_values`).
 
         Returns what ``AnnotationStore.query`` returns: QuerySolutions for SELECT,
         QueryBoolean for ASK, and for CONSTRUCT/DESCRIBE an iterator of Triples.
         ``named_graphs`` become the protocol's ``named-graph-uri`` parameters.
+        ``custom_functions`` are not sent (they cannot be): the server runs the functions it
+        has, as ``craftrdf serve`` runs ``craftrdf:wang``.
         """
         from SPARQLWrapper import JSON, N3, POST, URLENCODED, SPARQLWrapper
 
@@ -169,7 +173,7 @@ class RemoteStore(SparqlReads):
         try:
             if graph_query:
                 return (q.triple for q in ox.parse(body, ox.RdfFormat.N_TRIPLES))
-            return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
+            return ox.parse_query_results(standard_json(body, ask=form == "ASK"), ox.QueryResultsFormat.JSON)
         except SyntaxError as exc:
             raise StoreError(f"endpoint {self.endpoint} sent results that cannot be read: {exc}") from None
 

@@ -13,7 +13,17 @@ from collections.abc import Iterator, Mapping, Sequence
 import pyoxigraph as ox
 
 from .errors import StoreError
-from .store import BATCHES_QUERY, BatchInfo, Object, QueryAnswer, Subject, Substitutions, batches_of, solutions
+from .store import (
+    BATCHES_QUERY,
+    BatchInfo,
+    CustomFunctions,
+    Object,
+    QueryAnswer,
+    Subject,
+    Substitutions,
+    batches_of,
+    solutions,
+)
 
 __all__ = ["SparqlReads"]
 
@@ -39,6 +49,7 @@ class SparqlReads:
         substitutions: Substitutions | None = None,
         prefixes: Mapping[str, str] | None = None,
         named_graphs: Sequence[str] | None = None,
+        custom_functions: CustomFunctions | None = None,
     ) -> QueryAnswer:
         raise NotImplementedError
 

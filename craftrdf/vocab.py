@@ -9,7 +9,22 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["BASE", "CM", "CRAFT", "DCTERMS", "FABIO", "OA", "OBO", "OBOINOWL", "OWL", "RDF", "RDFS", "XSD", "prefixes"]
+__all__ = [
+    "BASE",
+    "CM",
+    "CRAFT",
+    "DCTERMS",
+    "FABIO",
+    "FN",
+    "OA",
+    "OBO",
+    "OBOINOWL",
+    "OWL",
+    "RDF",
+    "RDFS",
+    "XSD",
+    "prefixes",
+]
 
 #: Namespace of the resources craftrdf mints (documents, annotations, sets, graphs).
 BASE: Final = "https://w3id.org/craftrdf/"
@@ -67,6 +82,7 @@ class XSD:
     integer: Final = NS + "integer"
     nonNegativeInteger: Final = NS + "nonNegativeInteger"
     boolean: Final = NS + "boolean"
+    double: Final = NS + "double"
 
 
 class DCTERMS:
@@ -183,6 +199,21 @@ class CRAFT:
     #: has another, and readers ignore the stale inferred graph (docs/classify.md)
     sourceDigest: Final = NS + "sourceDigest"
     reasoner: Final = NS + "reasoner"
+    # materialized S-values of Wang similarity (craftrdf.similarity.svalues, docs/similarity.md)
+    SValueGraph: Final = NS + "SValueGraph"
+    SValueLevel: Final = NS + "SValueLevel"
+    sValue: Final = NS + "sValue"
+    weights: Final = NS + "weights"
+    svaluesOf: Final = NS + "svaluesOf"
+
+
+class FN:
+    """craftrdf's SPARQL extension functions (prefix ``craftrdf:``; :mod:`craftrdf.similarity.sparql`)."""
+
+    NS: Final = BASE + "function#"
+    wang: Final = NS + "wang"
+    bossy: Final = NS + "bossy"
+    wangGroup: Final = NS + "wangGroup"
 
 
 class CM:

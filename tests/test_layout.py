@@ -60,6 +60,7 @@ LAYERS = {
     "loader": "query",
     "indexes": "query",
     "remote": "query",
+    "remote_results": "query",
     "owlread": "query",
     # the branches
     "views": "analysis",

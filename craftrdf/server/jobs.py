@@ -15,6 +15,9 @@ from typing import Any
 
 import pyoxigraph as ox
 
+from ..errors import QueryError
+from ..querying import query_prefixes
+from ..similarity.sparql import functions_for
 from ..store import AnnotationStore
 from .guard import RequestRefused
 from .protocol import names_dataset
@@ -115,8 +118,28 @@ def run_sparql(store: AnnotationStore, job: QueryJob) -> Answer:
     past ``max_results`` stops early (RequestRefused 422); TSV keeps every term exactly, so it is
     then re-serialized by pyoxigraph in the negotiated format. Raises RequestRefused 406 when
     the client accepts no format for this kind of result, SyntaxError for a bad query.
+    The query may call ``craftrdf:wang`` and its kin (each worker builds an index once; their
+    limits: :mod:`craftrdf.similarity.sparql`; a limit reached is a 400) and use the CRAFT
+    prefixes undeclared (:func:`craftrdf.querying.query_prefixes`).
     """
-    result = store.raw.query(job.text, base_iri=job.base_iri, **_dataset(job))
+    functions = functions_for(store).session()
+    result = store.raw.query(
+        job.text,
+        base_iri=job.base_iri,
+        prefixes=query_prefixes(),
+        custom_functions=dict(functions.functions),
+        **_dataset(job),
+    )
+    answer = _serialize(result, job)
+    try:
+        functions.check()
+    except QueryError as exc:
+        raise RequestRefused(400, str(exc)) from None
+    return answer
+
+
+def _serialize(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, job: QueryJob) -> Answer:
+    """The whole answer of ``result`` in the format ``job`` negotiated (see :func:`run_sparql`)."""
     if isinstance(result, ox.QueryBoolean):
         if job.results_format is None:
             raise RequestRefused(406, "no acceptable format for an ASK result: accept SPARQL JSON or XML")

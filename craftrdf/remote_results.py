@@ -1,0 +1,92 @@
+"""What real SPARQL servers send that the SPARQL 1.1 result formats do not say, made standard.
+
+:class:`craftrdf.remote.RemoteStore` parses every answer with pyoxigraph, which reads the
+W3C formats strictly. Virtuoso 7 (Debian's ``virtuoso-opensource-7``, measured) departs from
+them in two ways a reader meets on every library query:
+
+- an ``ASK`` answer is a SELECT result with one variable ``__ASK_RETVAL`` bound to a typed
+  integer (``1`` or ``0``), not the ``{"boolean": true}`` of SPARQL 1.1 Query Results JSON
+  (section 3.2);
+- a blank node is labelled ``nodeID://b10028``, which is no blank node label of the
+  N-Triples/SPARQL grammar (``BLANK_NODE_LABEL``), so pyoxigraph refuses the whole answer.
+
+:func:`standard_json` rewrites a JSON answer into the standard form: the ASK row becomes the
+boolean, and each blank node label the grammar refuses becomes a label it accepts, the same
+for the same label throughout the answer (a blank node is only meaningful within one answer).
+An answer that is already standard passes through unchanged, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["blank_label", "standard_json"]
+
+#: SPARQL 1.1 / N-Triples BLANK_NODE_LABEL without its ``_:``, ASCII part (enough to decide)
+_LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_\-])?$")
+#: The variable Virtuoso answers an ASK with.
+_ASK_VARIABLE = "__ASK_RETVAL"
+
+
+def blank_label(label: str) -> str:
+    """``label`` if the grammar accepts it as a blank node label, else a label it accepts, one-to-one.
+
+    >>> blank_label("b1"), blank_label("nodeID://b10028")
+    ('b1', 'x6e6f646549443a2f2f623130303238')
+    """
+    if _LABEL.match(label):
+        return label
+    # the hex of the label: distinct labels stay distinct, and it starts with a letter
+    return "x" + label.encode("utf-8").hex()
+
+
+def _ask_value(data: dict[str, Any]) -> bool | None:
+    """The boolean of a SELECT-shaped ASK answer (one row, one ``__ASK_RETVAL`` cell), else None."""
+    head = data.get("head") or {}
+    rows = (data.get("results") or {}).get("bindings")
+    if head.get("vars") != [_ASK_VARIABLE] or not isinstance(rows, list) or len(rows) != 1:
+        return None
+    cell = rows[0].get(_ASK_VARIABLE) or {}
+    value = str(cell.get("value", "")).strip().lower()
+    if value in ("1", "true"):
+        return True
+    if value in ("0", "false"):
+        return False
+    return None
+
+
+def standard_json(body: bytes, *, ask: bool) -> bytes:
+    """A SPARQL JSON answer in the standard form pyoxigraph reads (see the module docstring).
+
+    ``ask`` says the query was an ASK, so a Virtuoso-style row is read as its boolean. A body
+    that is no JSON object is returned as it is, for the caller's parser to report.
+
+    >>> standard_json(b'{"head":{"vars":["__ASK_RETVAL"]},"results":{"bindings":'
+    ...     b'[{"__ASK_RETVAL":{"type":"typed-literal","value":"1"}}]}}', ask=True)
+    b'{"head": {}, "boolean": true}'
+    """
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return body
+    if not isinstance(data, dict):
+        return body
+    if ask and "boolean" not in data:
+        value = _ask_value(data)
+        if value is not None:
+            return json.dumps({"head": {}, "boolean": value}).encode("utf-8")
+    rows = (data.get("results") or {}).get("bindings")
+    if not isinstance(rows, list):
+        return body
+    changed = False
+    for row in rows:
+        for cell in row.values() if isinstance(row, dict) else ():
+            if isinstance(cell, dict) and cell.get("type") == "bnode":
+                label = str(cell.get("value", ""))
+                fixed = blank_label(label)
+                if fixed != label:
+                    cell["value"] = fixed
+                    changed = True
+    return json.dumps(data).encode("utf-8") if changed else body
