@@ -132,6 +132,8 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
         similarity_index,
     )
 
+    if args.materialize:
+        return _materialize(args)
     modes = [m for m in ("pairs", "matrix", "top_k") if getattr(args, m) is not None]
     terms: Sequence[str] = args.terms
     if not modes and len(terms) != 2:
@@ -171,6 +173,27 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
             out.write(rows)
         else:
             csv.writer(out, lineterminator="\n").writerows(rows)
+    return 0
+
+
+def _materialize(args: argparse.Namespace) -> int:
+    """``--materialize``: write the S-values of the ontology and weights as a batch (docs/similarity.md)."""
+    from ..similarity import parse_weights
+    from ..similarity.svalue_graph import materialize_svalues
+    from ..store import require_writable
+
+    if args.terms or args.pairs or args.matrix or args.top_k is not None:
+        raise ConfigError("--materialize takes no terms and no --pairs, --matrix or --top-k")
+    if args.method != "wang" or args.classify_extensions:
+        raise ConfigError("--materialize writes the wang method's S-values (--weights chooses the relations)")
+    weights = parse_weights(args.weights) if args.weights else None
+    with open_store(args, mode="write") as store:
+        report = materialize_svalues(require_writable(store, "--materialize"), ontology=args.ontology, weights=weights)
+    done = f"{report.triples:,} triples written" if report.triples else "already in the store"
+    print(
+        f"S-values of {args.ontology or 'every ontology graph'}: {report.graph}: {report.classes:,} classes, "
+        f"{report.svalues:,} S-values, {report.levels:,} levels; {done} in {report.seconds:.1f} s"
+    )
     return 0
 
 
@@ -249,6 +272,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="a term not in the graph: stop with an error (default) or leave its similarity empty",
     )
     s.add_argument("--digits", type=int, default=6, help="decimals printed (default 6)")
+    s.add_argument(
+        "--materialize",
+        action="store_true",
+        help="write the S-values of --ontology (default: all, merged) and --weights into the store as "
+        "triples, for the library query wang-svalues on any SPARQL server (docs/similarity.md)",
+    )
     s.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     s.set_defaults(func=_cmd_similarity)
 
