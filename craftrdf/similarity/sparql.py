@@ -16,8 +16,9 @@ queries of ``craftrdf serve``'s endpoint, computed by the same index as ``craftr
 
 ``ontology`` is an ontology graph (its IRI, or its name ``"UBERON+extensions"``) or an annotation
 set (its graph IRI, or its key ``"UBERON_EXT"``), which stands for the ontology the set is
-annotated with. A class the graph does not hold gives no value (the variable stays unbound, as
-for any SPARQL expression error); two classes sharing no ancestor give 0.
+annotated with. A class the graph does not hold, or a set whose ontology the store lacks, gives
+no value (the variable stays unbound, as for any SPARQL expression error); two classes sharing no
+ancestor give 0. An ``ontology`` that names neither an ontology graph nor a set fails the query.
 
 Cost. A call is one lookup in an index and one pair (or, for ``wangGroup``, at most
 ``group_terms`` by ``group_terms`` pairs). An index is built once per store, method, ontology
@@ -188,9 +189,9 @@ class SimilarityFunctions:
 
 
 def _set_ontology(store: ReadableStore, key: str) -> str:
-    """The ontology name of annotation set ``key``; ConfigError when there is no such set or it names none."""
+    """The ontology name of annotation set ``key``, "" when it names none; ConfigError when there is no such set."""
     ref = resolve_set(store, key)
-    return ontology_name(ref.require_ontology())
+    return "" if ref.ontology is None else ontology_name(ref.ontology)
 
 
 class FunctionSession:
@@ -240,6 +241,8 @@ class FunctionSession:
             return None
         try:
             key = self._key(method, args[2] if len(args) > 2 else None, args[3] if len(args) > 3 else None)
+            if key[1] == "":  # a set annotated with no ontology of the store: no value, as for an unknown class
+                return None
             index = self._index(key)
             if group:
                 value = index.group(self._terms(args[0]), self._terms(args[1]))

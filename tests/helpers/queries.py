@@ -12,12 +12,15 @@ import pyoxigraph as ox
 from hypothesis import strategies as st
 
 from craftrdf.querying import library, resolve_query
-from craftrdf.vocab import CRAFT
+from craftrdf.similarity.svalue_graph import svalue_graph
+from craftrdf.vocab import CRAFT, FN
 
 SET_GRAPH = "https://w3id.org/craftrdf/set/UBERON_EXT"
 DOC = "https://w3id.org/craftrdf/doc/11319941"
 UBERON = "https://w3id.org/craftrdf/ontology/UBERON+extensions"
 BRAIN = "http://purl.obolibrary.org/obo/UBERON_0000955"
+#: The S-value graph the tests materialize (:func:`with_svalues`) for the library query wang-svalues.
+SVALUES = svalue_graph("UBERON+extensions", {"is_a": 0.8, "part_of": 0.6})
 
 #: The documented parameters of each library query, with values the sample holds.
 LIBRARY_PARAMS: dict[str, dict[str, str]] = {
@@ -42,7 +45,24 @@ LIBRARY_PARAMS: dict[str, dict[str, str]] = {
     "top-classes": {"set": "UBERON_EXT"},
     "unique-concepts": {"set": "SO_EXT"},
     "view": {"classes": "proper", "nesting": "outermost", "split": "test"},
+    "similar-annotations": {"set": "UBERON_EXT", "cls": "UBERON:0000955"},
+    "similarity-pairs": {"gold": "UBERON_EXT", "pred": "UBERON", "document": "11319941"},
+    "document-similarity": {"first": "UBERON_EXT", "second": "UBERON"},
+    "wang-svalues": {"a": "UBERON:0000955", "b": "UBERON:0002435", "svalues": SVALUES},
 }
+
+
+def uses_functions(name: str) -> bool:
+    """True for a library query calling craftrdf's SPARQL functions: only craftrdf runs it (not a plain server)."""
+    return FN.NS in library()[name].text
+
+
+def with_svalues(store: object) -> object:
+    """``store`` with the S-values of UBERON+extensions (default weights) written, for wang-svalues; returns it."""
+    from craftrdf.similarity.svalue_graph import materialize_svalues
+
+    materialize_svalues(store, ontology="UBERON+extensions")  # type: ignore[arg-type]
+    return store
 
 
 def rows_of(result: object) -> list[tuple[str, ...]]:
@@ -65,6 +85,7 @@ DEFAULTS = {
     "graph": UBERON,
     "source": UBERON,
     "split": "test",
+    "svalues": SVALUES,
 }
 
 
