@@ -8,16 +8,23 @@ them in two ways a reader meets on every library query:
   integer (``1`` or ``0``), not the ``{"boolean": true}`` of SPARQL 1.1 Query Results JSON
   (section 3.2);
 - a blank node is labelled ``nodeID://b10028``, which is no blank node label of the
-  N-Triples/SPARQL grammar (``BLANK_NODE_LABEL``), so pyoxigraph refuses the whole answer.
+  N-Triples/SPARQL grammar (``BLANK_NODE_LABEL``), so pyoxigraph refuses the whole answer;
+- a stored ``"true"^^xsd:boolean`` comes back as ``"1"^^xsd:boolean`` (a valid lexical form
+  of the same value, but not the same term).
 
 :func:`standard_json` rewrites a JSON answer into the standard form: the ASK row becomes the
-boolean, and each blank node label the grammar refuses becomes a label it accepts, the same
-for the same label throughout the answer (a blank node is only meaningful within one answer).
-An answer that is already standard passes through unchanged, byte for byte.
+boolean, each blank node label the grammar refuses becomes a label it accepts (the same for the
+same label throughout the answer: a blank node is only meaningful within one answer), and a
+boolean takes its canonical form. Integers of a derived datatype (``xsd:nonNegativeInteger``,
+...) come back as ``xsd:integer``, as the embedded store gives them (Oxigraph keeps no integer
+subtype: pyoxigraph 0.5.13 stores ``"5"^^xsd:nonNegativeInteger`` as ``"5"^^xsd:integer``), so a
+remote store's rows are the embedded store's. An answer with nothing to change passes through
+unchanged, byte for byte.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -28,6 +35,26 @@ __all__ = ["blank_label", "standard_json"]
 _LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_\-])?$")
 #: The variable Virtuoso answers an ASK with.
 _ASK_VARIABLE = "__ASK_RETVAL"
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+#: XSD's datatypes derived from xsd:integer, which Oxigraph stores as xsd:integer
+_INTEGER_SUBTYPES = frozenset(
+    _XSD + t
+    for t in (
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    )
+)
+_BOOLEANS = {"1": "true", "0": "false"}
 
 
 def blank_label(label: str) -> str:
@@ -83,10 +110,27 @@ def standard_json(body: bytes, *, ask: bool) -> bytes:
     changed = False
     for row in rows:
         for cell in row.values() if isinstance(row, dict) else ():
-            if isinstance(cell, dict) and cell.get("type") == "bnode":
-                label = str(cell.get("value", ""))
-                fixed = blank_label(label)
-                if fixed != label:
-                    cell["value"] = fixed
-                    changed = True
+            if isinstance(cell, dict):
+                changed = _standard_cell(cell) or changed
     return json.dumps(data).encode("utf-8") if changed else body
+
+
+def _standard_cell(cell: dict[str, Any]) -> bool:
+    """Make one result cell standard in place (see the module docstring); True if it changed."""
+    value = str(cell.get("value", ""))
+    if cell.get("type") == "bnode":
+        fixed = blank_label(value)
+        if fixed != value:
+            cell["value"] = fixed
+            return True
+        return False
+    datatype = cell.get("datatype")
+    if datatype == _XSD + "boolean" and value in _BOOLEANS:
+        cell["value"] = _BOOLEANS[value]
+        return True
+    if datatype in _INTEGER_SUBTYPES:
+        cell["datatype"] = _XSD + "integer"
+        with contextlib.suppress(ValueError):  # not an integer at all: only the datatype said so; the text stays
+            cell["value"] = str(int(value))
+        return True
+    return False
