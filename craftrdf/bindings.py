@@ -122,6 +122,25 @@ def same_term(expr: str, value: ox.NamedNode | ox.Literal) -> str:
     )
 
 
+def _bind_filter(expr: str, var: str, value: ox.NamedNode | ox.Literal) -> str:
+    """What replaces ``BIND(expr AS ?var)`` when ``?var`` is bound to ``value``: rows where ``expr`` equals it or fails.
+
+    ``COALESCE(equal, true)`` says that in one filter. Virtuoso 7.2 answers false for a string
+    comparison inside COALESCE or IF when the string has a character beyond ASCII (measured:
+    ``COALESCE(STR(?s) = "é", true)`` drops the row holding ``"é"``), so such a value is compared
+    outside any function: the expression is bound to a variable of its own, unbound when it fails.
+
+    >>> _bind_filter("?a", "n", ox.Literal("x")).startswith("FILTER(COALESCE(")
+    True
+    >>> _bind_filter("?a", "n", ox.Literal("é")).split(" FILTER")[0]
+    'BIND((?a) AS ?craftrdf_bound_n)'
+    """
+    if isinstance(value, ox.NamedNode) or value.value.isascii():
+        return f"FILTER(COALESCE({same_term(f'({expr})', value)}, true))"
+    own = f"?craftrdf_bound_{var}"
+    return f"BIND(({expr}) AS {own}) FILTER(!BOUND({own}) || {same_term(own, value)})"
+
+
 def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
     """The query text with ``substitutions`` bound as pyoxigraph's ``substitutions`` would bind them.
 
@@ -239,7 +258,7 @@ def _edit_level(
         if bind is not None and bind[2] in here:
             expr_from, expr_to, var, last = bind
             expr = sparql[toks[expr_from].start : toks[expr_to].end]
-            replaced[i] = (last, f"FILTER(COALESCE({same_term(f'({expr})', values[var])}, true))")
+            replaced[i] = (last, _bind_filter(expr, var, values[var]))
             mentions.setdefault(stack[-1], set()).update(
                 u.text[1:] for u in toks[expr_from : expr_to + 1] if u.kind == "var" and u.text[1:] in here
             )

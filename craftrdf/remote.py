@@ -33,7 +33,7 @@ from .bindings import bind_values, query_form
 from .errors import QueryError, StoreError
 from .remote_dialect import GraphLister, is_virtuoso, rewrite
 from .remote_protocol import send_query, server_message
-from .remote_results import standard_json
+from .remote_results import standard_json, truncated_at
 from .replace import nquads_file, replacement_update
 from .sparql_reads import SparqlReads
 from .store import CustomFunctions, QueryAnswer, Substitutions, solutions
@@ -174,6 +174,7 @@ class RemoteStore(SparqlReads):
             if form in ("CONSTRUCT", "DESCRIBE"):
                 return (q.triple for q in ox.parse(answer.body, ox.RdfFormat.N_TRIPLES))
             body = standard_json(answer.body, ask=form == "ASK")
+            truncated_at(answer.headers, body, self.endpoint)
             return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
         except SyntaxError as exc:
             raise StoreError(f"endpoint {self.endpoint} sent results that cannot be read: {exc}") from None

@@ -6,8 +6,10 @@ Measured on Debian's ``virtuoso-opensource-7`` (7.2.5.1, "Virtuoso/07.20.3229"):
   graph of the store: its steps cross graphs, its zero-length matches are lost and it binds
   ``?g`` to graphs it did not walk (openlink/virtuoso-opensource#590, #1078, #951; three library
   queries walk the class hierarchy this way). With the graph given as an IRI it is right. So
-  :func:`rewrite` turns each such group into a ``UNION`` of one branch per graph that holds one
-  of the path's predicates, the graph written as its IRI and bound to ``?g`` by a ``BIND``.
+  :func:`rewrite` turns each such group into a ``UNION`` of one branch per graph that holds a
+  triple whose predicate is one of the IRIs the group names, the graph written as its IRI and
+  bound to ``?g`` by a ``BIND`` (a graph holding none of them cannot match the group, unless
+  through a variable predicate beside the path: no library query has one).
 - The store holds Virtuoso's own graphs beside the data (``virtrdf#``, ``ldp#``,
   ``localuriqaserver/sparql``): a ``GRAPH ?g`` group that names no IRI (``{ ?s ?p ?o }``, the
   only kind that can match them) gets a filter leaving them out, so ``GRAPH ?g`` ranges over the
@@ -148,6 +150,9 @@ def rewrite(text: str, graphs_with: Callable[[Iterable[str]], Sequence[str]]) ->
                 edits.append((tokens[close].end, tokens[close].end, f" FILTER({var} NOT IN ({excluded}))"))
             continue
         body = tokens[g + 3 : close]
+        # a branch for every graph the group can match in, not only those its paths walk: the
+        # group's other patterns (official-graph's UNION branches) match in graphs without them
+        predicates |= {name for t in body if (name := _iri(t, prefixes)) is not None}
         branches = []
         for graph in graphs_with(sorted(predicates)):
             node = str(ox.NamedNode(graph))

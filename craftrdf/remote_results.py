@@ -4,9 +4,9 @@
 W3C formats strictly. Virtuoso 7 (Debian's ``virtuoso-opensource-7``, measured) departs from
 them in two ways a reader meets on every library query:
 
-- an ``ASK`` answer is a SELECT result with one variable ``__ASK_RETVAL`` bound to a typed
-  integer (``1`` or ``0``), not the ``{"boolean": true}`` of SPARQL 1.1 Query Results JSON
-  (section 3.2);
+- an ``ASK`` answer is a SELECT result with one variable ``__ASK_RETVAL``: one row with the
+  typed integer ``1`` when true, no row at all when false, not the ``{"boolean": true}`` of
+  SPARQL 1.1 Query Results JSON (section 3.2);
 - a blank node is labelled ``nodeID://b10028``, which is no blank node label of the
   N-Triples/SPARQL grammar (``BLANK_NODE_LABEL``), so pyoxigraph refuses the whole answer;
 - a stored ``"true"^^xsd:boolean`` comes back as ``"1"^^xsd:boolean`` (a valid lexical form
@@ -29,7 +29,9 @@ import json
 import re
 from typing import Any
 
-__all__ = ["blank_label", "standard_json"]
+from .errors import StoreError
+
+__all__ = ["blank_label", "standard_json", "truncated_at"]
 
 #: SPARQL 1.1 / N-Triples BLANK_NODE_LABEL without its ``_:``, ASCII part (enough to decide)
 _LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_\-])?$")
@@ -70,11 +72,13 @@ def blank_label(label: str) -> str:
 
 
 def _ask_value(data: dict[str, Any]) -> bool | None:
-    """The boolean of a SELECT-shaped ASK answer (one row, one ``__ASK_RETVAL`` cell), else None."""
+    """The boolean of a SELECT-shaped ASK answer (``__ASK_RETVAL``: one row if true, none if false), else None."""
     head = data.get("head") or {}
     rows = (data.get("results") or {}).get("bindings")
-    if head.get("vars") != [_ASK_VARIABLE] or not isinstance(rows, list) or len(rows) != 1:
+    if head.get("vars") != [_ASK_VARIABLE] or not isinstance(rows, list) or len(rows) > 1:
         return None
+    if not rows:
+        return False
     cell = rows[0].get(_ASK_VARIABLE) or {}
     value = str(cell.get("value", "")).strip().lower()
     if value in ("1", "true"):
@@ -93,6 +97,8 @@ def standard_json(body: bytes, *, ask: bool) -> bytes:
     >>> standard_json(b'{"head":{"vars":["__ASK_RETVAL"]},"results":{"bindings":'
     ...     b'[{"__ASK_RETVAL":{"type":"typed-literal","value":"1"}}]}}', ask=True)
     b'{"head": {}, "boolean": true}'
+    >>> standard_json(b'{"head":{"vars":["__ASK_RETVAL"]},"results":{"bindings":[]}}', ask=True)
+    b'{"head": {}, "boolean": false}'
     """
     try:
         data = json.loads(body)
@@ -134,3 +140,24 @@ def _standard_cell(cell: dict[str, Any]) -> bool:
             cell["value"] = str(int(value))
         return True
     return False
+
+
+def truncated_at(headers: dict[str, str], body: bytes, endpoint: str) -> None:
+    """Raise StoreError when the server says it cut the rows at its limit (Virtuoso's ``X-SPARQL-MaxRows``).
+
+    Virtuoso sends the header with an answer its ``ResultSetMaxRows`` cut short, and nothing
+    else says so: a silently incomplete answer is worse than an error.
+    """
+    limit = headers.get("x-sparql-maxrows")
+    if limit is None:
+        return
+    try:
+        rows = len(json.loads(body)["results"]["bindings"])
+        cut = rows >= int(limit)
+    except (ValueError, KeyError, TypeError):
+        cut = True
+    if cut:
+        raise StoreError(
+            f"endpoint {endpoint} cut the answer at {limit} rows (its result-size limit); raise ResultSetMaxRows "
+            "in virtuoso.ini's [SPARQL] section (docs/remote.md)"
+        )

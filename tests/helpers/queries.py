@@ -244,3 +244,34 @@ def adversarial_cases(value: str, cls: str) -> list[tuple[str, dict[str, ox.Name
 def digest_of(value: str, cls: str) -> str:
     """A batch digest for the tiny store's content."""
     return hashlib.sha256(f"{value}\0{cls}".encode()).hexdigest()
+
+
+_DOUBLE = "http://www.w3.org/2001/XMLSchema#double"
+
+
+def _cells(row: tuple[object, ...]) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """A row as (its cells as N-Triples text, doubles left out) and (its doubles as floats)."""
+    text: list[str] = []
+    doubles: list[float] = []
+    for t in row:
+        if isinstance(t, ox.Literal) and t.datatype.value == _DOUBLE:
+            text.append("double")
+            doubles.append(float(t.value))
+        else:
+            text.append("UNDEF" if t is None else str(t))
+    return tuple(text), tuple(doubles)
+
+
+def assert_same_rows(expected: object, got: object, *, tolerance: float = 1e-6, what: object = "") -> int:
+    """The rows of two QueryResults are the same, xsd:double cells within ``tolerance``; returns their number.
+
+    Virtuoso 7 writes a double with 6 significant digits in its answers (openlink/virtuoso-opensource#1006),
+    so doubles are compared as numbers; every other cell as its N-Triples text.
+    """
+    assert got.columns == expected.columns, what  # type: ignore[attr-defined]
+    a = sorted(_cells(r) for r in expected.rows)  # type: ignore[attr-defined]
+    b = sorted(_cells(r) for r in got.rows)  # type: ignore[attr-defined]
+    assert [t for t, _ in b] == [t for t, _ in a], what
+    for (_, da), (_, db) in zip(a, b):
+        assert all(abs(x - y) <= tolerance for x, y in zip(da, db)), (what, da, db)
+    return len(a)
