@@ -26,11 +26,11 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from craftrdf.builder import build_store
-from craftrdf.curie import CurieMap
-from craftrdf.querying import resolve_query, run_query
-from craftrdf.registry import load_registry
-from craftrdf.store import AnnotationStore
+from craftrdf.building.builder import build_store
+from craftrdf.core.curie import CurieMap
+from craftrdf.core.registry import load_registry
+from craftrdf.querying.library import resolve_query, run_query
+from craftrdf.store.local import AnnotationStore
 
 
 def synthetic_obo(path: Path, n: int, seed: int = 1) -> None:
@@ -64,9 +64,9 @@ _OUR_LOAD = (
     + """
 import json, sys, time
 from pathlib import Path
-from craftrdf.builder import ontology_lines
-from craftrdf.curie import CurieMap
-from craftrdf.store import AnnotationStore
+from craftrdf.building.builder import ontology_lines
+from craftrdf.core.curie import CurieMap
+from craftrdf.store.local import AnnotationStore
 t = time.perf_counter()
 with AnnotationStore.open(sys.argv[2]) as st:
     n = st.load_batch("https://w3id.org/craftrdf/ontology/bench", ontology_lines(Path(sys.argv[1]),

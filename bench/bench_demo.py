@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import craftrdf.demo as demo
+import craftrdf.apps.demo as demo
 
 
 def _timed(times: dict[str, list[float]], name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -25,13 +25,13 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
-from craftrdf.evaluation.inputs import load_side
-from craftrdf.evaluation.run import evaluate_store
+from craftrdf.analysis.evaluation.inputs import load_side
+from craftrdf.analysis.evaluation.run import evaluate_store
+from craftrdf.analysis.similarity.graph import similarity_index
+from craftrdf.core.model import Annotation, Span
 from craftrdf.ingest.bionlp import write_bionlp
-from craftrdf.model import Annotation, Span
-from craftrdf.similarity import similarity_index
-from craftrdf.store import AnnotationStore
-from craftrdf.webanno import fetch_annotations
+from craftrdf.querying.webanno import fetch_annotations
+from craftrdf.store.local import AnnotationStore
 
 SETS = ("CL", "CL_EXT", "GO_MF", "GO_MF_EXT", "MOP", "MOP_EXT", "SO", "SO_EXT", "UBERON", "UBERON_EXT")
 

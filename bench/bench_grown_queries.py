@@ -3,7 +3,7 @@
     python bench/bench_grown_queries.py REPEAT DOCUMENT STORE [STORE ...]
 
 Each STORE (the ``SCALE`` stores of ``bench/bench_scale.py --keep`` or of
-``bench/copy_scale_store.py``) is opened read-only, so the view runs ``queries/view.rq``. Prints,
+``bench/copy_scale_store.py``) is opened read-only, so the view runs ``querying/queries/view.rq``. Prints,
 per query, the median wall and CPU seconds of REPEAT runs, then one JSON line per store. DOCUMENT
 is a document id of the set (e.g. r000-11319941). Not part of the test suite.
 """
@@ -17,9 +17,9 @@ from collections.abc import Callable
 from bench_growth_layers import median_wall_cpu  # run as python bench/...: its directory is on sys.path
 
 import craftrdf
-from craftrdf.querying import resolve_query, run_query
-from craftrdf.store import AnnotationStore
-from craftrdf.webanno import fetch_annotations
+from craftrdf.querying.library import resolve_query, run_query
+from craftrdf.querying.webanno import fetch_annotations
+from craftrdf.store.local import AnnotationStore
 
 RUN = "SCALE"
 

@@ -8,7 +8,7 @@ For the set graph ``--graph`` (default the scale benchmark's ``SCALE`` set) in e
 Oxigraph (every term decoded, in Rust), one pattern's rows as Python objects, the five patterns of
 ``set-annotations.rq`` scanned one at a time and joined in Python dicts (the alternative measured
 and not taken, docs/scale.md), the query's rows read through ``run_query`` and sorted at once (the
-read before the one-pass grouping), and ``craftrdf.webanno.fetch_annotations`` (the whole-set
+read before the one-pass grouping), and ``craftrdf.querying.webanno.fetch_annotations`` (the whole-set
 read). Prints one line per layer and store, wall and CPU time (``time.process_time``: less moved
 by other processes on a shared machine than wall time). Not part of the test suite.
 """
@@ -24,12 +24,12 @@ from pathlib import Path
 import pyoxigraph as ox
 
 import craftrdf
-from craftrdf.curie import CurieMap
-from craftrdf.iris import set_iri
-from craftrdf.model import Annotation
-from craftrdf.querying import run_query
-from craftrdf.vocab import BASE
-from craftrdf.webanno import fetch_annotations, rows_to_annotations
+from craftrdf.core.curie import CurieMap
+from craftrdf.core.iris import set_iri
+from craftrdf.core.model import Annotation
+from craftrdf.core.vocab import BASE
+from craftrdf.querying.library import run_query
+from craftrdf.querying.webanno import fetch_annotations, rows_to_annotations
 
 OA = "http://www.w3.org/ns/oa#"
 CRAFT = BASE + "vocab#"

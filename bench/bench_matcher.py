@@ -34,15 +34,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from craftrdf.core.registry import load_registry
 from craftrdf.ingest.corpus import read_documents
-from craftrdf.matcher.annotate import MatchingSession
-from craftrdf.matcher.config import MatcherConfig
-from craftrdf.matcher.dictionary import SCOPES, Dictionary, fetch_terms
-from craftrdf.matcher.normalize import Normalizer, normalize_text
-from craftrdf.matcher.tokenize import analyze, split_sentences
-from craftrdf.registry import load_registry
-from craftrdf.sets import resolve_set
-from craftrdf.store import AnnotationStore
+from craftrdf.matching.matcher.annotate import MatchingSession
+from craftrdf.matching.matcher.config import MatcherConfig
+from craftrdf.matching.matcher.dictionary import SCOPES, Dictionary, fetch_terms
+from craftrdf.matching.matcher.normalize import Normalizer, normalize_text
+from craftrdf.matching.matcher.tokenize import analyze, split_sentences
+from craftrdf.querying.sets import resolve_set
+from craftrdf.store.local import AnnotationStore
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
@@ -136,7 +136,7 @@ def main() -> int:
             base = [
                 sys.executable,
                 "-m",
-                "craftrdf.cli",
+                "craftrdf",
                 "-q",
                 "annotate",
                 "--store",

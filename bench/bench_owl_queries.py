@@ -13,12 +13,12 @@ import time
 import warnings
 from pathlib import Path
 
-from craftrdf.builder import build_store
-from craftrdf.curie import CurieMap
-from craftrdf.querying import resolve_query, run_query
-from craftrdf.registry import load_registry
-from craftrdf.similarity import similarity_index
-from craftrdf.store import AnnotationStore
+from craftrdf.analysis.similarity.graph import similarity_index
+from craftrdf.building.builder import build_store
+from craftrdf.core.curie import CurieMap
+from craftrdf.core.registry import load_registry
+from craftrdf.querying.library import resolve_query, run_query
+from craftrdf.store.local import AnnotationStore
 
 st = AnnotationStore.memory()
 t = time.perf_counter()

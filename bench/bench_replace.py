@@ -9,7 +9,7 @@ N-Quads lines (no blank nodes):
 - ``load``: the graph is absent, ``AnnotationStore.load_batch`` bulk-loads it (not timed: the
   first version before each replacement is loaded the same way);
 - ``replace P%``: the graph holds the old version and ``load_batch`` replaces it with a version
-  where P% of the literals differ, in one transaction (``craftrdf.replace``);
+  where P% of the literals differ, in one transaction (``craftrdf.store.replace``);
 - ``drop+load P%``: the previous, non-atomic way for comparison (``remove_graph``, then
   ``bulk_load``), which a kill between the two left with neither version.
 
@@ -32,7 +32,7 @@ G = "https://w3id.org/craftrdf/set/BENCH"
 CHILD = """
 import json, resource, sys, time
 import pyoxigraph as ox
-from craftrdf.store import AnnotationStore
+from craftrdf.store.local import AnnotationStore
 sys.path.insert(0, {bench!r})
 from bench_replace import G, version
 path, step, n, pct = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])

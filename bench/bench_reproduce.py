@@ -64,13 +64,13 @@ def stages_of(report: Path) -> list[tuple[str, float]]:
 
 
 def run_cli(python: str, args: list[str], env: dict[str, str], log: Path) -> float:
-    """``python -m craftrdf.cli ARGS`` in ``env``; its wall time (exit status checked, output into ``log``)."""
+    """``python -m craftrdf ARGS`` in ``env``; its wall time (exit status checked, output into ``log``)."""
     t = time.perf_counter()
     with log.open("w", encoding="utf-8") as out:
         # run in the log's directory: ``-m`` puts the working directory first on sys.path, and in a checkout
         # that would import the checkout's craftrdf instead of the installed one
         done = subprocess.run(
-            [python, "-m", "craftrdf.cli", *args], env=env, stdout=out, stderr=out, check=False, cwd=log.parent
+            [python, "-m", "craftrdf", *args], env=env, stdout=out, stderr=out, check=False, cwd=log.parent
         )
     seconds = time.perf_counter() - t
     if done.returncode != 0:

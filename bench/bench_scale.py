@@ -17,7 +17,7 @@ client spent writing to the store and writing files, peak resident memory of the
 ``ru_maxrss``, from ``wait4``) and of each worker (``VmHWM``), the store's size on disk (and its
 growth over the base store), quads per annotation, the bulk-load floor (the run graph dumped to
 N-Quads and bulk-loaded into an empty store with pyoxigraph), and the latency of library queries and
-a view on the grown store (median of 3): read-only, the view runs ``queries/view.rq``; writable,
+a view on the grown store (median of 3): read-only, the view runs ``querying/queries/view.rq``; writable,
 it reads the derived view rows, written once (timed apart). Prints a table and one JSON line per run. Not part of the
 test suite.
 """
@@ -40,10 +40,10 @@ from typing import Any
 import pyoxigraph as ox
 
 import craftrdf
-from craftrdf.indexes import ensure_view_rows
-from craftrdf.iris import set_iri
-from craftrdf.querying import resolve_query, run_query
-from craftrdf.store import AnnotationStore
+from craftrdf.core.iris import set_iri
+from craftrdf.querying.indexes import ensure_view_rows
+from craftrdf.querying.library import resolve_query, run_query
+from craftrdf.store.local import AnnotationStore
 
 RUN = "SCALE"
 
@@ -160,7 +160,7 @@ def one_run(args: argparse.Namespace, size: int, mode: str, corpus: Path, docs: 
     store_dir = work / "store"
     shutil.copytree(args.store, store_dir, ignore=shutil.ignore_patterns("craftrdf.lock"))
     base_bytes = du(store_dir)
-    argv = [sys.executable, "-m", "craftrdf.cli", "-q", "annotate", "--store", str(store_dir)]
+    argv = [sys.executable, "-m", "craftrdf", "-q", "annotate", "--store", str(store_dir)]
     argv += ["--set", "UBERON_EXT", str(corpus), "--out", str(work / "out"), "--into-store", RUN]
     argv += ["--cache-dir", str(Path(args.work) / "cache"), "--batch-size", str(args.batch_size)]
     workers_peak: list[int] = []

@@ -39,8 +39,8 @@ from pathlib import Path
 import httpx
 import pyoxigraph as ox
 
-from craftrdf.querying import library
-from craftrdf.store import AnnotationStore
+from craftrdf.querying.library import library
+from craftrdf.store.local import AnnotationStore
 
 DOCS = "https://w3id.org/craftrdf/documents"
 SIMPLE = {
@@ -64,7 +64,7 @@ def start_server(store: Path, port: int, workers: int, timeout: float) -> subpro
     cmd = [
         sys.executable,
         "-m",
-        "craftrdf.cli",
+        "craftrdf",
         "serve",
         "--store",
         str(store),
@@ -255,10 +255,10 @@ def floor(store_path: Path, repeat: int) -> dict[str, float]:
 def build_sample(tmp: Path) -> Path:
     import warnings
 
-    from craftrdf.builder import build_store
-    from craftrdf.demo import sample_dir
-    from craftrdf.errors import DataWarning
-    from craftrdf.registry import load_registry
+    from craftrdf.apps.demo import sample_dir
+    from craftrdf.building.builder import build_store
+    from craftrdf.core.errors import DataWarning
+    from craftrdf.core.registry import load_registry
 
     path = tmp / "sample.store"
     with warnings.catch_warnings():

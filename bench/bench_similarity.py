@@ -43,19 +43,14 @@ from typing import Any, TypeVar
 import numpy as np
 import pyoxigraph as ox
 
-from craftrdf.builder import build_store
-from craftrdf.curie import CurieMap
-from craftrdf.registry import load_registry
-from craftrdf.similarity import (
-    SimilarityCache,
-    SimilarityWarning,
-    TermGraph,
-    WangIndex,
-    load_kernels,
-    load_term_graph,
-    similarity_index,
-)
-from craftrdf.store import AnnotationStore
+from craftrdf.analysis.similarity._svalues import load_kernels
+from craftrdf.analysis.similarity.definition import SimilarityWarning
+from craftrdf.analysis.similarity.graph import SimilarityCache, TermGraph, load_term_graph, similarity_index
+from craftrdf.analysis.similarity.wang import WangIndex
+from craftrdf.building.builder import build_store
+from craftrdf.core.curie import CurieMap
+from craftrdf.core.registry import load_registry
+from craftrdf.store.local import AnnotationStore
 
 ONTOLOGY = "UBERON+extensions"
 WEIGHTS = {"is_a": 0.8, "part_of": 0.6}

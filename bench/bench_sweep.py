@@ -29,12 +29,16 @@ import statistics
 import time
 import warnings
 
-from craftrdf.matcher import MatcherConfig, annotate_texts
-from craftrdf.matcher.dictionary import default_cache_dir
-from craftrdf.registry import load_registry
-from craftrdf.store import AnnotationStore
-from craftrdf.sweeps import InlineExecutor, LocalPool, load_grid, plan, prepare_inputs, run_sweep
-from craftrdf.sweeps.score import GoldStandard
+from craftrdf.core.registry import load_registry
+from craftrdf.matching.matcher.annotate import annotate_texts
+from craftrdf.matching.matcher.config import MatcherConfig
+from craftrdf.matching.matcher.dictionary import default_cache_dir
+from craftrdf.matching.sweeps.grid import load_grid, plan
+from craftrdf.matching.sweeps.inputs import prepare_inputs
+from craftrdf.matching.sweeps.run import run_sweep
+from craftrdf.matching.sweeps.score import GoldStandard
+from craftrdf.runtime.executors import InlineExecutor, LocalPool
+from craftrdf.store.local import AnnotationStore
 
 
 def main() -> int:

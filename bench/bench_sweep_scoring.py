@@ -20,11 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from craftrdf.evaluation.official_graph import store_official_graph
-from craftrdf.registry import load_registry
-from craftrdf.store import AnnotationStore
-from craftrdf.sweeps import load_grid, run_sweep
-from craftrdf.sweeps.inputs import prepare_inputs
+from craftrdf.analysis.evaluation.official_graph import store_official_graph
+from craftrdf.core.registry import load_registry
+from craftrdf.matching.sweeps.grid import load_grid
+from craftrdf.matching.sweeps.inputs import prepare_inputs
+from craftrdf.matching.sweeps.run import run_sweep
+from craftrdf.store.local import AnnotationStore
 
 
 def _timed(fn):  # type: ignore[no-untyped-def]

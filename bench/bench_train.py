@@ -31,7 +31,7 @@ from pathlib import Path
 def run(args: list[str]) -> float:
     """Seconds one ``craftrdf`` command takes in a fresh process; fails loudly if it fails."""
     t = time.perf_counter()
-    cli = "from craftrdf.cli import main; raise SystemExit(main())"
+    cli = "from craftrdf.apps.cli import main; raise SystemExit(main())"
     subprocess.run([sys.executable, "-c", cli, "-q", *args], check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t
 

@@ -4,7 +4,7 @@
 
 WRITES into each STORE (it removes and rewrites the set's view rows): give copies. Per store and
 pass, one run each, wall and CPU seconds: the rows read with the ``annotations`` query (what
-``ensure_view_rows`` ran before), the rows read with ``craftrdf.webanno.set_rows`` (what it runs
+``ensure_view_rows`` ran before), the rows read with ``craftrdf.querying.webanno.set_rows`` (what it runs
 now), then ``ensure_view_rows`` itself after removing the rows (read and write). Not part of the
 test suite.
 """
@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import craftrdf
-from craftrdf.indexes import ensure_view_rows, view_rows_graph
-from craftrdf.querying import QueryResult, run_query
-from craftrdf.store import AnnotationStore
-from craftrdf.webanno import set_rows
+from craftrdf.querying.indexes import ensure_view_rows, view_rows_graph
+from craftrdf.querying.library import QueryResult, run_query
+from craftrdf.querying.webanno import set_rows
+from craftrdf.store.local import AnnotationStore
 
 _COLUMNS = ("annotation", "document", "class", "spans", "text")
 

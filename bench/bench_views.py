@@ -6,7 +6,7 @@ The store must be a full build (`craftrdf build --craft ../shared/craft --store 
 it is opened for writing once to bring the containment links and the view rows up to date
 (timed separately), then every figure is the median of --repeat runs, wall clock and CPU time of
 this process (the CPU figure is the steadier one on a shared machine). The peer for the views is
-the same view read by queries/view.rq straight from the set graphs (what a read-only store
+the same view read by querying/queries/view.rq straight from the set graphs (what a read-only store
 without current view rows runs), timed once. Goals: the nesting filter under 10 s,
 every library query under 2 s. Not part of the test suite.
 """
@@ -18,12 +18,12 @@ import statistics
 import time
 from pathlib import Path
 
-from craftrdf.indexes import containment_pairs, containment_spans, ensure_containment, ensure_view_rows
-from craftrdf.iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, set_iri
-from craftrdf.querying import library, resolve_query, run_query
-from craftrdf.store import AnnotationStore
-from craftrdf.views import ViewSpec, nested_pairs, run_view
-from craftrdf.webanno import parse_spans_text
+from craftrdf.analysis.views import ViewSpec, nested_pairs, run_view
+from craftrdf.core.iris import CONTAINMENT_GRAPH, DOCUMENTS_GRAPH, set_iri
+from craftrdf.querying.indexes import containment_pairs, containment_spans, ensure_containment, ensure_view_rows
+from craftrdf.querying.library import library, resolve_query, run_query
+from craftrdf.querying.webanno import parse_spans_text
+from craftrdf.store.local import AnnotationStore
 
 EXT = (
     "CHEBI_EXT",
@@ -95,7 +95,7 @@ def main() -> None:
         "--containment",
         action="store_true",
         help="also recompute the containment links --repeat times (the graph is dropped first) and "
-        "time their input read as before (queries/spans.rq) as the peer",
+        "time their input read as before (querying/queries/spans.rq) as the peer",
     )
     args = ap.parse_args()
     with AnnotationStore.open(args.store) as store:
@@ -127,7 +127,7 @@ def main() -> None:
             1,
         )
         print(
-            f"peer: queries/view.rq *_EXT nesting=outermost: {len(res.rows):>7,} rows {ps:6.2f} s (cpu {pc:5.2f} s); "
+            f"peer: querying/queries/view.rq *_EXT nesting=outermost: {len(res.rows):>7,} rows {ps:6.2f} s (cpu {pc:5.2f} s); "
             f"run_view / peer: wall {outer[0] / ps:.2f}, cpu {outer[1] / pc:.2f}"
         )
         s, c, res = timed(lambda: nested_pairs(store, EXT), args.repeat)

@@ -21,35 +21,37 @@ from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 from types import MappingProxyType as _MappingProxyType
 
-from ._lazy import lazy_exports as _lazy_exports
+from .core._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from ._api import annotate, build, evaluate, export, index, load, open, query, serve, sweep, train, view
-    from .errors import CraftrdfError
-    from .matcher.config import MatcherConfig
-    from .model import Annotation, Document, Span
-    from .querying import QueryResult
-    from .remote import RemoteStore
-    from .sets import SetRef
-    from .similarity import WangIndex, similarity_index
-    from .store import AnnotationStore, ReadableStore, WritableStore
+    from .analysis.similarity.graph import similarity_index
+    from .analysis.similarity.wang import WangIndex
+    from .core.errors import CraftrdfError
+    from .core.model import Annotation, Document, Span
+    from .matching.matcher.config import MatcherConfig
+    from .querying.library import QueryResult
+    from .querying.sets import SetRef
+    from .store.local import AnnotationStore, ReadableStore, WritableStore
+    from .store.remote import RemoteStore
 
 # The public names are imported on first use (PEP 562): a process that needs one module (a
-# server worker, a CLI command, ``import craftrdf.store``) then starts without numpy, scipy and the
+# server worker, a CLI command, ``import craftrdf.store.local``) then starts without numpy, scipy and the
 # rest that ``craftrdf._api`` pulls in: 0.1 s instead of 0.6 s on a quiet machine, paid by every
 # spawned worker and every test that runs a child process.
 _HOMES = _MappingProxyType(
     {
         **dict.fromkeys(("annotate", "build", "evaluate", "export", "index", "load", "open", "query"), "_api"),
         **dict.fromkeys(("serve", "sweep", "train", "view"), "_api"),
-        "CraftrdfError": "errors",
-        "MatcherConfig": "matcher.config",
-        **dict.fromkeys(("Annotation", "Document", "Span"), "model"),
-        "QueryResult": "querying",
-        "RemoteStore": "remote",
-        "SetRef": "sets",
-        **dict.fromkeys(("WangIndex", "similarity_index"), "similarity"),
-        **dict.fromkeys(("AnnotationStore", "ReadableStore", "WritableStore"), "store"),
+        "CraftrdfError": "core.errors",
+        "MatcherConfig": "matching.matcher.config",
+        **dict.fromkeys(("Annotation", "Document", "Span"), "core.model"),
+        "QueryResult": "querying.library",
+        "RemoteStore": "store.remote",
+        "SetRef": "querying.sets",
+        "WangIndex": "analysis.similarity.wang",
+        "similarity_index": "analysis.similarity.graph",
+        **dict.fromkeys(("AnnotationStore", "ReadableStore", "WritableStore"), "store.local"),
     }
 )
 

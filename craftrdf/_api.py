@@ -2,6 +2,8 @@
 
 They take plain values (paths, set keys, query names) and fill in the defaults the command line
 uses (the CRAFT registry, the CURIE map); the modules underneath take the full set of options.
+The branches (matcher, sweeps, training, evaluation, exports, server, the remote store) are imported
+inside the function that needs them, so ``import craftrdf`` stays light and needs no extra.
 """
 
 from __future__ import annotations
@@ -11,40 +13,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .builder import BuildReport, build_store
-from .curie import CurieMap
-from .errors import ConfigError
-from .indexes import Progress, update_indexes
-from .loader import LoadReport, load_files
-from .model import Annotation
-from .querying import QueryResult, resolve_params, resolve_query, run_query
-from .registry import load_registry
-from .store import AnnotationStore, ReadableStore, WritableStore
-from .views import ClassFilter, NestingFilter, ViewRow, ViewSpec, run_view
+from .analysis.views import ClassFilter, NestingFilter, ViewRow, ViewSpec, run_view
+from .building.builder import BuildReport, build_store
+from .building.loader import LoadReport, load_files
+from .core.curie import CurieMap
+from .core.errors import ConfigError
+from .core.model import Annotation
+from .core.registry import load_registry
+from .querying.indexes import Progress, update_indexes
+from .querying.library import QueryResult, resolve_params, resolve_query, run_query
+from .store.local import AnnotationStore, ReadableStore, WritableStore
 
 if TYPE_CHECKING:
-    from .evaluation.run import SetReport
-    from .exports.sets import ExportReport
-    from .matcher.config import MatcherConfig
-    from .remote import RemoteStore
-    from .sweeps.entry import SweepReport
-    from .sweeps.executors import SweepExecutor
-    from .training import TrainReport
-
-__all__ = [
-    "annotate",
-    "build",
-    "evaluate",
-    "export",
-    "index",
-    "load",
-    "open",
-    "query",
-    "serve",
-    "sweep",
-    "train",
-    "view",
-]
+    from .analysis.evaluation.run import SetReport
+    from .matching.matcher.config import MatcherConfig
+    from .matching.sweeps.entry import SweepReport
+    from .matching.training.train import TrainReport
+    from .publishing.exports._base import ExportReport
+    from .runtime.executors import SweepExecutor
+    from .store.remote import RemoteStore
 
 
 def open(
@@ -56,10 +43,10 @@ def open(
 ) -> AnnotationStore | RemoteStore:
     """Open a store: a directory, a SPARQL endpoint URL, or (``None``) a new one in memory.
 
-    A directory opens as an :class:`~craftrdf.store.AnnotationStore` (``mode="write"``
+    A directory opens as an :class:`~craftrdf.store.local.AnnotationStore` (``mode="write"``
     creates it and takes the writer lock; ``"read"`` shares it with other readers, never
     writes, and refuses a directory that holds no store). An
-    ``http(s)://`` URL opens a :class:`~craftrdf.remote.RemoteStore` on that query endpoint;
+    ``http(s)://`` URL opens a :class:`~craftrdf.store.remote.RemoteStore` on that query endpoint;
     it writes through ``graph_store``, its Graph Store Protocol URL, when given. Use the
     result as a context manager so locks are released. StoreError when it cannot be opened.
 
@@ -72,7 +59,7 @@ def open(
         return AnnotationStore.memory()
     text = os.fspath(location)
     if text.startswith(("http://", "https://")):
-        from .remote import RemoteStore
+        from .store.remote import RemoteStore
 
         return RemoteStore(text, graph_store=graph_store, timeout=timeout)
     return AnnotationStore.open(text, mode=mode)
@@ -89,7 +76,7 @@ def build(
 
     Batches already loaded from the same input are skipped, so a re-run adds nothing;
     ``sets`` limits the annotation sets (keys such as ``UBERON_EXT``). Ends by bringing
-    the view indexes up to date (see :func:`index`). See :func:`craftrdf.builder.build_store`.
+    the view indexes up to date (see :func:`index`). See :func:`craftrdf.building.builder.build_store`.
     """
     return build_store(Path(craft_dir), store, registry=load_registry(), sets=sets, progress=progress)
 
@@ -105,7 +92,7 @@ def load(
 
     Annotation files go into the set ``set_key``. Everything is validated before anything
     is written; the view indexes are brought up to date at the end (see :func:`index`).
-    See :func:`craftrdf.loader.load_files`.
+    See :func:`craftrdf.building.loader.load_files`.
     """
     return load_files(store, [Path(p) for p in paths], set_key=set_key, module=module)
 
@@ -116,7 +103,7 @@ def index(store: WritableStore, *, progress: Progress | None = None) -> int:
     :func:`view` reads them; :func:`build` and :func:`load` keep them current, so this is
     for a store written otherwise (by an older craftrdf, or by hand). Returns the index
     batches made (0 when all were current). Needs the store opened with ``mode="write"``.
-    See :func:`craftrdf.indexes.update_indexes` and docs/views.md.
+    See :func:`craftrdf.querying.indexes.update_indexes` and docs/views.md.
     """
     return update_indexes(store, progress=progress)
 
@@ -132,7 +119,7 @@ def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = No
     call ``craftrdf:wang(?a, ?b)`` and its kin (docs/similarity.md, "In SPARQL") and use the
     CRAFT prefixes undeclared (``UBERON:0000955``). See docs/queries.md for the library.
     """
-    from .similarity.sparql import functions_for
+    from .analysis.similarity.sparql import functions_for
 
     q = resolve_query(name)
     bound = resolve_params(store, q, {**(params or {}), **bindings})
@@ -152,9 +139,9 @@ def export(
 
     The RDF and JSON-LD formats write one file; pubannotation and bionlp a folder of one
     file per document. JSON-LD states the W3C Web Annotation context inline unless
-    ``jsonld_context="remote"``. See :func:`craftrdf.exports.sets.export_set` and docs/exports.md.
+    ``jsonld_context="remote"``. See :func:`craftrdf.publishing.exports.sets.export_set` and docs/exports.md.
     """
-    from .exports import export_set
+    from .publishing.exports.sets import export_set
 
     return export_set(store, set_key, out, format=format, document=document, jsonld_context=jsonld_context)
 
@@ -172,7 +159,7 @@ def view(
     ``sets`` is one key or several (exact store keys). A nesting filter on a store opened
     for reading needs its nested-annotation index current (made by :func:`build`,
     :func:`load` and :func:`index`; StoreError says so otherwise). See
-    :func:`craftrdf.views.run_view` and docs/views.md for the filters.
+    :func:`craftrdf.analysis.views.run_view` and docs/views.md for the filters.
     """
     keys = (sets,) if isinstance(sets, str) else tuple(sets)
     return run_view(store, ViewSpec(keys, classes, nesting, split))
@@ -189,10 +176,10 @@ def evaluate(
     """Score predictions as the CRAFT Shared Task 2019 did, plus the classic NER criteria.
 
     ``gold`` and ``pred`` are set keys of the store, or directories of BioNLP files (a
-    Shared Task run). One :class:`~craftrdf.evaluation.run.SetReport` per set. See
-    :func:`craftrdf.evaluation.run.evaluate_store` and docs/evaluation.md.
+    Shared Task run). One :class:`~craftrdf.analysis.evaluation.run.SetReport` per set. See
+    :func:`craftrdf.analysis.evaluation.run.evaluate_store` and docs/evaluation.md.
     """
-    from .evaluation.run import evaluate_store
+    from .analysis.evaluation.run import evaluate_store
 
     return evaluate_store(
         store, gold, pred, craft=Path(craft) if craft is not None else None, apply_craft_rules=apply_craft_rules
@@ -212,10 +199,10 @@ def annotate(
     ``config`` defaults to the matcher's default configuration (docs/matcher.md); the
     dictionary is cached in ``cache_dir`` when given. Returns the annotations per text id.
     """
-    from .matcher.annotate import MatchingSession
-    from .matcher.config import MatcherConfig
-    from .matcher.dictionary import load_terms
-    from .sets import resolve_set
+    from .matching.matcher.annotate import MatchingSession
+    from .matching.matcher.config import MatcherConfig
+    from .matching.matcher.dictionary import load_terms
+    from .querying.sets import resolve_set
 
     cache = Path(cache_dir) if cache_dir is not None else None
     terms, _ = load_terms(
@@ -238,10 +225,10 @@ def sweep(
 
     Selects on the documents of ``split``, reports on those of ``report_on``; writes
     ``results.csv`` (resumable), ``best.md`` and ``pr.png`` in ``out_dir``. See
-    :func:`craftrdf.sweeps.entry.sweep_store` and docs/sweep.md.
+    :func:`craftrdf.matching.sweeps.entry.sweep_store` and docs/sweep.md.
     """
-    from .sweeps.entry import sweep_store
-    from .sweeps.grid import load_grid
+    from .matching.sweeps.entry import sweep_store
+    from .matching.sweeps.grid import load_grid
 
     return sweep_store(
         store,
@@ -269,12 +256,12 @@ def serve(
     Read-only, with the defaults of ``craftrdf serve``; needs the ``craftrdf[server]``
     extra. ``union_default_graph``: queries that name no dataset see the union of every
     graph as their default graph (``craftrdf serve --union-default-graph``), for clients such
-    as rdflib's SPARQLStore that never name a graph. See :func:`craftrdf.server.app.serve`
+    as rdflib's SPARQLStore that never name a graph. See :func:`craftrdf.publishing.server.app.serve`
     for every option and docs/server.md.
     """
     try:
-        from .server.app import ServerConfig
-        from .server.app import serve as run
+        from .publishing.server.app import serve as run
+        from .publishing.server.config import ServerConfig
     except ImportError as exc:
         raise ConfigError(f"serving needs the server extra: pip install 'craftrdf[server]' ({exc})") from None
     config = ServerConfig(base_iri=base_iri or f"http://{host}:{port}/", union_default_graph=union_default_graph)
@@ -295,10 +282,10 @@ def train(
     The names annotators wrote, each term's precision where it occurs, and the rules are
     learned from those documents only; configuration and threshold are chosen by
     document-level cross-validation (``quick``: a reduced selection). Apply the model with
-    ``craftrdf annotate --model`` or :func:`craftrdf.training.annotate_with_model`. See
-    :func:`craftrdf.training.train_set` and docs/training.md.
+    ``craftrdf annotate --model`` or :func:`craftrdf.matching.training.train.annotate_with_model`. See
+    :func:`craftrdf.matching.training.train.train_set` and docs/training.md.
     """
-    from .training import train_set
+    from .matching.training.train import train_set
 
     report, _ = train_set(
         store,

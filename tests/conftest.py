@@ -24,7 +24,8 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from craftrdf.store import AnnotationStore
+from craftrdf.building.loader import load_files
+from craftrdf.store.local import AnnotationStore
 from tests.helpers.corpus import DATA, REPO, find_craft_dir, find_go_obo
 from tests.helpers.sample import sample_store as build_sample
 from tests.helpers.usercache import snapshot, user_cache_dir
@@ -88,7 +89,7 @@ def _start_corpus_build(config: pytest.Config) -> None:
         return
     work = Path(tempfile.mkdtemp(prefix="craftrdf-corpus-"))
     store, log = work / "craft.store", work / "build.log"
-    cmd = [sys.executable, "-m", "craftrdf.cli", "-q", "build", "--craft", str(craft), "--store", str(store)]
+    cmd = [sys.executable, "-m", "craftrdf", "-q", "build", "--craft", str(craft), "--store", str(store)]
     with open(log, "wb") as fh:  # the child holds its own descriptor
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
     config.stash[_CORPUS_BUILD] = _CorpusBuild(proc, store, log)
@@ -232,3 +233,12 @@ def sample_store_copy(tmp_path_factory: pytest.TempPathFactory) -> Callable[...,
 def sample_store_dir(sample_store_copy: Callable[..., Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled sample as an on-disk store (closed), one copy per test module, for commands and servers."""
     return sample_store_copy(tmp_path_factory.mktemp("sample") / "sample.store")
+
+
+@pytest.fixture
+def toy_store() -> AnnotationStore:
+    """An in-memory store holding Wang's Figure 1 DAG (graph ``wang2007_fig1``) and the toy
+    anatomy with extension classes (graph ``toy_extensions``), from tests/data/similarity."""
+    store = AnnotationStore.memory()
+    load_files(store, [DATA / "similarity" / "wang2007_fig1.obo", DATA / "similarity" / "toy_extensions.obo"])
+    return store

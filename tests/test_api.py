@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import craftrdf
-from craftrdf.demo import sample_dir
-from craftrdf.errors import QueryError
+from craftrdf.apps.demo import sample_dir
+from craftrdf.core.errors import QueryError
 from tests.helpers.sample import raw_set
 
 

@@ -13,7 +13,7 @@ import craftrdf
 MODULES = sorted(
     m.name
     for m in pkgutil.walk_packages(craftrdf.__path__, "craftrdf.")
-    if not m.name.startswith(("craftrdf.sample", "craftrdf.queries", "craftrdf.ontologies"))
+    if not m.name.startswith(("craftrdf.sample", "craftrdf.querying.queries", "craftrdf.core"))
     and not m.name.endswith("__main__")
 )
 

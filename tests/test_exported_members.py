@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import types
+from pathlib import Path
+
+import pytest
 
 import craftrdf
+
+PACKAGE = Path(craftrdf.__file__).parent
 
 PUBLIC = [
     "Annotation",
@@ -56,9 +62,52 @@ def test_nothing_else_public_but_subpackages():
 
 
 def test_functions_do_not_shadow_modules():
-    """``craftrdf.build`` is the function and ``craftrdf.builder`` the module: no public function
+    """``craftrdf.build`` is the function and ``craftrdf.building.builder`` the module: no public function
     takes the name of a submodule (``import craftrdf.x`` and ``mock.patch('craftrdf.x.y')`` keep working)."""
     import pkgutil
 
     modules = {m.name for m in pkgutil.iter_modules(craftrdf.__path__)}
     assert not modules & set(PUBLIC)
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if p != PACKAGE / "__init__.py")
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(PACKAGE).as_posix()
+
+
+def _reexported(source: str) -> list[str]:
+    """Names a module imports at its top level and never uses: there only for others to import from it."""
+    tree = ast.parse(source)
+    imported = {
+        (a.asname or a.name).split(".")[0]
+        for node in tree.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for a in node.names
+        if not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+    }
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    used |= {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+    return sorted(imported - used)
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_rel)
+def test_only_the_package_declares_all(path):
+    """``craftrdf.__all__`` is the public API; a module's names are public or ``_private`` by their spelling."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assigned = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    assert "__all__" not in assigned, f"{_rel(path)} declares __all__"
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*/__init__.py")), ids=_rel)
+def test_subpackages_do_not_reexport(path):
+    """A sub-package's ``__init__`` holds its docstring (and any code of its own), never names of its modules:
+    callers import from the module that defines a name."""
+    assert not _reexported(path.read_text(encoding="utf-8")), f"{_rel(path)} re-exports"
+
+
+def test_the_reexport_rule_catches_a_reexport():
+    assert _reexported("from .wang import WangIndex\n") == ["WangIndex"]
+    assert _reexported("from __future__ import annotations\nfrom . import a\nX = a.f()\n") == []

@@ -1,9 +1,10 @@
-"""The package's layout: small modules and functions, and imports that point downstream only.
+"""The package's layout: layer folders, small modules and functions, imports that point downstream only.
 
-Read from the source with ``ast`` (nothing is imported). The layers are the README's Layout:
-a shared core (base -> ingest -> store -> query) and three branches on top of it (analysis,
-matching, publishing), with the CLI and the public API (``craftrdf/__init__``, ``_api``) over
-everything. A new top-level module or package must be given a layer here.
+Read from the source with ``ast`` (nothing is imported). The layers are the README's Layout: each
+folder of ``craftrdf/`` is one layer, lowest first (:data:`LAYERS`); a module imports from its own
+folder or from a lower layer only. Over everything sit the few modules directly in ``craftrdf/``
+(``__init__``, ``_api``, ``__main__``). A new folder must be given a layer here. A ``_name`` is private
+to its module: no other module imports it.
 """
 
 from __future__ import annotations
@@ -19,78 +20,46 @@ MAX_FUNCTION_LINES = 80
 
 #: Functions allowed over MAX_FUNCTION_LINES; the file says why beside the function too.
 LONG_FUNCTIONS = {
-    ("server/app.py", "create_app"): "the routes are closures over one app's pool and limits; "
+    ("publishing/server/app.py", "create_app"): "the routes are closures over one app's pool and limits; "
     "they move out when the server's request handling is next reworked (#17 owns app.py)",
 }
 #: Modules allowed over MAX_MODULE_LINES (none today).
 LONG_MODULES: dict[str, str] = {}
 
-#: Each top-level module or package -> its layer.
-LAYERS = {
-    # core, lowest first: shared vocabulary and records ...
-    "errors": "base",
-    "vocab": "base",
-    "rdf": "base",
-    "iris": "base",
-    "curie": "base",
-    "model": "base",
-    "registry": "base",
-    "lexer": "base",
-    "bindings": "base",
-    "_storelock": "base",
-    "_lazy": "base",
-    "_extras": "base",
-    "_nquads_stream": "base",
-    "ontologies": "base",
-    "queries": "base",
-    "sample": "base",
-    "shapes": "base",
-    # ... readers of the corpus formats ...
-    "ingest": "ingest",
-    # ... the store and its contract ...
-    "store": "store",
-    "replace": "store",
-    "rdflib_view": "store",
-    "sparql_reads": "store",
-    # ... and what reads and writes through it
-    "querying": "query",
-    "sets": "query",
-    "webanno": "query",
-    "builder": "query",
-    "loader": "query",
-    "indexes": "query",
-    "remote": "query",
-    "remote_results": "query",
-    "owlread": "query",
-    # the branches
-    "views": "analysis",
-    "rules": "analysis",
-    "stats": "analysis",
-    "similarity": "analysis",
-    "evaluation": "analysis",
-    "reasoning": "analysis",
-    "matcher": "matching",
-    "sweeps": "matching",
-    "reproduce": "matching",
-    "training": "matching",
-    "exports": "publishing",
-    "server": "publishing",
-    # over everything
-    "cli": "top",
-    "_api": "top",
-    "__init__": "top",
-    "demo": "top",
-}
-CORE = ("base", "ingest", "store", "query")
-BRANCHES = ("analysis", "matching", "publishing")
+#: The layers, lowest first, and the folders of each. A module may import from its own folder and from
+#: the folders of lower layers; folders of one layer (the branches) do not import each other.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("core", "sample"),  # errors, vocabulary, records, IRIs and CURIEs, the registry; the bundled sample (data)
+    ("ingest", "runtime"),  # readers of files into records; executors (neither needs more than the core)
+    ("store",),  # the store contract, the local and the remote store
+    ("querying",),  # the query library, sets, Web Annotation, view indexes
+    ("building",),  # a CRAFT directory or loose files into a store
+    ("ontology",),  # an ontology read back as axioms, extension classes, reasoners
+    ("analysis",),  # views, rules, statistics, similarity, evaluation
+    ("matching", "publishing"),  # the two branches: matcher, sweeps, training | exports, server, shapes
+    ("apps",),  # the command, reproduce, the demo
+)
+#: The modules directly in craftrdf/, over every layer: the public API and ``python -m craftrdf``.
+TOP_MODULES = {"__init__", "_api", "__main__"}
+MAX_TOP_MODULES = 12
 
-#: Imports from one branch into another, each with its reason.
-CROSS_BRANCH = {
-    ("matching", "analysis"): "a sweep scores every configuration with the evaluation (metrics, CRAFT's rules, "
-    "Wang similarity for SER), and reproduce sets the matcher's results beside the corpus statistics",
-    ("publishing", "analysis"): "exports write a view's rows; the viewer shows nesting (views) and similar classes "
-    "(similarity)",
+#: Imports that do not point downstream, each with its reason: (importing folder, imported folder or
+#: top module) -> why.
+ALLOWED_UPWARD = {
+    ("apps", "__init__"): "the command prints craftrdf.__version__ (--version), which craftrdf/__init__ defines "
+    "from the installed distribution's metadata",
+    ("ontology", "analysis"): "extensions.place_extensions takes the similarity TermGraph (a type only); it moves "
+    "to analysis/similarity/graph.py next",
 }
+
+
+def _rank(folder: str) -> int:
+    for i, folders in enumerate(LAYERS):
+        if folder in folders:
+            return i
+    if folder in TOP_MODULES:
+        return len(LAYERS)
+    pytest.fail(f"craftrdf/{folder} has no layer: add it to LAYERS in tests/test_layout.py")
 
 
 def _modules() -> list[Path]:
@@ -101,8 +70,9 @@ def _rel(path: Path) -> str:
     return path.relative_to(PACKAGE).as_posix()
 
 
-def _unit(parts: list[str]) -> str:
-    """The top-level unit of a module path inside the package (``["similarity", "wang"]`` -> ``similarity``)."""
+def _folder(parts: list[str]) -> str:
+    """The folder (layer) of a module path inside the package: ``["analysis", "similarity", "wang"]`` ->
+    ``analysis``; a module directly in craftrdf/ is its own unit (``_api``); ``[]`` is ``__init__``."""
     return parts[0] if parts else "__init__"
 
 
@@ -110,47 +80,53 @@ def _is_module(name: str) -> bool:
     return (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").is_file()
 
 
-def _imported_units(path: Path) -> set[str]:
-    """The package's top-level units that ``path`` imports (relative or absolute imports)."""
+def _private_names(imports: list[tuple[list[str], list[str]]]) -> list[str]:
+    """The ``_names`` among ``imports`` that are not modules: a private name used outside its module."""
+    return [
+        f"{'.'.join(target)}.{name}"
+        for target, names in imports
+        for name in names
+        if name.startswith("_") and not name.startswith("__") and not _is_module("/".join([*target, name]))
+    ]
+
+
+def _imports(path: Path) -> list[tuple[list[str], list[str]]]:
+    """Every import of the package's own modules in ``path``: (target module path, names imported from it)."""
     parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
-    package = parts[:-1]  # the module's own package, inside craftrdf
-    out: set[str] = set()
+    package = parts if path.name == "__init__.py" else parts[:-1]
+    package = package[:-1] if path.name == "__init__.py" else package  # "__init__" is not a package part
+    out: list[tuple[list[str], list[str]]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[: len(package) - node.level + 1]
                 target = base + (node.module.split(".") if node.module else [])
-                if not target:  # "from . import x" at the top: x is the unit, or craftrdf/__init__ if x is a name of it
-                    out.update(a.name if _is_module(a.name) else "__init__" for a in node.names)
-                    continue
             elif node.module and node.module.split(".")[0] == "craftrdf":
                 target = node.module.split(".")[1:]
             else:
                 continue
-            out.add(_unit(target))
+            out.append((target, [a.name for a in node.names]))
         elif isinstance(node, ast.Import):
-            for alias in node.names:
-                names = alias.name.split(".")
-                if names[0] == "craftrdf":
-                    out.add(_unit(names[1:]))
+            out.extend((a.name.split(".")[1:], []) for a in node.names if a.name.split(".")[0] == "craftrdf")
     return out
 
 
-def _layer(unit: str) -> str:
-    if unit not in LAYERS:
-        pytest.fail(f"craftrdf.{unit} has no layer: add it to LAYERS in tests/test_layout.py")
-    return LAYERS[unit]
+def _imported_folders(path: Path) -> set[str]:
+    """The folders (or top modules) of the package that ``path`` imports."""
+    out: set[str] = set()
+    for target, names in _imports(path):
+        if not target:  # "from ... import x" at the top: x is a folder or top module, or a name of __init__
+            out.update(n if _is_module(n) else "__init__" for n in names)
+        else:
+            out.add(_folder(target))
+    return out
 
 
 def _allowed(importer: str, imported: str) -> bool:
-    """Whether a module of layer ``importer`` may import one of layer ``imported``."""
-    if importer == imported or importer == "top":
+    """Whether a module of folder ``importer`` may import one of folder ``imported``."""
+    if importer == imported or importer in TOP_MODULES or (importer, imported) in ALLOWED_UPWARD:
         return True
-    if importer in CORE:
-        return imported in CORE and CORE.index(imported) < CORE.index(importer)
-    if imported in CORE:
-        return True
-    return (importer, imported) in CROSS_BRANCH
+    return _rank(imported) < _rank(importer)
 
 
 @pytest.mark.parametrize("path", _modules(), ids=_rel)
@@ -188,18 +164,51 @@ def test_each_long_function_is_still_long_and_its_file_says_why(where, why):
 @pytest.mark.parametrize("path", _modules(), ids=_rel)
 def test_imports_point_downstream(path):
     parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
-    here = _layer(_unit(parts[:-1] if path.name == "__init__.py" else parts))
-    bad = sorted(u for u in _imported_units(path) if not _allowed(here, _layer(u)))
-    assert not bad, f"{_rel(path)} ({here}) imports {', '.join(f'{u} ({LAYERS[u]})' for u in bad)}"
+    here = _folder(parts[:-1] if path.name == "__init__.py" else parts)
+    bad = sorted(f for f in _imported_folders(path) if not _allowed(here, f))
+    assert not bad, f"{_rel(path)} ({here}) imports {', '.join(bad)}, a layer above it or beside it"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_rel)
+def test_no_private_name_is_imported_from_another_module(path):
+    bad = _private_names(_imports(path))
+    assert not bad, f"{_rel(path)} imports {', '.join(bad)}: give it a public name in its module or move it here"
+
+
+@pytest.mark.parametrize("why", sorted(ALLOWED_UPWARD))
+def test_each_allowed_upward_import_is_still_made(why):
+    importer, imported = why
+    assert any(imported in _imported_folders(p) for p in _modules() if _rel(p).split("/")[0] == importer), (
+        f"no module of {importer}/ imports {imported} any more: drop it from ALLOWED_UPWARD"
+    )
+
+
+def test_every_folder_has_a_layer_and_few_modules_sit_on_top():
+    folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
+    for folder in folders:
+        _rank(folder)  # fails naming the folder
+    top = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert set(top) <= TOP_MODULES, f"modules directly in craftrdf/ beyond {sorted(TOP_MODULES)}: {top}"
+    assert len(top) + len([f for f in folders if f != "sample"]) <= MAX_TOP_MODULES + len(LAYERS)
+    assert len(top) <= MAX_TOP_MODULES
 
 
 def test_the_rules_catch_what_they_forbid():
     # the rule itself, on made-up pairs, so a loosened _allowed shows here
-    assert not _allowed("store", "query")  # core upward
-    assert not _allowed("ingest", "store")
-    assert not _allowed("query", "analysis")  # core into a branch
-    assert not _allowed("analysis", "matching")  # branch into branch, not listed
+    assert not _allowed("store", "querying")  # the core upward
+    assert not _allowed("ingest", "store")  # readers and executors need the core only
+    assert not _allowed("runtime", "querying")
+    assert not _allowed("ingest", "runtime")
+    assert not _allowed("querying", "analysis")
+    assert not _allowed("analysis", "matching")
+    assert not _allowed("matching", "publishing")  # branch into branch
     assert not _allowed("publishing", "matching")
-    assert _allowed("matching", "analysis")  # listed, with its reason
-    assert _allowed("publishing", "query")
-    assert _allowed("top", "publishing")
+    assert not _allowed("core", "__init__")
+    assert _allowed("matching", "analysis")
+    assert _allowed("publishing", "querying")
+    assert _allowed("apps", "publishing")
+    assert _allowed("_api", "apps")
+    assert _private_names([(["matching", "sweeps", "run"], ["_WorkerState", "sweep"])]) == [
+        "matching.sweeps.run._WorkerState"
+    ]
+    assert not _private_names([(["analysis", "similarity"], ["_kernels"]), ([], ["__version__"])])

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.querying import resolve_query, run_query
-from craftrdf.stats import set_stats
-from craftrdf.store import AnnotationStore
+from craftrdf.analysis.stats import set_stats
+from craftrdf.querying.library import resolve_query, run_query
+from craftrdf.store.local import AnnotationStore
 
 pytestmark = [pytest.mark.corpus]
 CLASS = re.compile(r'<mentionClass id="([^"]+)"')

@@ -24,7 +24,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 import craftrdf
-from craftrdf._extras import EXTRA_OF_MODULE
+from craftrdf.core._extras import EXTRA_OF_MODULE
 from tests.helpers.corpus import REPO
 
 SOURCE = REPO / "craftrdf"
@@ -77,7 +77,7 @@ def test_craftrdf_is_imported_from_where_pip_installed_it():
 
 
 def test_a_child_python_imports_the_same_craftrdf():
-    # conftest's PYTHONSAFEPATH=1: `python -m craftrdf.cli` from the checkout runs the install too
+    # conftest's PYTHONSAFEPATH=1: `python -m craftrdf` from the checkout runs the install too
     out = subprocess.run(
         [sys.executable, "-c", "import craftrdf; print(craftrdf.__file__)"],
         cwd=REPO,
@@ -174,7 +174,7 @@ def test_the_imports_of_the_package_are_found():
     # the walk sees what a reader sees: remote's httpx, the server's starlette, a TYPE_CHECKING import not
     found = _runtime_imports()
     assert {"pyoxigraph", "httpx", "starlette", "numpy"} <= found.keys()
-    assert "remote.py" in found["httpx"]
+    assert "store/remote.py" in found["httpx"]
     assert "_typeshed" not in found  # _nquads_stream imports it for the type checker only
     assert _imports(ast.parse("import a.b\nfrom c.d import e\nfrom . import f\nif TYPE_CHECKING:\n    import g")) == {
         "a",
@@ -194,7 +194,7 @@ def test_every_run_time_import_is_a_base_dependency_or_names_its_extra():
         if provided & base:
             if module in EXTRA_OF_MODULE:
                 wrong.append(
-                    f"{module} is a base dependency, but craftrdf._extras names the extra {EXTRA_OF_MODULE[module]}"
+                    f"{module} is a base dependency, but craftrdf.core._extras names the extra {EXTRA_OF_MODULE[module]}"
                 )
             continue
         extra = EXTRA_OF_MODULE.get(module)
@@ -202,7 +202,7 @@ def test_every_run_time_import_is_a_base_dependency_or_names_its_extra():
             in_extras = sorted(e for e, names in extras.items() if provided & names)
             wrong.append(
                 f"{module} (imported by {files[0]}) comes from {sorted(provided)}: not a base dependency, and "
-                f"craftrdf._extras names {extra!r} while the extras that list it are {in_extras}"
+                f"craftrdf.core._extras names {extra!r} while the extras that list it are {in_extras}"
             )
     assert not wrong, "\n".join(wrong)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.demo import sample_dir
+from craftrdf.apps.demo import sample_dir
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -45,7 +45,7 @@ def first(commands: list[list[str]], command: str) -> list[str]:
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "XDG_CACHE_HOME": str(cwd / "cache")}  # the matcher's cache stays in tmp_path
     r = subprocess.run(
-        [sys.executable, "-m", "craftrdf.cli", *args[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "craftrdf", *args[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
     assert r.returncode == 0 and "Traceback" not in r.stderr, f"{shlex.join(args)}\n{r.stderr}"
     return r

@@ -33,7 +33,7 @@ def test_a_change_to_the_cache_is_seen(tmp_path: Path):
 
 
 def test_the_matcher_cache_follows_the_xdg_base_directory_spec(monkeypatch, tmp_path: Path):
-    from craftrdf.matcher.dictionary import default_cache_dir
+    from craftrdf.matching.matcher.dictionary import default_cache_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert default_cache_dir() == tmp_path / "xdg" / "craftrdf" / "matcher"

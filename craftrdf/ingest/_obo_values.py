@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 import re
 
-from ..errors import OboSyntaxError
-from ..model import Synonym, SynonymScope
+from ..core.errors import OboSyntaxError
+from ..core.model import Synonym, SynonymScope
 
 logger = logging.getLogger(__name__)
 
@@ -36,9 +36,9 @@ _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _ESCAPES = {"n": "\n", "t": "\t", "W": " "}
 
 
-def _id(previous: str | None, raw: str, lineno: int, source: str) -> str:
+def parse_id(previous: str | None, raw: str, lineno: int, source: str) -> str:
     """The stanza id; OboSyntaxError for an empty value or a second ``id:`` line."""
-    value = _unquoted(raw, lineno, source)
+    value = parse_unquoted(raw, lineno, source)
     if not value:
         raise OboSyntaxError("empty id: value", source=source, line=lineno)
     if previous is not None:
@@ -71,12 +71,12 @@ def _body(raw: str, lineno: int, source: str) -> str:
     return m.group(1).rstrip()
 
 
-def _unquoted(raw: str, lineno: int, source: str) -> str:
+def parse_unquoted(raw: str, lineno: int, source: str) -> str:
     """An unquoted value: comment and modifiers removed, escapes decoded, stripped."""
     return _unescape(_body(raw, lineno, source)).strip()
 
 
-def _xref(raw: str, lineno: int, source: str) -> str:
+def parse_xref(raw: str, lineno: int, source: str) -> str:
     """The xref itself, without its optional quoted description."""
     body = _body(raw, lineno, source)
     m = _BEFORE_QUOTE.match(body)
@@ -94,7 +94,7 @@ def _quoted(raw: str, tag: str, lineno: int, source: str) -> tuple[str, str]:
     return _unescape(m.group(1)), raw[m.end() :].lstrip()
 
 
-def _definition(raw: str, lineno: int, source: str) -> str:
+def parse_definition(raw: str, lineno: int, source: str) -> str:
     """The text of ``def: "text" [xrefs]``, repairing two kinds of stray quotes.
 
     A value wrapped in a second pair of quotes (``""text" [xrefs]"``) is unwrapped; a
@@ -116,7 +116,7 @@ def _definition(raw: str, lineno: int, source: str) -> str:
     raise OboSyntaxError(f"text after the quoted definition: {rest!r}", source=source, line=lineno)
 
 
-def _synonym(raw: str, scope: SynonymScope | None, lineno: int, source: str) -> Synonym:
+def parse_synonym(raw: str, scope: SynonymScope | None, lineno: int, source: str) -> Synonym:
     """A synonym from ``"text" [SCOPE [TYPE]] [xrefs]`` (scope given for OBO 1.0 tags)."""
     text, rest = _quoted(raw, "synonym", lineno, source)
     words: list[str] = []
@@ -133,9 +133,9 @@ def _synonym(raw: str, scope: SynonymScope | None, lineno: int, source: str) -> 
     return Synonym(text=text, scope=scope or "RELATED", type=words[0] if words else None)
 
 
-def _intersection(raw: str, lineno: int, source: str) -> tuple[str | None, str]:
+def parse_intersection(raw: str, lineno: int, source: str) -> tuple[str | None, str]:
     """``(None, genus)`` or ``(relation, target)`` from ``intersection_of: [REL] TARGET``."""
-    words = _unquoted(raw, lineno, source).split()
+    words = parse_unquoted(raw, lineno, source).split()
     if len(words) not in (1, 2):
         raise OboSyntaxError(
             f"intersection_of needs a class or a relation and a class: {raw!r}", source=source, line=lineno
@@ -143,9 +143,9 @@ def _intersection(raw: str, lineno: int, source: str) -> tuple[str | None, str]:
     return (None, words[0]) if len(words) == 1 else (words[0], words[1])
 
 
-def _relationship(raw: str, lineno: int, source: str) -> tuple[str, str]:
+def parse_relationship(raw: str, lineno: int, source: str) -> tuple[str, str]:
     """``(relation, target)`` from ``relationship: REL TARGET``."""
-    words = _unquoted(raw, lineno, source).split()
+    words = parse_unquoted(raw, lineno, source).split()
     if len(words) < 2:
         raise OboSyntaxError(f"relationship needs a relation and a target: {raw!r}", source=source, line=lineno)
     return words[0], words[1]

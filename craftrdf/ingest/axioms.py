@@ -23,23 +23,13 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..curie import CurieMap
-from ..errors import DataWarning, InputError
-from ..model import Term
-from ..rdf import check_iri, iri, literal, mint, quad
-from ..vocab import BASE, CRAFT, OBO, OWL, RDF, RDFS
+from ..core.curie import CurieMap
+from ..core.errors import DataWarning, InputError
+from ..core.model import Term
+from ..core.rdf import check_iri, iri, literal, mint, quad
+from ..core.vocab import BASE, CRAFT, OBO, OWL, RDF, RDFS
 from .logicaldef import And, DefinitionSyntaxError, LabelIndex, Named, Or, parse_definition, resolve_reference
 from .owl import EQUIVALENT, SUBCLASS, BlankNodes, NotExpressible, boolean, class_expression, some
-
-__all__ = [
-    "AxiomContext",
-    "class_axioms",
-    "class_iri",
-    "closing_axioms",
-    "extension_axioms",
-    "external_class",
-    "targets",
-]
 
 logger = logging.getLogger(__name__)
 

@@ -21,11 +21,9 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable
 
-from ..errors import AnnotationFormatError, DataWarning, ValidationError
-from ..model import Annotation, Span
+from ..core.errors import AnnotationFormatError, DataWarning, ValidationError
+from ..core.model import Annotation, Span
 from .knowtator import PIECE_SEPARATOR
-
-__all__ = ["read_bionlp", "write_bionlp"]
 
 #: First characters of brat lines that are not text-bound entities (skipped on reading).
 _OTHER_LINES = frozenset("REAMN#*")
@@ -51,15 +49,15 @@ def read_bionlp(
     (None when the line has no third column), ``annotator`` None, ``document`` as given.
     Spans keep their order on the line. ``source`` names the input in messages.
     ``text``, the document's text when the caller has it, bounds the offsets: a span
-    ending past it raises :class:`~craftrdf.errors.ValidationError` with its line number
+    ending past it raises :class:`~craftrdf.core.errors.ValidationError` with its line number
     (the text column is not compared here: :func:`~craftrdf.ingest.validate.text_problem`
     does that, for callers that refuse or count a mismatch).
 
     Lines of other brat kinds (``R``, ``E``, ``A``, ``M``, ``N``, ``#``, ``*``) are skipped
-    with one :class:`~craftrdf.errors.DataWarning` for the whole input; blank lines are
+    with one :class:`~craftrdf.core.errors.DataWarning` for the whole input; blank lines are
     ignored. A file that is not UTF-8 (the byte offset and line of the first bad byte),
     a malformed ``T`` line, a duplicate T id or any other line raises
-    :class:`~craftrdf.errors.AnnotationFormatError` with its line number.
+    :class:`~craftrdf.core.errors.AnnotationFormatError` with its line number.
     """
     content, src = _load(path_or_text, source)
     annotations: list[Annotation] = []
@@ -109,11 +107,11 @@ def write_bionlp(annotations: Iterable[Annotation], *, text: str | None = None) 
     The result ends with a newline unless it is empty.
 
     Annotations without spans cannot be written: they are left out with one
-    :class:`~craftrdf.errors.DataWarning`. A class id holding whitespace raises
+    :class:`~craftrdf.core.errors.DataWarning`. A class id holding whitespace raises
     ``ValueError``; a span beyond the end of ``text`` raises
-    :class:`~craftrdf.errors.ValidationError` (a ``ValueError``).
+    :class:`~craftrdf.core.errors.ValidationError` (a ``ValueError``).
 
-    >>> from craftrdf.model import Annotation, Span
+    >>> from craftrdf.core.model import Annotation, Span
     >>> a = Annotation("x", "d", "UBERON:0001950", (Span(0, 3), Span(8, 14)))
     >>> write_bionlp([a], text="neo and cortex")
     'T1\\tUBERON:0001950 0 3;8 14\\tneo ... cortex\\n'

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import InputError
-from ..model import Document
-
-__all__ = ["SPLITS", "read_documents", "read_pmcids", "read_splits"]
+from ..core.errors import InputError
+from ..core.model import Document
 
 SPLITS = ("train", "dev", "test")
 

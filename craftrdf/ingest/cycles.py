@@ -2,7 +2,7 @@
 
 An ``is_a`` cycle makes the classes in it equivalent, which an OBO file never means to say:
 it is a data error. It is not fatal: the ontology still loads, with one
-:class:`~craftrdf.errors.DataWarning` per cycle naming its classes, and the parts of craftrdf
+:class:`~craftrdf.core.errors.DataWarning` per cycle naming its classes, and the parts of craftrdf
 that need a DAG (Wang similarity) say on their pages that they cannot compute it.
 
 Cycles are the strongly connected components of the ``rdfs:subClassOf`` graph with more
@@ -16,11 +16,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from ..curie import CurieMap
-from ..errors import DataWarning
-from ..vocab import RDFS
-
-__all__ = ["find_cycles", "strongly_connected_components", "warn_is_a_cycles"]
+from ..core.curie import CurieMap
+from ..core.errors import DataWarning
+from ..core.vocab import RDFS
 
 _SUBCLASS = f" <{RDFS.subClassOf}> <"
 _SHOWN = 12  # classes named per cycle in a warning

@@ -15,9 +15,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, cast
 
-from ..errors import InputError
-
-__all__ = ["open_binary", "open_text"]
+from ..core.errors import InputError
 
 
 @contextmanager

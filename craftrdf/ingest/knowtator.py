@@ -21,7 +21,7 @@ Knowtator XML keeps an annotation's class apart from its spans::
 
 Knowtator-2 XML (``<knowtator-project>``) nests ``<class id=IRI>`` and ``<span>`` elements
 inside each ``<annotation>`` of a ``<document>``. Annotation comments and slot mentions
-(``complexSlotMention``) are not part of :class:`~craftrdf.model.Annotation` and are skipped.
+(``complexSlotMention``) are not part of :class:`~craftrdf.core.model.Annotation` and are skipped.
 """
 
 from __future__ import annotations
@@ -35,14 +35,12 @@ from xml.parsers.expat import ErrorString, ExpatError
 from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
 from defusedxml.ElementTree import DefusedXMLParser
 
-from ..curie import CurieMap
-from ..errors import AnnotationFormatError, DataWarning
-from ..model import Annotation, Span
+from ..core.curie import CurieMap
+from ..core.errors import AnnotationFormatError, DataWarning
+from ..core.model import Annotation, Span
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
-
-__all__ = ["PIECE_SEPARATOR", "read_knowtator", "read_knowtator2"]
 
 #: How Knowtator joins the texts of a discontinuous annotation's pieces.
 PIECE_SEPARATOR = " ... "
@@ -59,12 +57,12 @@ def read_knowtator(path: StrPath, *, source: str | None = None) -> list[Annotati
     when absent); ``annotator`` the ``<annotator>`` text or None. ``source`` names the
     file in messages (default: ``path``).
 
-    Raises :class:`~craftrdf.errors.AnnotationFormatError` for malformed XML (with the
+    Raises :class:`~craftrdf.core.errors.AnnotationFormatError` for malformed XML (with the
     line), a DTD or entity declaration, a wrong root element, and any structural problem
     (missing mention id, bad offsets, duplicate mention ids, a mention without a
     classMention, a classMention without a mentionClass id), naming the element.
     An annotation without any span is read with ``spans=()`` and a
-    :class:`~craftrdf.errors.DataWarning`.
+    :class:`~craftrdf.core.errors.DataWarning`.
     """
     src = os.fspath(path) if source is None else source
     data = _read_bytes(path)

@@ -14,7 +14,7 @@ reference into a class id: an id first, then an ``rdfs:label`` among the classes
 reference's prefix (case-insensitively), exactly, then ignoring case, then reading ``_``
 as a space; a parallel prefix (``SO_EXT:deletion``) that finds nothing is tried under its
 base prefix (``SO:``). The ontology reader (:mod:`craftrdf.ingest.ontology`) writes the
-definitions as OWL axioms; :mod:`craftrdf.similarity.extensions` places union classes.
+definitions as OWL axioms; :mod:`craftrdf.ontology.extensions` places union classes.
 """
 
 from __future__ import annotations
@@ -24,21 +24,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import InputError
-
-__all__ = [
-    "And",
-    "DefinitionSyntaxError",
-    "Expr",
-    "LabelIndex",
-    "Named",
-    "Not",
-    "Or",
-    "Restriction",
-    "parse_definition",
-    "resolve_reference",
-    "union_members",
-]
+from ..core.errors import InputError
 
 
 class DefinitionSyntaxError(InputError):

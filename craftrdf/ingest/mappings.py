@@ -14,12 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..curie import CurieMap
-from ..errors import InputError
-from ..rdf import iri, quad
-from ..vocab import CRAFT, RDF
-
-__all__ = ["MappingKind", "MappingRow", "mapping_nquads", "read_mapping_file"]
+from ..core.curie import CurieMap
+from ..core.errors import InputError
+from ..core.rdf import iri, quad
+from ..core.vocab import CRAFT, RDF
 
 MappingKind = Literal["related", "unused", "substitute"]
 

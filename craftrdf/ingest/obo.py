@@ -5,7 +5,7 @@ an escaped colon inside an xref IRI (``xref: http:http\\://en.wikipedia.org/...`
 ``def:`` values with stray quotes (10,014 wrapped in a second pair of quotes in the GO_MF
 extension file, one with an unescaped quote in SO+extensions), escapes such as ``\\'``
 and ``\\,`` that OBO 1.4 does not list. This reader accepts all of that, keeps only what
-:class:`~craftrdf.model.Term` and :class:`~craftrdf.model.Typedef` hold, and never keeps
+:class:`~craftrdf.core.model.Term` and :class:`~craftrdf.core.model.Typedef` hold, and never keeps
 more than one stanza in memory.
 
 Lexical rules (OBO 1.4 section 2, read leniently):
@@ -16,13 +16,13 @@ Lexical rules (OBO 1.4 section 2, read leniently):
 * ``\\`` escapes the next character in quoted and unquoted values alike: ``\\n`` is a
   newline, ``\\t`` a tab, ``\\W`` a space, any other ``\\x`` is ``x``;
 * ``[Term]`` and ``[Typedef]`` stanzas are read; ``[Instance]`` and unknown stanza types
-  are skipped with one :class:`~craftrdf.errors.DataWarning` per type; unknown tags are
+  are skipped with one :class:`~craftrdf.core.errors.DataWarning` per type; unknown tags are
   ignored silently.
 
 Recoverable versus fatal: a malformed stanza (no ``id:``, an unterminated quoted string,
 a synonym with an unknown scope, a tag line without ``:``, ...) and a second stanza with
 an id already seen are warned about and skipped with ``strict=False``; with
-``strict=True`` they raise :class:`~craftrdf.errors.OboSyntaxError`. Both name the file
+``strict=True`` they raise :class:`~craftrdf.core.errors.OboSyntaxError`. Both name the file
 and the 1-based line (``grep -n`` numbering: lines end at LF only).
 """
 
@@ -36,20 +36,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from ..errors import DataWarning, OboSyntaxError
-from ..model import Synonym, SynonymScope, Term, Typedef
+from ..core.errors import DataWarning, OboSyntaxError
+from ..core.model import Synonym, SynonymScope, Term, Typedef
 from ._obo_values import (
-    _definition,
-    _id,
-    _intersection,
-    _relationship,
-    _synonym,
-    _unquoted,
-    _xref,
+    parse_definition,
+    parse_id,
+    parse_intersection,
+    parse_relationship,
+    parse_synonym,
+    parse_unquoted,
+    parse_xref,
 )
-from .files import open_binary, open_text
-
-__all__ = ["OboHeader", "iter_obo", "open_binary", "open_text"]
+from .files import open_text
 
 logger = logging.getLogger(__name__)
 
@@ -231,7 +229,7 @@ def _header(lines: list[tuple[int, str]], source: str, strict: bool) -> OboHeade
         try:
             tag, raw = _split(lineno, line, source)
             if tag in _HEADER_FIELDS and tag not in known:
-                known[tag] = _unquoted(raw, lineno, source)
+                known[tag] = parse_unquoted(raw, lineno, source)
             else:
                 tags.append((tag, raw))
         except OboSyntaxError as exc:
@@ -265,39 +263,39 @@ def _term(start: int, lines: list[tuple[int, str]], source: str) -> Term:
     for lineno, line in lines:
         tag, raw = _split(lineno, line, source)
         if tag == "synonym":
-            synonyms.append(_synonym(raw, None, lineno, source))
+            synonyms.append(parse_synonym(raw, None, lineno, source))
         elif tag == "xref":
-            xrefs.append(_xref(raw, lineno, source))
+            xrefs.append(parse_xref(raw, lineno, source))
         elif tag == "is_a":
-            is_a.append(_unquoted(raw, lineno, source))
+            is_a.append(parse_unquoted(raw, lineno, source))
         elif tag == "id":
-            id_ = _id(id_, raw, lineno, source)
+            id_ = parse_id(id_, raw, lineno, source)
         elif tag == "name":
-            name = name if name is not None else _unquoted(raw, lineno, source)
+            name = name if name is not None else parse_unquoted(raw, lineno, source)
         elif tag == "def":
-            definition = definition if definition is not None else _definition(raw, lineno, source)
+            definition = definition if definition is not None else parse_definition(raw, lineno, source)
         elif tag == "relationship":
-            relationships.append(_relationship(raw, lineno, source))
+            relationships.append(parse_relationship(raw, lineno, source))
         elif tag == "subset":
-            subsets.append(_unquoted(raw, lineno, source))
+            subsets.append(parse_unquoted(raw, lineno, source))
         elif tag == "namespace":
-            namespace = namespace if namespace is not None else _unquoted(raw, lineno, source)
+            namespace = namespace if namespace is not None else parse_unquoted(raw, lineno, source)
         elif tag == "comment":
-            comment = comment if comment is not None else _unquoted(raw, lineno, source)
+            comment = comment if comment is not None else parse_unquoted(raw, lineno, source)
         elif tag == "is_obsolete":
-            obsolete = _unquoted(raw, lineno, source).lower() == "true"
+            obsolete = parse_unquoted(raw, lineno, source).lower() == "true"
         elif tag == "alt_id":
-            alt_ids.append(_unquoted(raw, lineno, source))
+            alt_ids.append(parse_unquoted(raw, lineno, source))
         elif tag == "replaced_by":
-            replaced_by.append(_unquoted(raw, lineno, source))
+            replaced_by.append(parse_unquoted(raw, lineno, source))
         elif tag == "consider":
-            consider.append(_unquoted(raw, lineno, source))
+            consider.append(parse_unquoted(raw, lineno, source))
         elif tag == "intersection_of":
-            intersection.append(_intersection(raw, lineno, source))
+            intersection.append(parse_intersection(raw, lineno, source))
         elif tag in axioms:
-            axioms[tag].append(_unquoted(raw, lineno, source))
+            axioms[tag].append(parse_unquoted(raw, lineno, source))
         elif tag in _OBO10_SYNONYMS:
-            synonyms.append(_synonym(raw, _OBO10_SYNONYMS[tag], lineno, source))
+            synonyms.append(parse_synonym(raw, _OBO10_SYNONYMS[tag], lineno, source))
     if id_ is None:
         raise OboSyntaxError("[Term] stanza without an id: tag", source=source, line=start)
     return Term(
@@ -322,17 +320,17 @@ def _typedef(start: int, lines: list[tuple[int, str]], source: str) -> Typedef:
     for lineno, line in lines:
         tag, raw = _split(lineno, line, source)
         if tag == "id":
-            id_ = _id(id_, raw, lineno, source)
+            id_ = parse_id(id_, raw, lineno, source)
         elif tag == "name":
-            name = name if name is not None else _unquoted(raw, lineno, source)
+            name = name if name is not None else parse_unquoted(raw, lineno, source)
         elif tag == "xref":
-            xrefs.append(_xref(raw, lineno, source))
+            xrefs.append(parse_xref(raw, lineno, source))
         elif tag == "is_a":
-            is_a.append(_unquoted(raw, lineno, source))
+            is_a.append(parse_unquoted(raw, lineno, source))
         elif tag in flags:
-            flags[tag] = _unquoted(raw, lineno, source).lower() == "true"
+            flags[tag] = parse_unquoted(raw, lineno, source).lower() == "true"
         elif tag in single and single[tag] is None:
-            single[tag] = _unquoted(raw, lineno, source)
+            single[tag] = parse_unquoted(raw, lineno, source)
         else:
             extra.append((tag, raw))
     if id_ is None:

@@ -32,16 +32,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from urllib.parse import quote
 
-from ..curie import CurieMap, is_extension_curie
-from ..errors import ConfigError, DataWarning, InputError
-from ..model import Term, Typedef
-from ..rdf import bool_literal, check_iri, iri, literal, quad
-from ..vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
+from ..core.curie import CurieMap, is_extension_curie
+from ..core.errors import ConfigError, DataWarning, InputError
+from ..core.model import Term, Typedef
+from ..core.rdf import bool_literal, check_iri, iri, literal, quad
+from ..core.vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
 from .axioms import AxiomContext, class_axioms, class_iri, closing_axioms, targets
 from .obo import OboHeader
 from .owl import BlankNodes
-
-__all__ = ["RELATION_IRIS", "ontology_nquads", "relation_iri"]
 
 logger = logging.getLogger(__name__)
 

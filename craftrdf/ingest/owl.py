@@ -21,11 +21,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 
-from ..rdf import int_literal, iri, quad
-from ..vocab import OWL, RDF, RDFS
+from ..core.rdf import int_literal, iri, quad
+from ..core.vocab import OWL, RDF, RDFS
 from .logicaldef import And, Expr, Named, Not, Or, Restriction
-
-__all__ = ["BlankNodes", "NotExpressible", "class_expression", "rdf_list", "some"]
 
 _TYPE = iri(RDF.type)
 _FIRST = iri(RDF.first)

@@ -12,14 +12,12 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from ..errors import InputError
-from ..rdf import iri, quad
-from ..vocab import CRAFT, RDF
-from .obo import open_text
+from ..core.errors import InputError
+from ..core.rdf import iri, quad
+from ..core.vocab import CRAFT, RDF
+from .files import open_text
 from .relations import RelationCollector
 from .xmlguard import check_no_dtd
-
-__all__ = ["rdf_file_nquads", "rdf_format_of"]
 
 _FORMATS = {
     ".owl": ox.RdfFormat.RDF_XML,

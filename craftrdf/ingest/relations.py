@@ -19,9 +19,7 @@ from collections.abc import Iterable, Iterator
 
 import pyoxigraph as ox
 
-from ..vocab import OWL, RDF, RDFS
-
-__all__ = ["RelationCollector", "direct_edges"]
+from ..core.vocab import OWL, RDF, RDFS
 
 _KEEP = frozenset(
     {

@@ -8,11 +8,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from ..errors import DataWarning, ValidationError
-from ..model import Annotation
+from ..core.errors import DataWarning, ValidationError
+from ..core.model import Annotation
 from .knowtator import PIECE_SEPARATOR
-
-__all__ = ["text_problem", "validate_annotations"]
 
 
 def validate_annotations(annotations: Sequence[Annotation], text: str, *, source: str) -> None:
@@ -26,11 +24,11 @@ def validate_annotations(annotations: Sequence[Annotation], text: str, *, source
     spaces in this comparison: BioNLP's text column cannot carry them, so writers put a
     space there (CRAFT has such a span, MONDO 14737183-927).
 
-    Raises :class:`~craftrdf.errors.ValidationError` (``source`` as given, ``element``
+    Raises :class:`~craftrdf.core.errors.ValidationError` (``source`` as given, ``element``
     ``"annotation <id>"``) on the first problem; warns with
-    :class:`~craftrdf.errors.DataWarning` for an annotation without spans.
+    :class:`~craftrdf.core.errors.DataWarning` for an annotation without spans.
 
-    >>> from craftrdf.model import Annotation, Span
+    >>> from craftrdf.core.model import Annotation, Span
     >>> validate_annotations([Annotation("a1", "d", "CL:0000540", (Span(4, 10),), "neuron")],
     ...                      "The neuron fired.", source="d.xml")
     """
@@ -67,7 +65,7 @@ def text_problem(ann: Annotation, text: str, *, brat_joins: bool = False) -> str
     :func:`validate_annotations` describes; with ``brat_joins``, a discontinuous
     annotation's pieces may also be joined by one space, as plain brat writes them.
 
-    >>> from craftrdf.model import Annotation, Span
+    >>> from craftrdf.core.model import Annotation, Span
     >>> text_problem(Annotation("T1", "d", "CL:0000540", (Span(4, 10),), "neuron"), "The neuron fired.") is None
     True
     >>> text_problem(Annotation("T1", "d", "CL:0000540", (Span(4, 10),), "nerve"), "The neuron fired.")

@@ -20,10 +20,8 @@ from xml.parsers.expat import ErrorString, ExpatError
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
-from ..errors import InputError
-from .obo import open_binary
-
-__all__ = ["check_no_dtd", "check_stream_no_dtd"]
+from ..core.errors import InputError
+from .files import open_binary
 
 _CHUNK = 1 << 16
 

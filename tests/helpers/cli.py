@@ -7,9 +7,9 @@ import sys
 
 
 def craftrdf(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``craftrdf -q ARGS...`` in a child process (``python -m craftrdf.cli``); never raises on exit status."""
+    """``craftrdf -q ARGS...`` in a child process (``python -m craftrdf``); never raises on exit status."""
     return subprocess.run(
-        [sys.executable, "-m", "craftrdf.cli", "-q", *args],
+        [sys.executable, "-m", "craftrdf", "-q", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from craftrdf.store import AnnotationStore
+from craftrdf.store.local import AnnotationStore
 
 
 def hostile_store(tmp_path: Path) -> tuple[AnnotationStore, str, str]:
     """An in-memory store with one document and one class whose label and covered text are HTML."""
-    from craftrdf.builder import ontology_lines
-    from craftrdf.curie import CurieMap
-    from craftrdf.iris import DOCUMENTS_GRAPH, ontology_graph, set_iri
-    from craftrdf.model import Annotation, Document, Span
-    from craftrdf.store import AnnotationStore
-    from craftrdf.webanno import annotation_nquads, document_nquads, set_nquads
+    from craftrdf.building.builder import ontology_lines
+    from craftrdf.core.curie import CurieMap
+    from craftrdf.core.iris import DOCUMENTS_GRAPH, ontology_graph, set_iri
+    from craftrdf.core.model import Annotation, Document, Span
+    from craftrdf.querying.webanno import annotation_nquads, document_nquads, set_nquads
+    from craftrdf.store.local import AnnotationStore
 
     label = "</script><script>alert(1)</script>"
     covered = "<img src=x onerror=alert(2)>"

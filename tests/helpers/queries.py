@@ -11,9 +11,9 @@ import re
 import pyoxigraph as ox
 from hypothesis import strategies as st
 
-from craftrdf.querying import library, resolve_query
-from craftrdf.similarity.svalue_graph import svalue_graph
-from craftrdf.vocab import CRAFT, FN
+from craftrdf.analysis.similarity.svalue_graph import svalue_graph
+from craftrdf.core.vocab import CRAFT, FN
+from craftrdf.querying.library import library, resolve_query
 
 SET_GRAPH = "https://w3id.org/craftrdf/set/UBERON_EXT"
 DOC = "https://w3id.org/craftrdf/doc/11319941"
@@ -59,7 +59,7 @@ def uses_functions(name: str) -> bool:
 
 def with_svalues(store: object) -> object:
     """``store`` with the S-values of UBERON+extensions (default weights) written, for wang-svalues; returns it."""
-    from craftrdf.similarity.svalue_graph import materialize_svalues
+    from craftrdf.analysis.similarity.svalue_graph import materialize_svalues
 
     materialize_svalues(store, ontology="UBERON+extensions")  # type: ignore[arg-type]
     return store
@@ -218,7 +218,7 @@ def tiny_quads(value: str, cls: str) -> dict[str, list[ox.Quad]]:
 #: Library queries (and one ad hoc query) with the parameters bound to the adversarial value;
 #: each must find the one annotation of the tiny store.
 def adversarial_cases(value: str, cls: str) -> list[tuple[str, dict[str, ox.NamedNode | ox.Literal], list[str] | None]]:
-    from craftrdf.iris import CONTAINMENT_GRAPH
+    from craftrdf.core.iris import CONTAINMENT_GRAPH
 
     lit, node = ox.Literal(value), ox.NamedNode(cls)
     return [

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from craftrdf.builder import build_store
-from craftrdf.demo import sample_dir
-from craftrdf.errors import DataWarning
-from craftrdf.registry import load_registry
-from craftrdf.store import AnnotationStore
+from craftrdf.apps.demo import sample_dir
+from craftrdf.building.builder import build_store
+from craftrdf.core.errors import DataWarning
+from craftrdf.core.registry import load_registry
+from craftrdf.store.local import AnnotationStore
 
 SAMPLE_PMIDS = ("11319941", "11597317", "17244351")
 

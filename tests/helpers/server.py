@@ -17,7 +17,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from craftrdf.store import AnnotationStore
+from craftrdf.store.local import AnnotationStore
 
 
 def load_graphs(store: AnnotationStore, graphs: Sequence[tuple[str, str]]) -> int:
@@ -41,7 +41,7 @@ def running(
     """Serve ``app`` with uvicorn on loopback (a free port unless given) in a thread; yields the base URL.
 
     ``make_config`` builds the uvicorn config instead of ``uvicorn.Config`` (the server's own
-    :func:`craftrdf.server.transport.uvicorn_config`, say); ``config`` goes to it.
+    :func:`craftrdf.publishing.server.transport.uvicorn_config`, say); ``config`` goes to it.
     """
     import uvicorn
 

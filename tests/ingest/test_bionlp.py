@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.errors import AnnotationFormatError, CraftrdfError, DataWarning, ValidationError
+from craftrdf.core.errors import AnnotationFormatError, CraftrdfError, DataWarning, ValidationError
+from craftrdf.core.model import Annotation, Span
 from craftrdf.ingest.bionlp import read_bionlp, write_bionlp
 from craftrdf.ingest.knowtator import read_knowtator
 from craftrdf.ingest.validate import validate_annotations
-from craftrdf.model import Annotation, Span
 from tests.helpers.corpus import DATA
 
 BIONLP = DATA / "bionlp"

@@ -12,10 +12,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.errors import DataWarning
+from craftrdf.building.loader import load_files
+from craftrdf.core.errors import DataWarning
 from craftrdf.ingest.cycles import find_cycles
-from craftrdf.loader import load_files
-from craftrdf.store import AnnotationStore
+from craftrdf.store.local import AnnotationStore
 
 # XX:2 -> XX:3 -> XX:4 -> XX:2 is a cycle; XX:5 is_a itself; XX:6 hangs below the cycle.
 CYCLIC = """format-version: 1.2
@@ -100,7 +100,7 @@ def test_class_pages_answer_and_say_what_they_cannot_compute(tmp_path: Path) -> 
     from starlette.applications import Starlette
     from starlette.testclient import TestClient
 
-    from craftrdf.server.viewer import viewer_routes
+    from craftrdf.publishing.server.viewer import viewer_routes
 
     store, _ = load_cyclic(tmp_path)
     client = TestClient(Starlette(routes=viewer_routes(store, base_iri="https://example.org/")))

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from craftrdf.curie import CurieMap
-from craftrdf.errors import AnnotationFormatError, DataWarning
+from craftrdf.core.curie import CurieMap
+from craftrdf.core.errors import AnnotationFormatError, DataWarning
+from craftrdf.core.model import Annotation, Span
 from craftrdf.ingest.knowtator import read_knowtator, read_knowtator2
 from craftrdf.ingest.validate import validate_annotations
-from craftrdf.model import Annotation, Span
 
 KNOWTATOR = Path(__file__).resolve().parent.parent / "data" / "knowtator"
 

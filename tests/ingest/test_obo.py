@@ -19,9 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.errors import DataWarning, InputError, OboSyntaxError
-from craftrdf.ingest.obo import OboHeader, iter_obo, open_text
-from craftrdf.model import Synonym, Term, Typedef
+from craftrdf.core.errors import DataWarning, InputError, OboSyntaxError
+from craftrdf.core.model import Synonym, Term, Typedef
+from craftrdf.ingest.files import open_text
+from craftrdf.ingest.obo import OboHeader, iter_obo
 from tests.helpers.corpus import CRAFT_OBO_FILES
 from tests.helpers.corpus import DATA as TESTS_DATA
 

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from craftrdf.errors import DataWarning, InputError, OboSyntaxError
+from craftrdf.core.errors import DataWarning, InputError, OboSyntaxError
+from craftrdf.core.model import Term, Typedef
 from craftrdf.ingest.obo import iter_obo
-from craftrdf.model import Term, Typedef
 from tests.helpers.corpus import DATA
 
 JUNK = random.Random(17).randbytes(4096)  # fixed seed: the same junk every run
@@ -56,7 +56,7 @@ def test_the_cli_refuses_them_and_leaves_the_store_as_it_was(tmp_path: Path) -> 
     store = str(tmp_path / "store")
 
     def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
-        cmd = [sys.executable, "-m", "craftrdf.cli", "-q", *args]
+        cmd = [sys.executable, "-m", "craftrdf", "-q", *args]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
     assert craftrdf("load", str(DATA / "obo" / "valid.obo"), "--store", store).returncode == 0

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from pyoxigraph import RdfFormat, Store
 
-from craftrdf.curie import CurieMap
-from craftrdf.errors import ConfigError, DataWarning
+from craftrdf.core.curie import CurieMap
+from craftrdf.core.errors import ConfigError, DataWarning
+from craftrdf.core.model import Term
+from craftrdf.core.vocab import prefixes
 from craftrdf.ingest.obo import OboHeader, iter_obo
 from craftrdf.ingest.ontology import RELATION_IRIS, ontology_nquads, relation_iri
-from craftrdf.model import Term
-from craftrdf.vocab import prefixes
 
 VALID = Path(__file__).resolve().parent.parent / "data" / "obo" / "valid.obo"
 GRAPH = "https://w3id.org/craftrdf/graph/fixture"

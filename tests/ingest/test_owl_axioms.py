@@ -16,13 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyoxigraph import RdfFormat, Store
 
-from craftrdf.curie import CurieMap
+from craftrdf.core.curie import CurieMap
+from craftrdf.core.vocab import prefixes
 from craftrdf.ingest.axioms import external_class
 from craftrdf.ingest.logicaldef import Named
 from craftrdf.ingest.obo import iter_obo
 from craftrdf.ingest.ontology import ontology_nquads
 from craftrdf.ingest.relations import direct_edges
-from craftrdf.vocab import prefixes
 
 AXIOMS = Path(__file__).resolve().parent.parent / "data" / "obo" / "axioms.obo"
 GRAPH = "https://w3id.org/craftrdf/ontology/ax"

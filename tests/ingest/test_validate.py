@@ -6,9 +6,9 @@ import warnings
 
 import pytest
 
-from craftrdf.errors import DataWarning, ValidationError
+from craftrdf.core.errors import DataWarning, ValidationError
+from craftrdf.core.model import Annotation, Span
 from craftrdf.ingest.validate import validate_annotations
-from craftrdf.model import Annotation, Span
 
 # offsets: "The"[0,3) "granule"[4,11) "cell"[12,16) "layer"[17,22) "of"[23,25) "the"[26,29)
 #          "adult"[30,35) "dentate"[36,43) "gyrus"[44,49) "contains"[50,58) "neurons"[59,66) "."[66,67)

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from craftrdf.errors import InputError
+from craftrdf.core.errors import InputError
 from craftrdf.ingest.rdfsource import rdf_file_nquads
 from craftrdf.ingest.xmlguard import check_stream_no_dtd
 
@@ -49,7 +49,7 @@ def craftrdf(*args: str) -> subprocess.CompletedProcess[str]:
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
     return subprocess.run(
-        [sys.executable, "-m", "craftrdf.cli", "-q", *args],
+        [sys.executable, "-m", "craftrdf", "-q", *args],
         capture_output=True,
         text=True,
         timeout=120,

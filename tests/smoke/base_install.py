@@ -180,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         env["PATH"] = f"{craftrdf.parent}{os.pathsep}{env.get('PATH', '')}"  # as with the virtualenv activated
         sample = Path(
             subprocess.check_output(
-                [python, "-c", "from craftrdf.demo import sample_dir; print(sample_dir())"],
+                [python, "-c", "from craftrdf.apps.demo import sample_dir; print(sample_dir())"],
                 cwd=work,
                 env=env,
                 text=True,
@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if venv.resolve() not in sample.resolve().parents:
             print(f"FAIL the sample is not the installed one: {sample}")
             return 1
-        shutil.copy(sample.parents[1] / "queries" / "annotation-counts.rq", work / "my.rq")
+        shutil.copy(sample.parents[1] / "querying" / "queries" / "annotation-counts.rq", work / "my.rq")
         failures = run(craftrdf, local_steps(sample, REPO / "tests" / "data" / "obo" / "valid.obo"), work, env)
         count = len(local_steps(sample, work))
         if args.oxigraph:

@@ -1,0 +1,390 @@
+"""The class graph and the Wang similarity of the official CRAFT Shared Task scorer.
+
+The official scorer (ccp-nlp ``BossyMetric``, driven by craft-shared-tasks
+``CraftConceptEvaluationUtil``) loads the set's OBO file with the OWL API and walks it
+with owltools' ``OWLGraphWrapper``. This module rebuilds the same graph in Python, either
+from the OBO file (:func:`read_official_graph`) or from the OWL axioms of an ontology
+graph in the store (:func:`store_official_graph`), and computes the same similarity in
+exact decimal arithmetic (:class:`OfficialWang`). ``docs/evaluation.md`` cites the source
+file of every rule.
+
+- **Classes** are IRIs, as the OWL API makes them from OBO ids (``UBERON:0000955`` ->
+  ``http://purl.obolibrary.org/obo/UBERON_0000955``; a local id holding ``_`` gets ``#_``:
+  ``UBERON_EXT:bone_element`` -> ``.../UBERON_EXT#_bone_element``). Only ``[Term]``
+  stanzas are declared classes; an annotation's class is found by the scorer's three
+  tries (the id as an IRI, the OBO PURL, the PURL with ``_EXT#_``), else it is unknown.
+- **Edges** are owltools' subClassOf edges to a named class: ``is_a``; the named classes of
+  an ``intersection_of`` (the genus: ``A EquivalentTo G and R some X`` gives ``A -> G``);
+  ``equivalent_to`` both ways; every member of a ``union_of`` gets the union class as a
+  parent. ``relationship:`` and the differentiae carry a property and are not followed;
+  ``owl:Thing`` and ``http://www.ifomis.org/bfo`` targets are dropped.
+- **S-values** are a breadth-first walk from the class: an ancestor at ``d`` steps has
+  ``0.65**d`` (the shortest path; every edge weighs the same). The similarity is
+  ``sum over common ancestors of (S_a + S_b) / (sum S_a + sum S_b)``, rounded half-up to
+  10 decimals, as ``BigDecimal.divide(x, 10, ROUND_HALF_UP)`` does.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...core.errors import ConfigError, InputError
+from ...core.iris import ontology_graph
+from ...ingest.files import open_text
+
+if TYPE_CHECKING:
+    from ...store.local import ReadableStore
+
+logger = logging.getLogger(__name__)
+
+#: Bossy et al. 2013's distance weight, ``BigDecimal.valueOf(0.65)`` in ``BossyMetric``.
+BOSSY_WEIGHT = Fraction(13, 20)
+OBO_PURL = "http://purl.obolibrary.org/obo/"
+_THING = "http://www.w3.org/2002/07/owl#Thing"
+_BFO_IFOMIS = "http://www.ifomis.org/bfo"
+_IRI_SCHEMES = ("http:", "https:", "ftp:", "urn:")
+_URL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*_")
+#: The tags that give owltools subClassOf edges (everything else in a stanza is ignored).
+_ONTOLOGY_GRAPHS = "https://w3id.org/craftrdf/ontology/"
+_EDGE_TAGS = frozenset({"id", "is_a", "intersection_of", "union_of", "equivalent_to"})
+
+
+def round_half_up(value: Fraction, places: int = 10) -> Decimal:
+    """``value`` rounded half away from zero to ``places`` decimals (``BigDecimal`` HALF_UP).
+
+    >>> round_half_up(Fraction(2, 3)), round_half_up(Fraction(1, 8), 2), round_half_up(Fraction(-1, 8), 2)
+    (Decimal('0.6666666667'), Decimal('0.13'), Decimal('-0.13'))
+    """
+    # floor(|n/d| * 10**places + 1/2) in integers: the same digits as Fraction arithmetic, several times faster
+    n, d = abs(value.numerator), value.denominator
+    whole = (2 * n * 10**places + d) // (2 * d)
+    return Decimal(-whole if value < 0 else whole).scaleb(-places)
+
+
+def _url_encode(text: str) -> str:
+    """``java.net.URLEncoder.encode(text, "US-ASCII")``: a non-ASCII character becomes ``%3F``."""
+    out = []
+    for ch in text:
+        if ch in _URL_SAFE:
+            out.append(ch)
+        elif ch == " ":
+            out.append("+")
+        elif ord(ch) < 128:
+            out.append(f"%{ord(ch):02X}")
+        else:
+            out.append("%3F")
+    return "".join(out)
+
+
+def obo_iri(obo_id: str, *, default_space: str | None = None) -> str | None:
+    """The IRI the OWL API's OBO parser gives an OBO id (``Obo2Owl.oboIdToIRI``); None for an id with a space.
+
+    >>> obo_iri("UBERON:0000955")
+    'http://purl.obolibrary.org/obo/UBERON_0000955'
+    >>> obo_iri("UBERON_EXT:bone_element_or_tissue")
+    'http://purl.obolibrary.org/obo/UBERON_EXT#_bone_element_or_tissue'
+    >>> obo_iri("part_of", default_space="uberon")
+    'http://purl.obolibrary.org/obo/uberon#part_of'
+    """
+    if " " in obo_id:
+        return None
+    if obo_id.startswith(_IRI_SCHEMES):
+        return obo_id
+    prefix, sep, local = obo_id.partition(":")
+    if sep:
+        space = prefix + ("#_" if "_" in local else "_")
+    else:
+        space, local = f"{default_space or ''}#", obo_id
+    return OBO_PURL + space + _url_encode(local)
+
+
+def _lookup_tries(class_id: str) -> tuple[str, ...]:
+    """The IRIs ``BossyMetric.getOWLClass`` tries for an annotation's class, in order."""
+    tries = [class_id]
+    local = class_id.replace(":", "_")
+    tries.append(OBO_PURL + local)
+    if "_EXT" in local:
+        tries.append(OBO_PURL + local.replace("_EXT_", "_EXT#_"))
+    return tuple(tries)
+
+
+@dataclass(frozen=True, slots=True)
+class OfficialGraph:
+    """The official scorer's class graph: declared class IRIs and named parents by IRI.
+
+    ``parents`` maps a class IRI to the IRIs of its subClassOf targets; a target need not
+    be declared (it is then a leaf). ``source`` says where the graph came from.
+    """
+
+    declared: frozenset[str]
+    parents: Mapping[str, tuple[str, ...]]
+    source: str = ""
+
+    def lookup(self, class_id: str) -> str | None:
+        """The declared class IRI an annotation's class id names, or None (the scorer drops it).
+
+        >>> g = OfficialGraph(frozenset({"http://purl.obolibrary.org/obo/UBERON_EXT#_bone"}), {})
+        >>> g.lookup("UBERON_EXT:bone")
+        'http://purl.obolibrary.org/obo/UBERON_EXT#_bone'
+        >>> g.lookup("UBERON:0000955") is None
+        True
+        """
+        for iri in _lookup_tries(class_id):
+            if iri in self.declared:
+                return iri
+        return None
+
+    def __contains__(self, class_id: object) -> bool:
+        return isinstance(class_id, str) and self.lookup(class_id) is not None
+
+
+def _edges_to_graph(declared: Iterable[str], edges: Iterable[tuple[str, str]], source: str) -> OfficialGraph:
+    parents: dict[str, list[str]] = {}
+    for child, parent in edges:
+        if parent in (_THING, child) or parent.startswith(_BFO_IFOMIS):
+            continue
+        row = parents.setdefault(child, [])
+        if parent not in row:
+            row.append(parent)
+    return OfficialGraph(frozenset(declared), {c: tuple(p) for c, p in parents.items()}, source)
+
+
+# -- from an OBO file ----------------------------------------------------------------------
+
+
+def _value(raw: str) -> str:
+    """A tag value without its ``! comment`` and ``{modifiers}``, OBO escapes resolved."""
+    out: list[str] = []
+    escaped = False
+    for ch in raw:
+        if escaped:
+            out.append(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch in "!{":
+            break
+        else:
+            out.append(ch)
+    return "".join(out).strip()
+
+
+def _stanzas(path: Path) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """(stanza kind, its (tag, value) lines) for every stanza; the header has kind ``""``."""
+    kind: str = ""
+    lines: list[tuple[str, str]] = []
+    with open_text(path, errors="replace") as stream:
+        for raw in stream:
+            line = raw.strip()
+            if not line or line.startswith("!"):
+                continue
+            if line.startswith("["):
+                yield kind, lines
+                kind, lines = line[1 : line.find("]")].strip(), []
+                continue
+            tag, sep, value = line.partition(":")
+            if sep and (tag in _EDGE_TAGS or kind == ""):
+                lines.append((tag.strip(), value))
+    yield kind, lines
+
+
+def read_official_graph(path: str | Path) -> OfficialGraph:
+    """The official scorer's graph of one OBO file (plain, ``.gz`` or ``.zip``).
+
+    Reads only what gives subClassOf edges (see the module docstring); two stanzas with
+    one id are merged, as the OBO parser does. InputError when the file has no ``[Term]``.
+    """
+    path = Path(path)
+    space: str | None = None
+    declared: set[str] = set()
+    edges: list[tuple[str, str]] = []
+    for kind, lines in _stanzas(path):
+        if kind == "":
+            space = next((_value(v) for t, v in lines if t == "ontology"), None)
+            continue
+        if kind != "Term":
+            continue
+        ids = [_value(v) for t, v in lines if t == "id"]
+        child = obo_iri(ids[0], default_space=space) if ids else None
+        if child is None:
+            logger.warning("%s: a [Term] without a usable id (%s) is not read", path, ids[:1])
+            continue
+        declared.add(child)
+        for tag, raw in lines:
+            value = _value(raw)
+            if tag in ("is_a", "equivalent_to") or (tag == "intersection_of" and len(value.split()) == 1):
+                target = obo_iri(value, default_space=space)
+                if target is not None:
+                    edges.append((child, target))
+                    if tag == "equivalent_to":
+                        edges.append((target, child))
+            elif tag == "union_of":
+                member = obo_iri(value, default_space=space)
+                if member is not None:
+                    edges.append((member, child))
+    if not declared:
+        raise InputError("no [Term] stanza: not an OBO ontology", source=str(path))
+    logger.info("%s: official graph of %d classes, %d edges", path.name, len(declared), len(edges))
+    return _edges_to_graph(declared, edges, str(path))
+
+
+# -- from the store ---------------------------------------------------------------------------
+
+
+def store_official_graph(store: ReadableStore, ontology: str | None) -> OfficialGraph:
+    """The official scorer's graph read from the OWL axioms of ``/ontology/<ontology>`` in the store.
+
+    ``ontology`` None reads every ontology graph of the store, merged.
+    Classes are the graph's ``owl:Class`` subjects; edges are ``rdfs:subClassOf`` to an
+    IRI, ``owl:equivalentClass`` between IRIs (both ways), the named operands of an
+    ``owl:intersectionOf`` a class is equivalent to (or a subclass of), and union members
+    to the class equivalent to the ``owl:unionOf`` (the library query
+    ``official-graph``). A store whose ontology graph holds only is_a triples gives the
+    is_a graph. ConfigError when the store has no such ontology graph.
+    """
+    # the query library, the similarity cache and the registry load here, not with the module: the scorer
+    # itself (an OBO file's graph, the pair scores) needs neither pyoxigraph nor scipy
+    from ...querying.library import run_query
+
+    graph = ontology_graph(ontology) if ontology is not None else "every ontology graph"
+    # one query per ontology graph, the graph bound: unbound, the query scans every graph of the
+    # store (the annotations' rdf:type triples too) to keep the ontology graphs' rows at the end
+    names = [graph] if ontology is not None else sorted(g for g in store.batches() if g.startswith(_ONTOLOGY_GRAPHS))
+    declared: set[str] = set()
+    edges: list[tuple[str, str]] = []
+    for name in names:
+        for row in run_query(store, "official-graph", {"graph": name}).rows:
+            _, child, parent, kind = (getattr(x, "value", None) for x in row)
+            if child is None:
+                continue
+            if kind == "class":
+                declared.add(child)
+            elif parent is not None:
+                edges.append((child, parent))
+                if kind == "equivalent":
+                    edges.append((parent, child))
+    if not declared:
+        raise ConfigError(f"the store has no classes in ontology graph {graph}")
+    return _edges_to_graph(declared, edges, f"store graph {graph}")
+
+
+def store_wang(store: ReadableStore, ontology: str) -> OfficialWang:
+    """The official scorer's Wang similarity over the ontology graph ``ontology`` (an IRI) of the store.
+
+    The graph is read once per store and ontology (kept in the similarity cache, dropped when the
+    store's batches change): a sweep and the training of one set, in one process, share it.
+    """
+    from urllib.parse import unquote
+
+    from ..similarity.graph import DEFAULT_CACHE  # scipy: see store_official_graph
+
+    prefix = ontology_graph("")
+    name = unquote(ontology[len(prefix) :]) if ontology.startswith(prefix) else ontology
+    entries = DEFAULT_CACHE.entries(store)
+    graph = entries.get(("official-graph", name))
+    if not isinstance(graph, OfficialGraph):
+        graph = entries[("official-graph", name)] = store_official_graph(store, name)
+    return OfficialWang(graph)
+
+
+# -- the similarity ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class OfficialWang:
+    """``BossyMetric``'s Wang similarity over an :class:`OfficialGraph`, exact, with caches.
+
+    >>> g = OfficialGraph(frozenset({"a", "b", "r"}), {"a": ("r",), "b": ("r",)})
+    >>> OfficialWang(g).similarity("a", "b")  # (0.65 + 0.65) / (1.65 + 1.65)
+    Decimal('0.3939393939')
+    """
+
+    graph: OfficialGraph
+    weight: Fraction = BOSSY_WEIGHT
+    _svalues: dict[str, dict[str, Fraction]] = field(default_factory=dict)
+    _pairs: dict[tuple[str, str], Decimal] = field(default_factory=dict)
+
+    def svalues(self, iri: str) -> dict[str, Fraction]:
+        """S-value of each ancestor (the class itself 1) by breadth-first distance."""
+        hit = self._svalues.get(iri)
+        if hit is not None:
+            return hit
+        distance = {iri: 0}
+        queue = deque([iri])
+        while queue:
+            node = queue.popleft()
+            for parent in self.graph.parents.get(node, ()):
+                if parent not in distance:
+                    distance[parent] = distance[node] + 1
+                    queue.append(parent)
+        out = {node: self.weight**d for node, d in distance.items()}
+        self._svalues[iri] = out
+        return out
+
+    def similarity(self, a: str, b: str) -> Decimal:
+        """Wang similarity of two class IRIs (or ids the graph can look up), to 10 decimals."""
+        key = (a, b)
+        hit = self._pairs.get(key)
+        if hit is not None:
+            return hit
+        ia, ib = self.graph.lookup(a) or a, self.graph.lookup(b) or b
+        sa, sb = self.svalues(ia), self.svalues(ib)
+        common = sum((sa[t] + sb[t] for t in sa.keys() & sb.keys()), Fraction(0))
+        value = round_half_up(common / (sum(sa.values()) + sum(sb.values())))
+        self._pairs[key] = value
+        return value
+
+
+def set_scorers(store: ReadableStore | None, craft: str | Path | None) -> Callable[[str], OfficialWang]:
+    """For a set key, the :class:`OfficialWang` of that set's ontology, built once per ontology.
+
+    As the official scorer, from the set's OBO file in the CRAFT directory ``craft`` when it is
+    there; otherwise from the OWL axioms of the store's graph of that ontology
+    (:func:`store_official_graph`; the is_a graph on a store built before ontologies kept
+    their logical axioms). ConfigError for a set key the registry does not know, or one with
+    neither source.
+    """
+    from ...core.registry import load_registry  # see store_official_graph
+
+    registry = load_registry()
+    built: dict[str, OfficialWang] = {}
+
+    def scorer(key: str) -> OfficialWang:
+        spec = registry.set(key)
+        name = spec.ontology_name
+        if spec.ontology is None or name is None:
+            raise ConfigError(f"set {key}: the registry names no ontology file for it")
+        hit = built.get(name)
+        if hit is not None:
+            return hit
+        path = registry.locate_ontology(Path(craft), spec.ontology) if craft is not None else None
+        if path is not None:
+            graph = read_official_graph(path)
+        elif store is not None:
+            logger.info("set %s: no %s in a CRAFT directory; reading the store's graph", key, spec.ontology)
+            graph = store_official_graph(store, name)
+        else:
+            raise ConfigError(f"set {key}: ontology file {spec.ontology} not found and no store given")
+        built[name] = OfficialWang(graph)
+        return built[name]
+
+    return scorer
+
+
+def official_related(wang: OfficialWang) -> Callable[[str, str], bool]:
+    """The hierarchy test of the NER criteria over the official graph: equal, ancestor or descendant."""
+
+    def related(ref: str, pred: str) -> bool:
+        a, b = wang.graph.lookup(ref), wang.graph.lookup(pred)
+        if a is None or b is None:
+            return ref == pred
+        return a == b or b in wang.svalues(a) or a in wang.svalues(b)
+
+    return related

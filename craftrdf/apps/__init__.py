@@ -1,0 +1,1 @@
+"""Applications over the library: the ``craftrdf`` command, ``craftrdf reproduce`` and the demo."""

@@ -1,0 +1,1 @@
+"""Building a store: a CRAFT directory (builder) or loose files (loader), as batches."""

@@ -1,0 +1,125 @@
+"""CURIE <-> IRI conversion for OBO identifiers, in one place.
+
+CRAFT uses OBO CURIEs (``UBERON:0000955``) and extension-class CURIEs whose prefixes
+combine ontologies (``CL_GO_EXT:cell``, ``CHEBI_UBERON_EXT:...``). All map into the
+OBO PURL space following the OBO-to-OWL convention ``PREFIX:LOCAL`` ->
+``http://purl.obolibrary.org/obo/PREFIX_LOCAL``. A :class:`curies.Converter` holds the
+prefix map; prefixes not yet known are added when first met, so any OBO-style CURIE
+converts, and because ``*_EXT`` prefixes are registered before use, the longest-prefix
+rule of ``curies`` splits ``.../UBERON_EXT_bone`` back into ``UBERON_EXT:bone``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import curies
+
+from .errors import InputError
+from .vocab import OBO
+
+#: Prefixes of the ten CRAFT ontologies, MONDO, and the ontologies their files import.
+CRAFT_PREFIXES: tuple[str, ...] = (
+    "BFO",
+    "CARO",
+    "CHEBI",
+    "CL",
+    "GO",
+    "MOP",
+    "MONDO",
+    "NCBITaxon",
+    "PATO",
+    "PR",
+    "RO",
+    "SO",
+    "UBERON",
+    "IAO",
+    "OBI",
+    "CHMO",
+    "CHEMINF",
+)
+
+_CURIE = re.compile(r"^([A-Za-z][A-Za-z0-9_]*):([^\s<>\"{}|^`\\:]+)$")
+# In the OBO PURL space an extension prefix ends in _EXT; anything else is a plain prefix.
+_OBO_LOCAL = re.compile(r"^([A-Za-z][A-Za-z0-9_]*?_EXT|[A-Za-z][A-Za-z0-9]*)_(.+)$")
+_PARALLEL = re.compile(r"^(CHEBI|GO|PR|SO)_EXT:(\d+)$")
+
+
+def is_extension_curie(curie: str) -> bool:
+    """True for CRAFT extension classes: their prefix ends in ``_EXT``."""
+    prefix, _, _ = curie.partition(":")
+    return prefix.endswith("_EXT")
+
+
+def parallel_base(curie: str) -> str | None:
+    """The base class of a parallel extension class, else None.
+
+    >>> parallel_base("SO_EXT:0000704")
+    'SO:0000704'
+    >>> parallel_base("UBERON_EXT:bone_element_or_tissue") is None
+    True
+    """
+    m = _PARALLEL.match(curie)
+    return f"{m.group(1)}:{m.group(2)}" if m else None
+
+
+class CurieMap:
+    """Expands CURIEs to OBO PURLs and compresses them back.
+
+    >>> cm = CurieMap()
+    >>> cm.expand("UBERON_EXT:bone_element_or_tissue")
+    'http://purl.obolibrary.org/obo/UBERON_EXT_bone_element_or_tissue'
+    >>> cm.compress("http://purl.obolibrary.org/obo/UBERON_EXT_bone_element_or_tissue")
+    'UBERON_EXT:bone_element_or_tissue'
+    >>> cm.compress("http://purl.obolibrary.org/obo/UBERON_0000955")
+    'UBERON:0000955'
+    """
+
+    def __init__(self, prefixes: Iterable[str] = CRAFT_PREFIXES) -> None:
+        self._converter = curies.Converter.from_prefix_map({p: OBO.NS + p + "_" for p in prefixes})
+        self._cache: dict[str, str] = {}
+        self._compressed: dict[str, str] = {}
+
+    def is_curie(self, value: str) -> bool:
+        """True when ``value`` has the shape of an OBO CURIE (known prefix or not)."""
+        return _CURIE.match(value) is not None
+
+    def expand(self, curie: str, *, source: str | None = None) -> str:
+        """The IRI of an OBO CURIE; IRIs pass through unchanged.
+
+        Raises :class:`InputError` (a ``ValueError``) for a string that is neither.
+        """
+        hit = self._cache.get(curie)
+        if hit is not None:
+            return hit
+        if curie.startswith(("http://", "https://")):
+            return curie
+        m = _CURIE.match(curie)
+        if m is None:
+            raise InputError(f"malformed class id {curie!r}: expected PREFIX:LOCAL_ID", source=source)
+        prefix = m.group(1)
+        if not self._converter.has_prefix(prefix):
+            self._converter.add_prefix(prefix, OBO.NS + prefix + "_")
+        iri = self._converter.expand(curie)
+        assert iri is not None  # the prefix was just registered
+        self._cache[curie] = iri
+        return iri
+
+    def compress(self, iri: str) -> str:
+        """The CURIE of an IRI; IRIs outside the OBO PURL space come back unchanged.
+
+        In the OBO space the prefix is read by the OBO rule (everything up to the first
+        ``_EXT`` for extension classes, else up to the first ``_``) and registered, so
+        the converter's longest-prefix match then agrees with it.
+        """
+        known = self._compressed.get(iri)
+        if known is not None:
+            return known
+        if iri.startswith(OBO.NS):
+            m = _OBO_LOCAL.match(iri[len(OBO.NS) :])
+            if m is not None and not self._converter.has_prefix(m.group(1)):
+                self._converter.add_prefix(m.group(1), OBO.NS + m.group(1) + "_")
+        curie = self._converter.compress(iri)
+        out = self._compressed[iri] = iri if curie is None else curie
+        return out

@@ -1,0 +1,1 @@
+"""Annotating text: the dictionary matcher, its parameter sweeps and the trained matcher."""

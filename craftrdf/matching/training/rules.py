@@ -1,0 +1,195 @@
+"""Rules applied after the decisions: abbreviations defined in the text, coordinated elided heads.
+
+**Abbreviations** (:mod:`.abbreviations`, Schwartz & Hearst 2003): when a kept
+annotation ends where a defined long form ends ("retinal pigment epithelium (RPE)"),
+every later whole-word occurrence of the short form in the document, the one in the
+parentheses included, takes its class (unless it overlaps a longer kept annotation, or
+the short form's own term was mostly wrong in training); when no kept annotation ends
+there, the long form is not of this set and the short form's matches are dropped.
+
+**Coordination** (elided heads): "left and right ventricles", "T and B cells". When a
+kept annotation "Y H" (its first token Y, the rest H) follows "X and", "X or" or "X, Z
+and", and the dictionary names "X H" (one allowed class passing the decision), "X H"
+is annotated discontinuously: X's span and H's span, as CRAFT's annotators did.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from ...core.model import Span
+from ..matcher.normalize import NormalizedText, Normalizer
+from .abbreviations import definitions
+from .engine import Candidate, Decision, Key, Term
+
+_CONJ = frozenset({"and", "or"})
+_GAP_LIST = re.compile(r"\s*,\s*")
+_GAP_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Which rules run: abbreviations (Schwartz & Hearst 2003) and coordination (elided heads)."""
+
+    abbreviations: bool = False
+    coordination: bool = False
+
+    def label(self) -> str:
+        """``abbreviations+coordination``, ``none``..."""
+        on = [n for n, v in (("abbreviations", self.abbreviations), ("coordination", self.coordination)) if v]
+        return "+".join(on) or "none"
+
+
+@dataclass(frozen=True, slots=True)
+class ShortForm:
+    """A short form defined in a document: its long form's extent, its normalized key, where it occurs.
+
+    ``occurrences`` are its whole-word occurrences from the definition on (the one in the
+    parentheses first).
+    """
+
+    short: str
+    long_start: int
+    long_end: int
+    key: Key
+    occurrences: tuple[tuple[int, int], ...]
+
+
+def short_forms(text: str, normalizer: Normalizer) -> tuple[ShortForm, ...]:
+    """Each short form's first definition in ``text`` (:func:`.abbreviations.definitions`), with its occurrences.
+
+    Depends on the text and the normalization only: computed once per document, used by
+    every decision the selection tries.
+    """
+    out = []
+    done: set[str] = set()
+    for d in definitions(text):
+        if d.short in done:
+            continue
+        done.add(d.short)
+        found = tuple(_whole_words(text, d.short, d.short_start))
+        out.append(ShortForm(d.short, d.long_start, d.long_end, normalizer.phrase(d.short), found))
+    return tuple(out)
+
+
+def _word_char(ch: str) -> bool:
+    """A character of a word as the short form's boundaries see it (``\\w`` or a hyphen)."""
+    return ch.isalnum() or ch in "_-"
+
+
+def _whole_words(text: str, short: str, start: int) -> Iterator[tuple[int, int]]:
+    """Occurrences of ``short`` from ``start`` on, neither side touching a word character (or a hyphen).
+
+    What ``re.finditer(r"(?<![\\w-])SF(?![\\w-])", text[start:])`` finds, with ``str.find``
+    (the regex scan cost a training run seconds): no look-behind at ``start`` itself.
+    """
+    i = text.find(short, start)
+    while i >= 0:
+        e = i + len(short)
+        if (i == start or not _word_char(text[i - 1])) and (e == len(text) or not _word_char(text[e])):
+            yield i, e
+            i = text.find(short, e)
+        else:
+            i = text.find(short, i + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleContext:
+    """What the rules need of one document and of the model (``short_forms``: the document's, once)."""
+
+    document: str
+    normalized: NormalizedText
+    normalizer: Normalizer
+    stats: Callable[[Term], tuple[int, int]]
+    classes_of: Callable[[Key], Sequence[str]]
+    decision: Decision
+    short_forms: Sequence[ShortForm]
+
+    def best_class(self, key: Key) -> str | None:
+        """The allowed class of ``key`` with the best estimate passing the decision, if any."""
+        best: tuple[float, str] | None = None
+        for cls in sorted(self.classes_of(key)):
+            p = self.decision.estimate(*self.stats((key, cls)))
+            if p >= self.decision.threshold and (best is None or p > best[0]):
+                best = (p, cls)
+        return best[1] if best else None
+
+
+Pair = tuple[tuple[Span, ...], str]
+
+
+def apply_rules(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]], rules: Rules) -> list[Pair]:
+    """The (spans, class) pairs of ``kept``, with what the rules add."""
+    out: list[Pair] = [(c.spans, cls) for c, cls, _ in kept]
+    if rules.coordination:
+        out += _coordination(ctx, kept)
+    if rules.abbreviations:
+        out = _abbreviations(ctx, out)
+    return out
+
+
+def _overlaps(taken: list[tuple[int, int]], s: int, e: int) -> bool:
+    i = bisect.bisect_left(taken, (s, s))
+    return (i < len(taken) and taken[i][0] < e) or (i > 0 and taken[i - 1][1] > s)
+
+
+def _abbreviations(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
+    """``pairs`` with each defined short form given its long form's class, or dropped when the long
+    form is not an annotation of the set (an "OM" defined as otitis media is no oculomotor nucleus)."""
+    ends = {spans[-1].end: (spans, cls) for spans, cls in pairs if len(spans) == 1}
+    out = {(spans[0].start, spans[-1].end): (spans, cls) for spans, cls in pairs}
+    taken = sorted(out)
+    for d in ctx.short_forms:
+        hit = ends.get(d.long_end)
+        cls = hit[1] if hit is not None and hit[0][0].start >= d.long_start else None
+        if cls is not None:
+            tp, n = ctx.stats((d.key, cls))
+            if n >= 2 and ctx.decision.estimate(tp, n) < ctx.decision.threshold:
+                continue
+        for s, e in d.occurrences:
+            if cls is None:
+                out.pop((s, e), None)  # left in ``taken``: nothing else is placed there
+            elif (s, e) in out:
+                out[(s, e)] = ((Span(s, e),), cls)
+            elif not _overlaps(taken, s, e):
+                bisect.insort(taken, (s, e))
+                out[(s, e)] = ((Span(s, e),), cls)
+    return list(out.values())
+
+
+def _coordination(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]]) -> list[Pair]:
+    tok = ctx.normalized.tokenized
+    text, starts, ends = tok.text, tok.starts, tok.ends
+    out: list[Pair] = []
+    for c, _, _ in kept:
+        if len(c.spans) != 1 or len(c.key) < 2:
+            continue
+        r = bisect.bisect_left(starts, c.start)
+        if r < 2 or starts[r] != c.start or text[starts[r - 1] : ends[r - 1]].lower() not in _CONJ:
+            continue
+        if not _GAP_SPACE.fullmatch(text[ends[r - 1] : starts[r]]):
+            continue
+        head_start = starts[r + 1] if r + 1 < len(starts) else c.end
+        if head_start >= c.end:
+            continue
+        x = r - 2
+        gap = text[ends[x] : starts[x + 1]]
+        while x >= 0 and len(out) < 1000:
+            if not (_GAP_SPACE.fullmatch(gap) or _GAP_LIST.fullmatch(gap)):
+                break
+            word = text[starts[x] : ends[x]]
+            norm = ctx.normalizer.lookup(word)
+            cls = ctx.best_class((norm, *c.key[1:])) if norm else None
+            if cls is None:
+                break
+            out.append(((Span(starts[x], ends[x]), Span(head_start, c.end)), cls))
+            if x == 0:
+                break
+            gap = text[ends[x - 1] : starts[x]]
+            if not _GAP_LIST.fullmatch(gap):
+                break
+            x -= 1
+    return out

@@ -1,0 +1,331 @@
+"""Training a matcher from gold (:func:`train_set`) and annotating with it (:func:`annotate_with_model`)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...core.curie import CurieMap
+from ...core.errors import ConfigError
+from ...core.model import Annotation
+from ...core.registry import Registry
+from ...querying.sets import resolve_set
+from ...store.local import ReadableStore
+from ..matcher.annotate import MatchingSession
+from ..matcher.config import Synonyms, TextNormalization
+from ..matcher.dictionary import Dictionary, load_dictionary
+from ..matcher.run import write_bionlp_files
+from ..matcher.search import SearchIndex
+from .data import Corpus, SetData, parse_on, read_corpus, read_set, split_documents
+from .engine import find_candidates
+from .folder import FORMAT, VERSION, Model, NameRow, TermRow, read_model, write_model
+from .names import GoldNames
+from .rules import Rules
+from .select import (
+    DECISIONS,
+    FULL,
+    QUICK,
+    QUICK_DECISIONS,
+    RULES,
+    OntologySource,
+    Prepared,
+    Selection,
+    decide,
+    select,
+    shared_task_ser,
+    to_predictions,
+)
+from .symbols import symbol_candidates
+
+logger = logging.getLogger(__name__)
+
+
+class NoGoldError(ConfigError):
+    """The set has no gold annotations in the splits asked for: nothing to learn."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrainReport:
+    """What :func:`train_set` chose and wrote."""
+
+    set_key: str
+    out: Path | None
+    documents: int
+    gold: int
+    names: int
+    selection: Selection
+    discontinuous_gold: int
+    discontinuous_recovered: int
+    discontinuous_predicted: int
+    exact_only: bool
+    seconds: float
+
+
+def _ontology_source(
+    store: ReadableStore, data: SetData, registry: Registry, cache_dir: Path | None
+) -> OntologySource | None:
+    if not data.terms:
+        return None
+
+    def source(normalization: TextNormalization, synonyms: Synonyms) -> Dictionary:
+        return load_dictionary(store, data.ref, normalization, synonyms, registry=registry, cache_dir=cache_dir)
+
+    return source
+
+
+def _coordination_counts(prepared: Prepared, corpus: Corpus, selection: Selection) -> tuple[int, int, int]:
+    """Gold discontinuous annotations, how many the coordination rule recovers, how many it predicts."""
+    pairs = decide(prepared, sorted(corpus.texts), selection.decision, Rules(coordination=True))
+    gold = {
+        (d, tuple(sorted(a.spans)), a.class_id) for d, anns in corpus.gold.items() for a in anns if len(a.spans) > 1
+    }
+    predicted = {(d, tuple(sorted(s)), c) for d, kept in pairs.items() for s, c in kept if len(s) > 1}
+    return len(gold), len(gold & predicted), len(predicted)
+
+
+def _meta(
+    data: SetData,
+    splits: Sequence[str],
+    corpus: Corpus,
+    selection: Selection,
+    folds: int,
+    quick: bool,
+    coordination: tuple[int, int, int],
+) -> dict[str, Any]:
+    """model.json's content (without the tables' digests, which :func:`write_model` adds)."""
+    dg, dr, dp = coordination
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "set": data.key,
+        "module": data.ref.module,
+        "variant": data.ref.variant,
+        "ontology": data.ref.ontology if data.terms else None,
+        "ontology_terms_digest": data.terms_digest or None,
+        "scoring": "exact classes only (no ontology in the store)"
+        if data.exact_only
+        else "official (Wang over the ontology's OWL graph)",
+        "trained_on": {"splits": list(splits), "documents": sorted(corpus.texts)},
+        "configuration": selection.config.params(),
+        "decision": {
+            "threshold": selection.decision.threshold,
+            "prior": selection.decision.prior,
+            "weight": selection.decision.weight,
+            "backoff": selection.decision.backoff,
+        },
+        "rules": {"abbreviations": selection.rules.abbreviations, "coordination": selection.rules.coordination},
+        "selection": {
+            "folds": folds,
+            "quick": quick,
+            "points": len(selection.tried),
+            "cv_ser": round(selection.cv_ser, 4),
+            "cv_exact": {"tp": selection.cv_exact[1], "fp": selection.cv_exact[2], "fn": selection.cv_exact[3]},
+        },
+        "coordination": {"gold_discontinuous": dg, "recovered": dr, "predicted": dp},
+        "gold_annotations": corpus.annotations,
+    }
+
+
+def train_set(
+    store: ReadableStore,
+    set_key: str,
+    *,
+    on: str | Sequence[str] = "train,dev",
+    registry: Registry,
+    out: Path | None = None,
+    quick: bool = False,
+    folds: int = 5,
+    cache_dir: Path | None = None,
+    data: SetData | None = None,
+    session: MatchingSession | None = None,
+    corpus: Corpus | None = None,
+) -> tuple[TrainReport, Model]:
+    """Train a matcher for ``set_key`` on the documents of ``on``; write the model folder to ``out``.
+
+    ``quick`` selects among fewer configurations and decisions. ``data``/``session`` let a
+    caller training several sets share the set's reads and the normalized texts; ``corpus``,
+    when given, must be the texts and gold of exactly the documents of ``on``. Raises
+    ConfigError for an unknown set, a split with no documents or no gold annotations of the
+    set (nothing is written then).
+    """
+    t0 = time.perf_counter()
+    splits = parse_on(on)
+    data = data or read_set(store, set_key, registry=registry, cache_dir=cache_dir)
+    if corpus is None:
+        corpus = read_corpus(store, data.key, split_documents(store, splits))
+    if corpus.annotations == 0:
+        raise NoGoldError(f"set {data.key} has no gold annotations in split {','.join(splits)}: nothing to learn")
+    session = session or MatchingSession(corpus.texts, {}, cache_dir=cache_dir)
+    source = _ontology_source(store, data, registry, cache_dir)
+    return train_read(data, corpus, source, session, splits=splits, out=out, quick=quick, folds=folds, t0=t0)
+
+
+def train_read(
+    data: SetData,
+    corpus: Corpus,
+    source: OntologySource | None,
+    session: MatchingSession,
+    *,
+    splits: Sequence[str],
+    out: Path | None = None,
+    quick: bool = False,
+    folds: int = 5,
+    t0: float | None = None,
+) -> tuple[TrainReport, Model]:
+    """:func:`train_set` once the store has been read: no store needed (an executor's worker runs it).
+
+    ``source`` gives the set's ontology dictionary per normalization (None: gold names alone);
+    ``corpus`` must hold gold annotations (the caller checks).
+    """
+    t0 = time.perf_counter() if t0 is None else t0
+    selection, prepared = select(
+        session,
+        corpus,
+        data,
+        source,
+        configs=QUICK if quick else FULL,
+        decisions=QUICK_DECISIONS if quick else DECISIONS,
+        rules=RULES,
+        folds=folds,
+    )
+    dg, dr, dp = _coordination_counts(prepared, corpus, selection)
+    meta = _meta(data, splits, corpus, selection, folds, quick, (dg, dr, dp))
+    names = [
+        NameRow(t, prepared.names.count(t), len(docs), tuple(prepared.names.written[t].most_common()))
+        for t, docs in sorted(prepared.names.documents.items())
+    ]
+    terms = [TermRow(t, c[0], c[1]) for t, c in sorted(prepared.total.items()) if c[1] > 0]
+    model = Model(meta, tuple(names), tuple(terms))
+    if out is not None:
+        write_model(out, meta, names, terms, selection.decision)
+    report = TrainReport(
+        data.key,
+        out,
+        len(corpus.texts),
+        corpus.annotations,
+        len(names),
+        selection,
+        dg,
+        dr,
+        dp,
+        data.exact_only,
+        time.perf_counter() - t0,
+    )
+    return report, model
+
+
+def predict(
+    model: Model,
+    texts: Mapping[str, str],
+    *,
+    ontology: Dictionary | None,
+    session: MatchingSession | None = None,
+) -> dict[str, list[Annotation]]:
+    """Annotate ``texts`` with a model (``ontology``: the set's dictionary for the model's configuration)."""
+    config = model.config
+    normalization = config.normalization
+    session = session or MatchingSession(texts, {})
+    names = GoldNames({r.term: frozenset({"model"}) for r in model.names})
+    counts = {r.term: [r.tp, r.n] for r in model.terms}
+    indexes = [SearchIndex(names.dictionary(normalization, config.synonyms), False)]
+    if ontology is not None:
+        indexes.append(SearchIndex(ontology, False))
+    symbols = names.symbols()
+    candidates = {
+        d: find_candidates(d, session.normalized(d, normalization), indexes) + symbol_candidates(d, texts[d], symbols)
+        for d in texts
+    }
+    prepared = Prepared(config, session, names, ontology.entries if ontology is not None else {}, candidates, {})
+    prepared.total = counts
+    pairs = decide(prepared, sorted(texts), model.decision, model.rules)
+    return to_predictions(pairs, texts)
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyReport:
+    """What :func:`annotate_with_model` did."""
+
+    documents: int
+    annotations: int
+    out_dir: Path | None
+    seconds: float
+
+
+def annotate_with_model(
+    store: ReadableStore,
+    set_key: str,
+    model_dir: Path,
+    texts: Mapping[str, str],
+    *,
+    registry: Registry,
+    out_dir: Path | None = None,
+    cache_dir: Path | None = None,
+    curies: CurieMap | None = None,
+) -> tuple[ApplyReport, dict[str, list[Annotation]]]:
+    """Annotate ``texts`` with the model in ``model_dir`` (trained for ``set_key``); BioNLP files in ``out_dir``.
+
+    The model is read and checked, and the set's ontology found, before anything is written.
+    """
+    t0 = time.perf_counter()
+    model = read_model(model_dir, set_key=set_key)
+    data_ontology = model.meta.get("ontology")
+    ontology = None
+    if data_ontology:
+        ref = resolve_set(store, set_key)
+        if ref.ontology is None or ref.ontology not in store.batches():
+            raise ConfigError(f"model {model_dir} uses the ontology of {set_key}, which this store does not hold")
+        config = model.config
+        ontology = load_dictionary(
+            store, ref, config.normalization, config.synonyms, registry=registry, cache_dir=cache_dir, curies=curies
+        )
+    session = MatchingSession(texts, {}, cache_dir=cache_dir)
+    predictions = predict(model, texts, ontology=ontology, session=session)
+    if out_dir is not None:
+        write_bionlp_files(predictions, texts, out_dir)
+    n = sum(len(v) for v in predictions.values())
+    return ApplyReport(len(texts), n, out_dir, time.perf_counter() - t0), predictions
+
+
+def score_on(
+    store: ReadableStore,
+    data: SetData,
+    model: Model,
+    splits: Sequence[str],
+    *,
+    registry: Registry,
+    cache_dir: Path | None = None,
+    session: MatchingSession | None = None,
+    corpus: Corpus | None = None,
+) -> tuple[float, Corpus, dict[str, list[Annotation]]]:
+    """The Shared Task slot error rate of a model on the documents of ``splits`` (with the corpus and predictions).
+
+    ``corpus``, when given, must be the texts and gold of exactly the documents of ``splits``.
+    """
+    if corpus is None:
+        corpus = read_corpus(store, data.key, split_documents(store, splits))
+    source = _ontology_source(store, data, registry, cache_dir)
+    ser, predictions = score_read(data, model, corpus, source, session)
+    return ser, corpus, predictions
+
+
+def score_read(
+    data: SetData,
+    model: Model,
+    corpus: Corpus,
+    source: OntologySource | None,
+    session: MatchingSession | None = None,
+) -> tuple[float, dict[str, list[Annotation]]]:
+    """:func:`score_on` once the store has been read (slot error rate and predictions); no store needed.
+
+    Raises ConfigError when a document of ``corpus`` was used to train the model.
+    """
+    leaked = set(corpus.texts) & set(model.documents)
+    if leaked:
+        raise ConfigError(f"documents {', '.join(sorted(leaked)[:3])} were used to train this model")
+    ontology = source(model.config.normalization, model.config.synonyms) if source is not None else None
+    predictions = predict(model, corpus.texts, ontology=ontology, session=session)
+    return shared_task_ser(data, corpus, predictions), predictions

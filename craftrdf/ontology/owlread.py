@@ -1,0 +1,258 @@
+"""An ontology graph of the store read back as per-class axioms (the inverse of the OBO mapping).
+
+The OBO export and the structural reasoner both need each class's told axioms with the
+blank nodes resolved: ``rdfs:subClassOf`` a named class or a restriction,
+``owl:equivalentClass`` a named class or an intersection/union expression, and the
+annotations the OBO format has tags for. :func:`read_ontology` reads one graph with
+pattern lookups (no SPARQL), so it costs one pass over the graph's quads.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from ..core.errors import ConfigError
+from ..core.iris import ontology_graph
+from ..core.vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
+from ..store.local import ReadableStore
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectAnd:
+    """An ``owl:intersectionOf``."""
+
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectOr:
+    """An ``owl:unionOf``."""
+
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectNot:
+    """An ``owl:complementOf``."""
+
+    item: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRestriction:
+    """``property quantifier filler``; quantifier ``some``, ``only``, ``exactly``, ``min`` or ``max``."""
+
+    prop: str
+    quantifier: str
+    filler: Expr
+    count: int | None = None
+
+
+#: A class expression: a class IRI, or one of the records above.
+Expr = str | ObjectAnd | ObjectOr | ObjectNot | ObjectRestriction
+
+_SCOPES = {
+    OBOINOWL.hasExactSynonym: "EXACT",
+    OBOINOWL.hasBroadSynonym: "BROAD",
+    OBOINOWL.hasNarrowSynonym: "NARROW",
+    OBOINOWL.hasRelatedSynonym: "RELATED",
+}
+_QUANTIFIERS = {
+    OWL.someValuesFrom: "some",
+    OWL.allValuesFrom: "only",
+    OWL.qualifiedCardinality: "exactly",
+    OWL.minQualifiedCardinality: "min",
+    OWL.maxQualifiedCardinality: "max",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ClassAxioms:
+    """What the ontology graph says of one named class, with class expressions resolved."""
+
+    iri: str
+    id: str | None
+    label: str | None
+    values: dict[str, tuple[str, ...]]  # annotation predicate -> literal or IRI values
+    synonyms: tuple[tuple[str, str], ...]  # (scope, text)
+    parents: tuple[Expr, ...]  # rdfs:subClassOf
+    equivalents: tuple[Expr, ...]  # owl:equivalentClass
+    disjoint: tuple[str, ...]
+    types: frozenset[str]
+
+    @property
+    def extension(self) -> bool:
+        """True for a CRAFT extension class."""
+        return CRAFT.ExtensionClass in self.types
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyAxioms:
+    """What the ontology graph says of one property."""
+
+    iri: str
+    id: str | None
+    label: str | None
+    types: frozenset[str]
+    parents: tuple[str, ...]
+    inverse: tuple[str, ...]
+    domain: tuple[str, ...]
+    range: tuple[str, ...]
+    xrefs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OntologyAxioms:
+    """Every named class and property of one ontology graph."""
+
+    graph: str
+    classes: dict[str, ClassAxioms] = field(default_factory=dict)
+    properties: dict[str, PropertyAxioms] = field(default_factory=dict)
+    version: str | None = None
+
+
+class _Graph:
+    """The quads of one graph, indexed by subject."""
+
+    def __init__(self, store: ReadableStore, graph: str) -> None:
+        self.by_subject: dict[ox.NamedNode | ox.BlankNode, dict[str, list[object]]] = defaultdict(
+            lambda: defaultdict(list)
+        )
+        for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph)):
+            self.by_subject[q.subject][q.predicate.value].append(q.object)  # type: ignore[index]
+
+    def get(self, node: object, p: str) -> list[object]:
+        """The objects of ``node p ?o``."""
+        props = self.by_subject.get(node)  # type: ignore[call-overload]
+        return props.get(p, []) if props else []
+
+    def items(self, head: object) -> Iterator[object]:
+        """The members of the RDF list starting at ``head``."""
+        seen: set[object] = set()
+        while isinstance(head, ox.BlankNode) and head not in seen:
+            seen.add(head)
+            yield from self.get(head, RDF.first)[:1]
+            rest = self.get(head, RDF.rest)
+            head = rest[0] if rest else None
+
+    def expr(self, node: object, depth: int = 0) -> Expr | None:
+        """The class expression at ``node``; None for a shape this reader does not know."""
+        if isinstance(node, ox.NamedNode):
+            return node.value
+        if not isinstance(node, ox.BlankNode) or depth > 50:
+            return None
+        for p, kind in ((OWL.intersectionOf, ObjectAnd), (OWL.unionOf, ObjectOr)):
+            for head in self.get(node, p):
+                items = [self.expr(i, depth + 1) for i in self.items(head)]
+                if any(i is None for i in items):
+                    return None
+                return kind(tuple(items))  # type: ignore[arg-type]
+        for inner in self.get(node, OWL.complementOf):
+            e = self.expr(inner, depth + 1)
+            return None if e is None else ObjectNot(e)
+        props = self.get(node, OWL.onProperty)
+        if not props or not isinstance(props[0], ox.NamedNode):
+            return None
+        for p, quantifier in _QUANTIFIERS.items():
+            for value in self.get(node, p):
+                if quantifier in ("some", "only"):
+                    filler = self.expr(value, depth + 1)
+                    count = None
+                else:
+                    on = self.get(node, OWL.onClass)
+                    filler = self.expr(on[0], depth + 1) if on else OWL.NS + "Thing"
+                    count = int(value.value)  # type: ignore[attr-defined]
+                return None if filler is None else ObjectRestriction(props[0].value, quantifier, filler, count)
+        return None
+
+
+def _values(objs: list[object]) -> tuple[str, ...]:
+    return tuple(o.value for o in objs if isinstance(o, ox.NamedNode | ox.Literal))
+
+
+def read_ontology(store: ReadableStore, name: str) -> OntologyAxioms:
+    """The classes and properties of ontology graph ``name`` (``UBERON+extensions``) or its IRI.
+
+    Raises ConfigError naming the graph when the store does not have it.
+    """
+    graph = name if name.startswith(("http://", "https://")) else ontology_graph(name)
+    if not store.contains_named_graph(graph):
+        raise ConfigError(f"no ontology graph {name!r} in the store ({graph}); build or load it first")
+    g = _Graph(store, graph)
+    out = OntologyAxioms(graph)
+    for subject, props in g.by_subject.items():
+        if not isinstance(subject, ox.NamedNode):
+            continue
+        types = frozenset(_values(props.get(RDF.type, [])))
+        ids, labels = _values(props.get(OBOINOWL.id, [])), _values(props.get(RDFS.label, []))
+        if OWL.Class in types:
+            out.classes[subject.value] = ClassAxioms(
+                iri=subject.value,
+                id=ids[0] if ids else None,
+                label=labels[0] if labels else None,
+                values={p: _values(v) for p, v in props.items() if p in _ANNOTATIONS},
+                synonyms=tuple((s, t) for p, s in _SCOPES.items() for t in _values(props.get(p, []))),
+                parents=_exprs(g, props.get(RDFS.subClassOf, [])),
+                equivalents=_exprs(g, props.get(OWL.equivalentClass, [])),
+                disjoint=_values(props.get(OWL.disjointWith, [])),
+                types=types,
+            )
+        elif types & {OWL.ObjectProperty, OWL.AnnotationProperty}:
+            out.properties[subject.value] = PropertyAxioms(
+                iri=subject.value,
+                id=ids[0] if ids else None,
+                label=labels[0] if labels else None,
+                types=types,
+                parents=_values(props.get(RDFS.subPropertyOf, [])),
+                inverse=_values(props.get(OWL.inverseOf, [])),
+                domain=_values(props.get(RDFS.domain, [])),
+                range=_values(props.get(RDFS.range, [])),
+                xrefs=_values(props.get(OBOINOWL.hasDbXref, [])),
+            )
+    version = _values(g.get(ox.NamedNode(graph), OWL.versionInfo))
+    return OntologyAxioms(graph, out.classes, out.properties, version[0] if version else None)
+
+
+def _exprs(g: _Graph, nodes: list[object]) -> tuple[Expr, ...]:
+    found = (g.expr(n) for n in nodes)
+    return tuple(e for e in found if e is not None)
+
+
+#: Annotation predicates kept in :attr:`ClassAxioms.values`.
+_ANNOTATIONS = frozenset(
+    {
+        OBO.definition,
+        RDFS.comment,
+        OBOINOWL.hasOBONamespace,
+        OBOINOWL.hasAlternativeId,
+        OBOINOWL.hasDbXref,
+        OBOINOWL.inSubset,
+        OBOINOWL.consider,
+        IAO.replaced_by,
+        OWL.deprecated,
+        CRAFT.logicalDefinition,
+    }
+)
+
+
+#: The store's own bookkeeping about a batch, not part of the ontology.
+_MANIFEST = frozenset({CRAFT.digest, CRAFT.companion, CRAFT.relationsGraph})
+
+
+def ontology_triples(
+    store: ReadableStore, name: str, *, subject: ox.NamedNode | ox.BlankNode | None = None
+) -> Iterator[ox.Triple]:
+    """The triples of ontology graph ``name`` (about ``subject`` only, when given), without the batch manifest.
+
+    ConfigError if the store lacks the graph.
+    """
+    graph = ontology_graph(name)
+    if not store.contains_named_graph(graph):
+        raise ConfigError(f"no ontology graph {name!r} in the store ({graph}); build or load it first")
+    for q in store.quads_for_pattern(subject, None, None, ox.NamedNode(graph)):
+        if q.predicate.value not in _MANIFEST:
+            yield q.triple

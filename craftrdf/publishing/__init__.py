@@ -1,0 +1,1 @@
+"""What leaves the store: exports to files, the HTTP server and viewer, SHACL shapes."""

@@ -1,0 +1,489 @@
+"""Worker processes that run queries and can be killed: the server's time limit and crash barrier.
+
+pyoxigraph 0.5.13 cannot cancel a running query and a pathological query can crash the
+process. So the server never runs the engine itself: a :class:`WorkerPool` keeps a few
+processes, each with the store open (read-only, so they share it; or one writer when updates
+are enabled), and sends them work over a pipe. A call that overruns its time limit gets its
+worker killed (SIGKILL) and replaced, and the caller a 503; a worker that dies mid-call (a
+segfault) is replaced too, and the caller gets a 500. The pool never returns a partial answer.
+
+Work is a module-level function ``fn(store, *args)`` (pickled by name) run in the worker
+with the worker's :class:`~craftrdf.store.local.AnnotationStore`; :func:`run_sparql` and
+:func:`run_update` are the SPARQL ones. :class:`PooledStore` gives code written for an
+``AnnotationStore`` (the article viewer) the same ``query`` interface, run in the pool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import multiprocessing as mp
+import os
+import queue
+import signal
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any, Literal
+
+import pyoxigraph as ox
+
+from ...core.errors import CraftrdfError, QueryError, StoreError
+from ...store.local import AnnotationStore
+from ...store.sparql_reads import SparqlReads
+from .guard import RequestRefused
+from .jobs import query_for_proxy
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreOpener:
+    """How a worker opens the store: a path and a mode ("read" for a pool, "write" for the one writer)."""
+
+    path: str
+    mode: Literal["read", "write"] = "read"
+
+    def __call__(self) -> AnnotationStore:
+        return AnnotationStore.open(self.path, mode=self.mode)
+
+
+def _worker_main(conn: Connection, opener: Callable[[], AnnotationStore], no_network: bool = False) -> None:
+    """A worker's loop: open the store, then run ``(fn, args)`` messages until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+    if no_network:
+        from .sandbox import deny_network
+
+        deny_network()  # before the store is opened and any request is seen
+    try:
+        store = opener()
+    except Exception as exc:  # reported to the parent, which says it in one line
+        conn.send(("fail", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", os.getpid()))
+    try:
+        while True:
+            try:
+                msg = conn.recv()
+            except EOFError:
+                break
+            if msg is None:
+                break
+            fn, args = msg
+            try:
+                reply: tuple[Any, ...] = ("ok", fn(store, *args))
+            except RequestRefused as exc:
+                reply = ("err", exc.status, exc.message)
+            except SyntaxError as exc:
+                reply = ("err", 400, f"SPARQL syntax error: {exc}")
+            except CraftrdfError as exc:
+                reply = ("err", 404 if "no annotation set" in str(exc) else 400, str(exc))
+            except ValueError as exc:
+                reply = ("err", 400, str(exc))
+            except Exception as exc:  # the engine's own failures; the client needs the message
+                reply = ("err", 500, f"query failed: {type(exc).__name__}: {exc}")
+            conn.send(reply)
+    finally:
+        store.close()
+
+
+@dataclass(slots=True)
+class _Worker:
+    process: mp.process.BaseProcess
+    conn: Connection
+
+
+def _renice(w: _Worker, niceness: int) -> bool:
+    """Set ``w``'s CPU niceness; False where not allowed (raising priority needs privileges)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, w.process.pid or 0, niceness)
+    except OSError:
+        return False
+    return True
+
+
+class ClientGone(RequestRefused):
+    """The client of a call went away (its ``cancel`` event was set); the call was stopped."""
+
+    def __init__(self) -> None:
+        super().__init__(499, "the client closed the connection; its query was cancelled")
+
+
+class WorkerPool:
+    """Processes holding the store open, each running one call at a time, killed when they overrun.
+
+    ``size`` workers are started at once and the constructor waits until each has opened the
+    store (StoreError naming the reason if one cannot, e.g. the store is locked by a writer).
+    A writer pool (``opener.mode == "write"``) must have size 1. Use as a context manager or
+    call :meth:`close`; :meth:`call` is thread-safe and blocking (run it off the event loop).
+
+    Fairness: with ``heavy`` > 0, ``heavy`` more workers are started, and a call still running
+    after ``heavy_after`` seconds counts as heavy. At most ``heavy`` calls may be heavy at once;
+    one more is stopped at that moment with 503 and ``Retry-After``, so heavy calls never hold
+    more than ``heavy`` workers and ``size`` workers remain for simple queries. The pool
+    remembers calls that turned heavy (the last 1,024, by a hash of the function and its
+    arguments): the same call again is counted heavy from the start, and refused at once with
+    503 and ``Retry-After`` (no worker touched) when the lane is full or fewer than ``size``
+    ready workers would remain beside it. A heavy
+    call's worker is lowered in CPU priority (nice +10) and, when its priority cannot be raised
+    again afterwards (not root), replaced by a fresh one. With ``no_network`` each worker denies
+    itself network sockets before opening the store (:func:`craftrdf.publishing.server.sandbox.deny_network`).
+    """
+
+    def __init__(
+        self,
+        opener: Callable[[], AnnotationStore],
+        *,
+        size: int = 2,
+        heavy: int = 0,
+        heavy_after: float = 1.0,
+        no_network: bool = False,
+        start_timeout: float = 120.0,
+    ) -> None:
+        if size < 1 or heavy < 0:
+            raise StoreError("a worker pool needs at least one worker")
+        if getattr(opener, "mode", "read") == "write" and size + heavy != 1:
+            raise StoreError("updates need a single writer: use one worker with --allow-update")
+        self.size = size + heavy
+        self.fast = size
+        self.heavy = heavy
+        self.heavy_after = heavy_after
+        self.no_network = no_network
+        self._opener = opener
+        self._ctx = mp.get_context("spawn")
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._heavy_running = 0
+        self._known_heavy: OrderedDict[str, None] = OrderedDict()  # calls that turned heavy before
+        self._ready: set[int] = set()  # ids of workers that opened the store and are not killed
+        self._all: dict[int, _Worker] = {}
+        self._start_timeout = start_timeout
+        self.restarts = 0
+        started = [self._spawn() for _ in range(self.size)]
+        try:
+            for w in started:
+                self._await_ready(w)
+        except BaseException:
+            for w in started:
+                self._kill(w)
+            raise
+        for w in started:
+            self._ready.add(id(w))
+            self._idle.put(w)
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def _spawn(self) -> _Worker:
+        parent, child = self._ctx.Pipe()
+        p = self._ctx.Process(
+            target=_worker_main,
+            args=(child, self._opener, self.no_network),
+            daemon=True,
+            name="craftrdf-query-worker",
+        )
+        p.start()
+        child.close()
+        w = _Worker(p, parent)
+        with self._lock:
+            self._all[id(w)] = w
+        return w
+
+    def _await_ready(self, w: _Worker) -> None:
+        if not w.conn.poll(self._start_timeout):
+            raise StoreError(f"a query worker did not open the store within {self._start_timeout:g} s")
+        try:
+            msg = w.conn.recv()
+        except EOFError:
+            raise StoreError(f"a query worker died while opening the store (exit code {w.process.exitcode})") from None
+        if msg[0] != "ready":
+            raise StoreError(f"a query worker cannot open the store: {msg[1]}")
+
+    def _kill(self, w: _Worker) -> None:
+        # Whoever takes the worker out of _all stops it: close() and a request's replacement can
+        # reach the same worker at once, and a second close of its pipe would close a reused fd.
+        with self._lock:
+            owned = self._all.pop(id(w), None) is not None
+            self._ready.discard(id(w))
+        if not owned:
+            return
+        if w.process.is_alive():
+            w.process.kill()
+        w.process.join(5)
+        w.conn.close()
+
+    def _replace(self, w: _Worker, why: str, *, quiet: bool = False) -> None:
+        """Kill ``w`` and start its successor in the background (the pool is short one until then)."""
+        self._kill(w)
+        self.restarts += 1
+        (logger.debug if quiet else logger.warning)("query worker %s %s; starting a new one", w.process.pid, why)
+        threading.Thread(target=self._start_successor, name="craftrdf-worker-restart", daemon=True).start()
+
+    def _start_successor(self) -> None:
+        # a writer's successor can only open the store once the old one's lock is gone,
+        # which _kill ensured by joining the killed process
+        for attempt in range(3):
+            if self._closed:
+                return
+            try:
+                new = self._spawn()
+            except OSError as exc:  # e.g. the interpreter is shutting down
+                logger.error("cannot start a query worker: %s", exc)
+                return
+            try:
+                self._await_ready(new)
+            except (StoreError, OSError) as exc:
+                self._kill(new)
+                if self.closed():  # the pool was closed under the starting successor
+                    return
+                logger.error("replacing a query worker failed (attempt %d): %s", attempt + 1, exc)
+                time.sleep(1.0)
+                continue
+            if self.closed():  # closed while the successor was starting
+                self._kill(new)
+            else:
+                with self._lock:
+                    self._ready.add(id(new))
+                self._idle.put(new)
+            return
+
+    def close(self) -> None:
+        """Stop every worker (idle ones cleanly, busy ones killed)."""
+        self._closed = True
+        with self._lock:
+            workers = list(self._all.values())
+        for w in workers:
+            with contextlib.suppress(OSError):
+                w.conn.send(None)
+        deadline = time.monotonic() + 5
+        for w in workers:
+            w.process.join(max(deadline - time.monotonic(), 0.1))
+            self._kill(w)
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def closed(self) -> bool:
+        """True once :meth:`close` has been called."""
+        return self._closed
+
+    def pids(self) -> list[int]:
+        """Process ids of the live workers (for tests and diagnostics)."""
+        with self._lock:
+            return [w.process.pid for w in self._all.values() if w.process.pid is not None]
+
+    def idle(self) -> int:
+        """How many workers are ready and waiting for a call (for tests and diagnostics)."""
+        return self._idle.qsize()
+
+    def heavy_running(self) -> int:
+        """How many calls are heavy now (for tests and diagnostics)."""
+        with self._lock:
+            return self._heavy_running
+
+    # -- calls -----------------------------------------------------------------------
+
+    def _take(self, wait: float) -> _Worker:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                w = self._idle.get(timeout=max(deadline - time.monotonic(), 0.001))
+            except queue.Empty:
+                raise RequestRefused(
+                    503, f"all {self.size} query workers stayed busy for {wait:g} s; try again later", retry_after=5
+                ) from None
+            if w.process.is_alive():
+                return w
+            self._replace(w, f"had died while idle (exit code {w.process.exitcode})")
+
+    def _admit_heavy(self, *, at_dispatch: bool) -> bool:
+        """Count one more heavy call if the lane has room; False if not.
+
+        At dispatch (a call known to be heavy), also only while ``fast`` ready workers would
+        remain for other calls: after a heavy call is killed its successor takes seconds to
+        start, and the next heavy call must not take the simple queries' last worker meanwhile.
+        """
+        with self._lock:
+            if self._heavy_running >= self.heavy:
+                return False
+            if at_dispatch and len(self._ready) - self._heavy_running - 1 < self.fast:
+                return False
+            self._heavy_running += 1
+            return True
+
+    def _lane_full(self, timeout: float) -> RequestRefused:
+        return RequestRefused(
+            503,
+            f"{self.heavy} long queries are running already, the most this server runs at once; try again later",
+            retry_after=max(int(timeout / 2), 1),
+        )
+
+    def _remember_heavy(self, key: str) -> None:
+        with self._lock:
+            self._known_heavy[key] = None
+            self._known_heavy.move_to_end(key)
+            while len(self._known_heavy) > 1024:
+                self._known_heavy.popitem(last=False)
+
+    def _drop_heavy(self) -> None:
+        with self._lock:
+            self._heavy_running -= 1
+
+    def _end_heavy(self, w: _Worker) -> None:
+        """The heavy call on ``w`` is over: restore its priority, or replace it when that is not allowed."""
+        self._drop_heavy()
+        if not _renice(w, 0):
+            self._replace(w, "ran a heavy call at low priority", quiet=True)
+            return
+        self._idle.put(w)
+
+    def _wait(self, w: _Worker, timeout: float, cancel: threading.Event | None, key: str, heavy: bool) -> bool:
+        """Wait for ``w``'s answer; True if heavy. Raises (after replacing ``w``) on overrun, cancel, full lane."""
+        started = time.monotonic()
+        while True:
+            elapsed = time.monotonic() - started
+            if w.conn.poll(max(min(0.05, timeout - elapsed), 0)):
+                return heavy
+            elapsed = time.monotonic() - started
+            if cancel is not None and cancel.is_set():
+                if heavy:
+                    self._drop_heavy()
+                self._replace(w, "was running a query whose client went away", quiet=True)
+                raise ClientGone()
+            if elapsed >= timeout:
+                if heavy:
+                    self._drop_heavy()
+                self._replace(w, f"overran the {timeout:g} s time limit and was killed")
+                raise RequestRefused(
+                    503,
+                    f"the query ran past the server's time limit of {timeout:g} s and was "
+                    "stopped; make it more selective or add LIMIT",
+                )
+            if self.heavy and not heavy and elapsed >= self.heavy_after:
+                self._remember_heavy(key)
+                heavy = self._admit_heavy(at_dispatch=False)
+                if not heavy:
+                    self._replace(w, "ran a heavy query while the heavy lane was full", quiet=True)
+                    raise self._lane_full(timeout)
+                _renice(w, 10)
+
+    def call(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        timeout: float,
+        wait: float | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Any:
+        """Run ``fn(store, *args)`` in a worker and return its result; at most ``timeout`` seconds.
+
+        Raises RequestRefused: 503 when the call overran (its worker is killed and replaced),
+        no worker became free within ``wait`` seconds (default: ``timeout``), or the call turned
+        heavy while the heavy lane was full (with ``retry_after``); :class:`ClientGone` when
+        ``cancel`` was set during the call (its worker is killed); 500 when the worker died during
+        the call; the worker's own status for errors it reported (400 bad query, 406, 422...).
+        """
+        if self._closed:
+            raise RequestRefused(503, "the server is shutting down")
+        key = hashlib.sha256(repr((fn.__module__, fn.__qualname__, args)).encode()).hexdigest()
+        with self._lock:
+            known = key in self._known_heavy
+        if self.heavy and known and not self._admit_heavy(at_dispatch=True):
+            raise self._lane_full(timeout)
+        try:
+            w = self._take(timeout if wait is None else wait)
+        except RequestRefused:
+            if self.heavy and known:
+                self._drop_heavy()
+            raise
+        if self.heavy and known:
+            _renice(w, 10)
+        heavy = bool(self.heavy and known)
+        try:
+            w.conn.send((fn, args))
+            heavy = self._wait(w, timeout, cancel, key, heavy)
+        except (OSError, EOFError):
+            self._replace(w, "was gone when given work")
+            raise RequestRefused(500, "the query worker failed; it has been replaced, try again") from None
+        except RequestRefused:
+            raise
+        except BaseException:
+            self._replace(w, "was interrupted")
+            raise
+        try:
+            msg = w.conn.recv()
+        except (EOFError, OSError):
+            w.process.join(1)
+            code = w.process.exitcode
+            if heavy:
+                self._drop_heavy()
+            self._replace(w, f"died during a call (exit code {code})")
+            raise RequestRefused(
+                500,
+                f"the query crashed its worker process (exit code {code}); the server replaced it and keeps serving",
+            ) from None
+        if heavy:
+            self._end_heavy(w)
+        else:
+            self._idle.put(w)
+        if msg[0] == "ok":
+            return msg[1]
+        raise RequestRefused(msg[1], msg[2])
+
+
+class PooledStore(SparqlReads):
+    """A :class:`~craftrdf.store.local.ReadableStore` whose queries run in a :class:`WorkerPool`.
+
+    ``query`` returns what the embedded store returns (``QuerySolutions``, ``QueryBoolean``,
+    or a list of triples for CONSTRUCT), parsed back from TSV / JSON / N-Triples, so library
+    code (the article viewer) runs unchanged, with the server's time limit. Errors come back
+    as :class:`~craftrdf.core.errors.QueryError`.
+    """
+
+    def __init__(self, pool: WorkerPool, *, timeout: float) -> None:
+        self.pool = pool
+        self.timeout = timeout
+        self.path = None
+        self.writable = False
+
+    def query(
+        self,
+        sparql: str,
+        *,
+        substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
+        prefixes: Mapping[str, str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+        default_graph: Sequence[str] | None = None,
+        custom_functions: Mapping[ox.NamedNode, Callable[..., Any]] | None = None,
+    ) -> Any:
+        """Run a query in a worker with values bound by name (see ``AnnotationStore.query``).
+
+        ``custom_functions`` are not sent: the workers run the server's own (``craftrdf:wang``).
+        """
+        subs = tuple((str(k), v) for k, v in (substitutions or {}).items())
+        try:
+            kind, body = self.pool.call(
+                query_for_proxy,
+                sparql,
+                subs,
+                dict(prefixes or {}) or None,
+                None if named_graphs is None else list(named_graphs),
+                None if default_graph is None else list(default_graph),
+                timeout=self.timeout,
+            )
+        except RequestRefused as exc:
+            if exc.status == 400 and exc.message.startswith("SPARQL syntax error"):
+                raise SyntaxError(exc.message) from None
+            raise QueryError(exc.message) from None
+        if kind == "solutions":
+            return ox.parse_query_results(body, ox.QueryResultsFormat.TSV)
+        if kind == "boolean":
+            return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
+        return list(ox.parse(body, ox.RdfFormat.N_TRIPLES))

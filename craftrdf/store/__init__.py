@@ -1,0 +1,1 @@
+"""Stores: the contract every store meets, the local Oxigraph store, the remote SPARQL store, batch replacement."""

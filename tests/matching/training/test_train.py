@@ -1,0 +1,254 @@
+"""Training on the bundled sample: the model folder, no test document in it, the CLI, bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import craftrdf
+from craftrdf.apps.cli import main
+from craftrdf.apps.demo import sample_dir
+from craftrdf.core.errors import ConfigError, InputError
+from craftrdf.core.registry import load_registry
+from craftrdf.matching.training.folder import read_model
+from craftrdf.matching.training.train import annotate_with_model, train_set
+from tests.helpers.sample import article_text
+
+IDS = sample_dir() / "articles" / "ids"
+
+
+def split_ids(*splits: str) -> list[str]:
+    """The sample's document ids of the splits, read from CRAFT's own id files."""
+    return sorted(
+        line.strip() for s in splits for line in (IDS / f"craft-ids-{s}.txt").read_text().split() if line.strip()
+    )
+
+
+def word_at(text: str, word: str) -> tuple[int, int]:
+    m = re.search(rf"\b{re.escape(word)}\b", text)
+    assert m is not None, word
+    return m.span()
+
+
+@pytest.fixture(scope="module")
+def planted(sample_store, tmp_path_factory):
+    """A set PLANT: a word only the test article has, annotated PLANT:9 there; "cells" in the train
+    article, annotated PLANT:1."""
+    (test_doc,) = split_ids("test")
+    (train_doc,) = split_ids("train")
+    folder = tmp_path_factory.mktemp("plant")
+    test_text, train_text = article_text(test_doc), article_text(train_doc)
+    # a word in the test article that the train and dev articles never contain
+    others = " ".join(article_text(d) for d in split_ids("train", "dev")).lower()
+    test_word = next(w for w in re.findall(r"\b[a-z]{7,}\b", test_text) if w not in others)
+    s, e = word_at(test_text, test_word)
+    (folder / f"{test_doc}.bionlp").write_text(f"T1\tPLANT:9 {s} {e}\t{test_word}\n", encoding="utf-8")
+    s, e = word_at(train_text, "cells")
+    (folder / f"{train_doc}.bionlp").write_text(f"T1\tPLANT:1 {s} {e}\tcells\n", encoding="utf-8")
+    craftrdf.load(sample_store, [folder / f"{test_doc}.bionlp", folder / f"{train_doc}.bionlp"], set_key="PLANT")
+    return test_doc, test_word
+
+
+def test_no_test_document_reaches_the_model(sample_store, planted, tmp_path):
+    test_doc, test_word = planted
+    report, model = train_set(sample_store, "PLANT", on="train,dev", registry=load_registry(), out=tmp_path / "m")
+    assert model.documents == tuple(split_ids("train", "dev"))
+    assert test_doc not in model.documents
+    meta = json.loads((tmp_path / "m" / "model.json").read_text())
+    assert meta["trained_on"] == {"splits": ["train", "dev"], "documents": split_ids("train", "dev")}
+    written = (tmp_path / "m" / "names.tsv").read_text() + (tmp_path / "m" / "terms.tsv").read_text()
+    assert "PLANT:9" not in written and test_word not in written
+    assert "PLANT:1" in written
+    _, predictions = annotate_with_model(
+        sample_store, "PLANT", tmp_path / "m", {test_doc: article_text(test_doc)}, registry=load_registry()
+    )
+    assert all(a.class_id != "PLANT:9" for a in predictions[test_doc])
+    assert report.exact_only  # PLANT has no ontology: exact classes only
+
+
+def test_model_folder_is_read_back_as_written(sample_store, tmp_path):
+    report, model = train_set(sample_store, "PR", registry=load_registry(), out=tmp_path / "pr", quick=True)
+    again = read_model(tmp_path / "pr", set_key="PR")
+    assert again.names == model.names and sorted(again.terms) == sorted(model.terms)
+    assert again.config == report.selection.config and again.decision == report.selection.decision
+    assert again.meta["scoring"].startswith("exact classes only")
+    header = (tmp_path / "pr" / "names.tsv").read_text().splitlines()[0]
+    assert header == "tokens\tclass\tannotations\tdocuments\twritten"
+
+
+@pytest.fixture(scope="module")
+def pr_model(sample_store, tmp_path_factory):
+    out = tmp_path_factory.mktemp("m") / "pr"
+    train_set(sample_store, "PR", registry=load_registry(), out=out, quick=True)
+    return out
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    dst.mkdir()
+    for f in src.iterdir():
+        (dst / f.name).write_bytes(f.read_bytes())
+    return dst
+
+
+def test_model_of_another_set_is_refused(sample_store, pr_model, tmp_path):
+    with pytest.raises(ConfigError, match="trained for set PR, not CL"):
+        annotate_with_model(
+            sample_store, "CL", pr_model, {"x": "text"}, registry=load_registry(), out_dir=tmp_path / "o"
+        )
+    assert not (tmp_path / "o").exists()
+
+
+def test_model_of_another_version_is_refused(pr_model, tmp_path):
+    m = _copy(pr_model, tmp_path / "m")
+    meta = json.loads((m / "model.json").read_text())
+    meta["version"] = 99
+    (m / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(InputError, match="version 99"):
+        read_model(m)
+
+
+def test_corrupt_table_is_refused(pr_model, tmp_path):
+    m = _copy(pr_model, tmp_path / "m")
+    (m / "terms.tsv").write_text((m / "terms.tsv").read_text() + "x\ty\tnot-a-count\t1\t0.5\tyes\n")
+    with pytest.raises(InputError, match="changed since the model was written"):
+        read_model(m)
+    (m / "model.json").write_text("{not json")
+    with pytest.raises(InputError, match=r"unreadable model\.json"):
+        read_model(m)
+
+
+def test_cli_bad_input_is_one_line_and_writes_nothing(sample_store_dir, pr_model, tmp_path, capsys):
+    store = str(sample_store_dir)
+    out = tmp_path / "run"
+    code = main(
+        ["annotate", "--store", store, "--set", "CL", "--model", str(pr_model), str(sample_dir()), "--out", str(out)]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "trained for set PR, not CL" in err[0]
+    assert not out.exists()
+    # an unknown set: one line, no folder
+    code = main(["train", "--store", store, "--set", "PLANT_NONE", "--out", str(tmp_path / "m")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "no annotation set 'PLANT_NONE'" in err[0]
+    assert not (tmp_path / "m").exists()
+
+
+def test_no_gold_in_the_split_writes_nothing(sample_store, tmp_path):
+    folder = tmp_path / "only_test"
+    folder.mkdir()
+    (test_doc,) = split_ids("test")
+    s, e = word_at(article_text(test_doc), "cells")
+    (folder / f"{test_doc}.bionlp").write_text(f"T1\tEMPTY:1 {s} {e}\tcells\n", encoding="utf-8")
+    craftrdf.load(sample_store, [folder / f"{test_doc}.bionlp"], set_key="EMPTYTRAIN")
+    with pytest.raises(ConfigError, match="no gold annotations in split train,dev"):
+        train_set(sample_store, "EMPTYTRAIN", registry=load_registry(), out=tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
+def test_cli_train_then_annotate(sample_store_dir, tmp_path, capsys):
+    store = str(sample_store_dir)
+    model = tmp_path / "model"
+    assert main(["train", "--store", store, "--set", "PR", "--quick", "--out", str(model), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert "trained PR on 2 documents" in out and "exact classes only" in out
+    run = tmp_path / "run"
+    args = ["annotate", "--store", store, "--set", "PR", "--model", str(model), str(sample_dir()), "--split", "test"]
+    assert main([*args, "--out", str(run), "--no-cache"]) == 0
+    assert [p.name for p in run.iterdir()] == [f"{split_ids('test')[0]}.bionlp"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.text(alphabet=st.sampled_from("ab \t\n:;-019x"), max_size=200))
+def test_any_table_text_is_read_or_refused_with_input_error(pr_model, tmp_path_factory, body):
+    # a table rewritten with its digest updated (so the content itself is what is checked)
+    import hashlib
+
+    m = tmp_path_factory.mktemp("fuzz") / "m"
+    _copy(pr_model, m)
+    text = "form\tclass\ttrue_positives\tfinds\n" + body
+    (m / "forms.tsv").write_text(text, encoding="utf-8")
+    meta = json.loads((m / "model.json").read_text())
+    meta["files"]["forms.tsv"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    (m / "model.json").write_text(json.dumps(meta))
+    try:
+        model = read_model(m)
+    except InputError as exc:
+        assert "forms.tsv" in str(exc)
+    else:
+        assert all(r.tp <= r.n for r in model.terms)
+
+
+def _rewrite(m: Path, name: str, data: bytes) -> None:
+    """Replace one table and record its new digest, so the content itself is what is checked."""
+    import hashlib
+
+    (m / name).write_bytes(data)
+    meta = json.loads((m / "model.json").read_text())
+    meta["files"][name] = hashlib.sha256(data).hexdigest()
+    (m / "model.json").write_text(json.dumps(meta))
+
+
+def _version(m: Path) -> None:
+    meta = json.loads((m / "model.json").read_text())
+    meta["version"] = 0
+    (m / "model.json").write_text(json.dumps(meta))
+
+
+def _files_not_a_table(m: Path) -> None:
+    meta = json.loads((m / "model.json").read_text())
+    meta["files"] = ["names.tsv"]
+    (m / "model.json").write_text(json.dumps(meta))
+
+
+#: (what is done to a copy of a good model folder, what the one line must say)
+BAD_FOLDERS = {
+    "another version": (_version, "model format version 0; this craftrdf reads version 1"),
+    "model.json not JSON": (lambda m: (m / "model.json").write_text("{"), "unreadable model.json"),
+    "a table edited": (
+        lambda m: (m / "terms.tsv").write_text((m / "terms.tsv").read_text() + "a\tPR:1\t1\t1\t1.0\tyes\n"),
+        "terms.tsv: changed since the model was written",
+    ),
+    "a table missing": (lambda m: (m / "forms.tsv").unlink(), "forms.tsv: cannot read"),
+    "a table not UTF-8": (
+        lambda m: _rewrite(m, "names.tsv", b"tokens\tclass\tannotations\tdocuments\twritten\n\xff\tPR:1\t1\t1\t\n"),
+        "names.tsv: not UTF-8",
+    ),
+    "a count not a number": (
+        lambda m: _rewrite(m, "forms.tsv", b"form\tclass\ttrue_positives\tfinds\ncells\tPR:1\tmany\t1\n"),
+        "forms.tsv, line 2: not a count: 'many'",
+    ),
+    "digests not a table": (_files_not_a_table, "model.json: 'files' must map each table to its SHA-256"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FOLDERS))
+def test_cli_bad_model_folder_is_one_line_and_writes_nothing(sample_store_dir, pr_model, tmp_path, capsys, case):
+    spoil, message = BAD_FOLDERS[case]
+    m = _copy(pr_model, tmp_path / "m")
+    spoil(m)
+    out = tmp_path / "run"
+    args = ["annotate", "--store", str(sample_store_dir), "--set", "PR", "--model", str(m), str(sample_dir())]
+    code = main([*args, "--split", "test", "--out", str(out), "--no-cache"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1, err
+    assert message in err[0]
+    assert not out.exists()
+
+
+def test_cli_train_with_no_gold_in_the_split_is_one_line_and_keeps_the_old_folder(
+    sample_store_dir, pr_model, tmp_path, capsys
+):
+    # the sample's dev article (17244351) has no MOP annotation: its knowtator file holds no <annotation>
+    m = _copy(pr_model, tmp_path / "m")
+    before = {p.name: p.read_bytes() for p in m.iterdir()}
+    args = ["train", "--store", str(sample_store_dir), "--set", "MOP", "--on", "dev", "--out", str(m), "--no-cache"]
+    assert main(args) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "craftrdf: error: set MOP has no gold annotations in split dev: nothing to learn"
+    ]
+    assert {p.name: p.read_bytes() for p in m.iterdir()} == before

@@ -1,0 +1,418 @@
+"""Remote stores against a real Oxigraph server started on loopback (issue 8, "Remote stores").
+
+The bundled sample is built twice from the same input: into an embedded store
+(``craftrdf build --store``) and into ``oxigraph serve`` through the Graph Store Protocol
+(``craftrdf build --endpoint``). Every library query, and the view, export, similarity,
+query and annotate commands, must then give the same results from both. Skipped, with the
+reason, when the ``oxigraph`` command (PyPI package ``oxigraph``) is not installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import filecmp
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pyoxigraph as ox
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from craftrdf.apps.cli import main
+from craftrdf.apps.demo import sample_dir
+from craftrdf.building.builder import build_store
+from craftrdf.core.errors import QueryError, StoreError
+from craftrdf.core.registry import load_registry
+from craftrdf.querying.library import library, resolve_query, run_query
+from craftrdf.store.local import AnnotationStore
+from craftrdf.store.remote import RemoteStore
+from tests.helpers.oxigraph import free_port
+from tests.helpers.oxigraph import oxigraph_server as oxigraph_at
+from tests.helpers.queries import (
+    ADVERSARIAL,
+    EMPTY_IN_SAMPLE,
+    IRI_TAIL,
+    adversarial_cases,
+    digest_of,
+    params_of,
+    required,
+    rows_of,
+    tiny_quads,
+)
+
+
+def oxigraph_command() -> str | None:
+    """The ``oxigraph`` executable: on PATH, or beside this Python (an unactivated virtualenv)."""
+    found = shutil.which("oxigraph")
+    if found:
+        return found
+    beside = Path(sys.executable).parent / "oxigraph"
+    return str(beside) if beside.is_file() else None
+
+
+@contextlib.contextmanager
+def oxigraph_server(workdir: Path) -> Iterator[str]:
+    """An ``oxigraph serve`` on a free loopback port; yields its base URL, stops it afterwards."""
+    exe = oxigraph_command()
+    if exe is None:
+        pytest.skip("the `oxigraph` command is not installed (pip install oxigraph): no server to test against")
+    with oxigraph_at(exe, workdir) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, str]]:
+    """(local store path, query endpoint, graph store URL): the sample built into both."""
+    work = tmp_path_factory.mktemp("remote")
+    with oxigraph_server(work) as base:
+        endpoint, gsp = f"{base}/query", f"{base}/store"
+        local = work / "local.store"
+        assert main(["-q", "build", "--craft", str(sample_dir()), "--store", str(local)]) == 0
+        assert main(["-q", "build", "--craft", str(sample_dir()), "--endpoint", endpoint]) == 0
+        # nesting links: computed by the first nesting view, on each side (the remote one through the GSP)
+        view = ["-q", "view", "--sets", "UBERON_EXT", "--nesting", "outermost"]
+        assert main([*view, "--store", str(local)]) == 0
+        assert main([*view, "--endpoint", endpoint, "--graph-store", gsp]) == 0
+        yield local, endpoint, gsp
+
+
+def test_same_batches_and_size(built: tuple[Path, str, str]) -> None:
+    local, endpoint, _ = built
+    with AnnotationStore.open(local, mode="read") as store:
+        batches, size = store.batches(), len(store)
+    remote = RemoteStore(endpoint)
+    assert remote.batches() == batches
+    assert len(batches) > 50
+    assert len(remote) == size
+
+
+def test_rebuild_loads_nothing(built: tuple[Path, str, str]) -> None:
+    _, endpoint, gsp = built
+    remote = RemoteStore(endpoint, graph_store=gsp)
+    before = remote.batches()
+    report = build_store(sample_dir(), remote, registry=load_registry())  # type: ignore[arg-type]
+    assert report.loaded == {}
+    # every batch but the derived ones (containment links, view rows) that earlier tests wrote
+    built_batches = {g for g in before if not g.startswith("https://w3id.org/craftrdf/derived/")}
+    assert set(report.unchanged) == built_batches
+    assert remote.batches() == before
+
+
+def _compare(local: Path, endpoint: str, name: str, params: dict[str, str]) -> int:
+    from craftrdf.analysis.views import _graphs
+
+    q = resolve_query(name)
+    with AnnotationStore.open(local, mode="read") as store:
+        graphs = _graphs(store, ["UBERON_EXT", "CL_EXT", "UBERON"]) if name in ("view", "nested-pairs") else None
+        expected = run_query(store, q, params, named_graphs=graphs)
+    got = run_query(RemoteStore(endpoint), q, params, named_graphs=graphs)  # type: ignore[arg-type]
+    assert got.columns == expected.columns
+
+    def as_text(rows):
+        return sorted(tuple("UNDEF" if t is None else str(t) for t in r) for r in rows)
+
+    assert as_text(got.rows) == as_text(expected.rows), (name, params)
+    return len(expected.rows)
+
+
+@pytest.mark.parametrize("name", sorted(library()))
+def test_library_query_same_results_as_embedded(built: tuple[Path, str, str], name: str) -> None:
+    local, endpoint, _ = built
+    if library()[name].params:
+        params = params_of(name)
+        for k, v in params.items():
+            if required(name) <= {k}:  # a query that needs a parameter walks the whole store without it
+                _compare(local, endpoint, name, {k: v})
+        rows = _compare(local, endpoint, name, params)
+        assert (rows > 0) != (name in EMPTY_IN_SAMPLE), "the test values select nothing: a vacuous comparison"
+    if not required(name):
+        _compare(local, endpoint, name, {})
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    assert main(argv) == 0, capsys.readouterr().err
+    return capsys.readouterr().out
+
+
+def test_cli_commands_same_output(
+    built: tuple[Path, str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    local, endpoint, gsp = built
+    sides = {"store": ["--store", str(local)], "endpoint": ["--endpoint", endpoint]}
+    out: dict[str, dict[str, str]] = {}
+    for side, where in sides.items():
+        d = tmp_path / side
+        o = out.setdefault(side, {})
+        o["query"] = _run(["-q", "query", "annotation-counts", *where, "--format", "csv"], capsys)
+        o["view"] = _run(
+            [
+                "-q",
+                "view",
+                *where,
+                "--sets",
+                "UBERON_EXT,CL_EXT",
+                "--classes",
+                "proper",
+                "--nesting",
+                "outermost",
+                "--split",
+                "test",
+                "--format",
+                "csv",
+            ],
+            capsys,
+        )
+        o["view-count"] = _run(["-q", "view", *where, "--sets", "*_EXT", "--nesting", "nested"], capsys)
+        _run(["-q", "export", *where, "--set", "UBERON_EXT", "--format", "bionlp", "--out", str(d / "bionlp")], capsys)
+        _run(["-q", "export", *where, "--set", "CL_EXT", "--format", "nquads", "--out", str(d / "cl.nq")], capsys)
+        o["similarity"] = _run(["-q", "similarity", *where, "--top-k", "5", "UBERON:0000955"], capsys)
+        o["pair"] = _run(["-q", "similarity", *where, "UBERON:0000955", "UBERON:0002435"], capsys)
+        _run(
+            [
+                "-q",
+                "annotate",
+                *where,
+                "--set",
+                "UBERON_EXT",
+                str(sample_dir()),
+                "--out",
+                str(d / "annotate"),
+                "--no-cache",
+                "--jobs",
+                "1",
+            ],
+            capsys,
+        )
+        shutil.copytree(d / "annotate", d / "pred" / "UBERON_EXT")  # a Shared Task directory: one folder per set
+        _run(
+            [
+                "-q",
+                "evaluate",
+                *where,
+                "--gold",
+                "UBERON_EXT",
+                "--pred",
+                str(d / "pred"),
+                "--criteria",
+                "exact",
+                "--out",
+                str(d / "evaluate"),
+            ],
+            capsys,
+        )
+        o["evaluate"] = (d / "evaluate" / "UBERON_EXT_results.tsv").read_text()
+        _run(
+            [
+                "-q",
+                "sweep",
+                *where,
+                "--set",
+                "UBERON",
+                "--split",
+                "train,dev",
+                "--grid",
+                "quick",
+                "--workers",
+                "1",
+                "--no-cache",
+                "--out",
+                str(d / "sweep"),
+            ],
+            capsys,
+        )
+        # the rows without their seconds (the last column)
+        o["sweep"] = "\n".join(
+            sorted(r.rsplit(",", 1)[0] for r in (d / "sweep" / "results.csv").read_text().splitlines())
+        )
+    assert out["store"].keys() == out["endpoint"].keys()
+    for k in out["store"]:
+        assert out["store"][k] == out["endpoint"][k], k
+    assert len(out["store"]["view"].splitlines()) > 10
+    assert len(out["store"]["sweep"].splitlines()) == 17  # the header and the 16 configurations of the quick grid
+    assert out["store"]["evaluate"].splitlines()[-1].startswith("TOTAL\t")
+    for folder in ("bionlp", "annotate"):
+        a, b = tmp_path / "store" / folder, tmp_path / "endpoint" / folder
+        names = sorted(p.name for p in a.iterdir())
+        assert names and names == sorted(p.name for p in b.iterdir())
+        _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
+        assert not mismatch and not errors, (folder, mismatch)
+
+    def lines(p):
+        return sorted(p.read_text().splitlines())
+
+    assert lines(tmp_path / "store" / "cl.nq") == lines(tmp_path / "endpoint" / "cl.nq")
+    # through the Graph Store Protocol, a whole graph comes in one GET: the same dump
+    _run(
+        [
+            "-q",
+            "export",
+            "--endpoint",
+            endpoint,
+            "--graph-store",
+            gsp,
+            "--set",
+            "CL_EXT",
+            "--format",
+            "nquads",
+            "--out",
+            str(tmp_path / "gsp.nq"),
+        ],
+        capsys,
+    )
+    assert lines(tmp_path / "gsp.nq") == lines(tmp_path / "store" / "cl.nq")
+
+
+def test_read_only_remote_cannot_write(built: tuple[Path, str, str]) -> None:
+    _, endpoint, _ = built
+    with pytest.raises(StoreError, match="read-only"):
+        RemoteStore(endpoint).load_batch("https://example.org/g", [], digest="x")
+
+
+def test_graph_store_replaces_and_removes_a_batch(built: tuple[Path, str, str]) -> None:
+    _, endpoint, gsp = built
+    remote = RemoteStore(endpoint, graph_store=gsp)
+    g = "https://example.org/test-batch"
+    line = f'<https://example.org/s> <https://example.org/p> "{{}}" <{g}> .'
+    try:
+        assert remote.load_batch(g, [line.format("one"), line.format("two")], digest="d1") == 3
+        assert remote.load_batch(g, [line.format("one")], digest="d1") == 0  # same digest: skipped
+        assert remote.load_batch(g, [line.format("three")], digest="d2") == 2
+        objects = sorted(q.object.value for q in remote.quads_for_pattern(None, None, None, ox.NamedNode(g)))
+        assert objects == ["d2", "three"]  # replaced whole: "one" and "two" are gone
+        assert remote.batches()[g].digest == "d2"
+    finally:
+        assert remote.remove_batch(g)
+    assert not remote.remove_batch(g)
+    assert g not in remote.batches()
+
+
+@pytest.mark.parametrize("through", ["update", "graph store"])
+def test_removing_a_batch_removes_its_companion_graphs(built: tuple[Path, str, str], through: str) -> None:
+    """Regression: RemoteStore.remove_batch left an ontology's relations graph behind (the
+    embedded store drops the companions its manifest lists with the batch)."""
+    _, endpoint, gsp = built
+    remote = RemoteStore(endpoint, graph_store=gsp)
+    if through == "graph store":
+        remote.update_endpoint = None  # a server without SPARQL update: DELETEs only
+    tail = through.replace(" ", "-")
+    g, c = f"https://example.org/with-companion/{tail}", f"https://example.org/companion/{tail}"
+    lines = [
+        f'<https://example.org/s> <https://example.org/p> "main" <{g}> .',
+        f'<https://example.org/s> <https://example.org/p> "derived" <{c}> .',
+    ]
+    remote.load_batch(g, lines, digest="d", companions=[c])
+    assert remote.contains_named_graph(g) and remote.contains_named_graph(c)
+    assert remote.remove_batch(g)
+    assert not remote.contains_named_graph(g) and not remote.contains_named_graph(c)
+    assert not remote.remove_batch(g)
+    # the embedded store, for the same batch, agrees
+    embedded = AnnotationStore.memory()
+    embedded.load_batch(g, lines, digest="d", companions=[c])
+    assert embedded.remove_batch(g)
+    assert not embedded.contains_named_graph(c)
+
+
+def test_bad_batch_writes_nothing(built: tuple[Path, str, str]) -> None:
+    _, endpoint, gsp = built
+    remote = RemoteStore(endpoint, graph_store=gsp)
+
+    def lines() -> Iterator[str]:
+        yield '<https://example.org/s> <https://example.org/p> "ok" <https://example.org/bad> .'
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="bad input"):
+        remote.load_batch("https://example.org/bad", lines(), digest="x")
+    assert not remote.contains_named_graph("https://example.org/bad")
+
+
+def test_dead_and_refusing_endpoints_give_clear_errors(
+    built: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, endpoint, _ = built
+    dead = f"http://127.0.0.1:{free_port()}/query"
+    with pytest.raises(StoreError, match=f"cannot reach endpoint {dead}"):
+        RemoteStore(dead, timeout=5).batches()
+    wrong = endpoint.rsplit("/", 1)[0] + "/nothere"
+    with pytest.raises(StoreError, match=rf"{wrong} failed \(HTTP 404\)"):
+        RemoteStore(wrong).batches()
+    with pytest.raises(QueryError, match=r"HTTP 400"):
+        RemoteStore(endpoint).query("SELECT ?s WHERE { ?s ?p }")
+    assert main(["-q", "query", "sets", "--endpoint", dead]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and dead in err[0]
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RemoteStore]:
+    """A second, empty server for the property test (it writes graphs the comparisons above must not see)."""
+    with oxigraph_server(tmp_path_factory.mktemp("scratch")) as base:
+        yield RemoteStore(f"{base}/query", graph_store=f"{base}/store")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=ADVERSARIAL, tail=IRI_TAIL)
+def test_adversarial_values_same_results_remote(scratch: RemoteStore, value: str, tail: str) -> None:
+    try:
+        cls = ox.NamedNode("http://example.org/c/" + tail).value
+    except ValueError:
+        cls = "http://example.org/c/plain"
+    embedded = ox.Store()
+    data = tiny_quads(value, cls)
+    for graph, quads in data.items():
+        embedded.extend(quads)
+        scratch.load_batch(graph, [f"{q} ." for q in quads], digest=digest_of(value, cls))
+    for sparql, subs, graphs in adversarial_cases(value, cls):
+        expected = rows_of(
+            embedded.query(
+                sparql,
+                substitutions={ox.Variable(k): v for k, v in subs.items()},
+                named_graphs=[ox.NamedNode(g) for g in graphs] if graphs else None,
+            )
+        )
+        got = rows_of(scratch.query(sparql, substitutions=subs, named_graphs=graphs))
+        assert got == expected
+        assert len(got) == 1
+    # nothing but the three batches and their manifests is there: no value changed the store
+    assert len(scratch) == sum(len(q) + 1 for q in data.values())
+
+
+def test_a_replacement_is_one_update_request_with_the_difference(
+    built: tuple[Path, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17: replacing goes through /update in one request (one server transaction), not a PUT."""
+    _, endpoint, gsp = built
+    remote = RemoteStore(endpoint, graph_store=gsp)
+    assert remote.update_endpoint == endpoint[: -len("query")] + "update"
+    g = "https://example.org/replaced"
+    s = "<https://example.org/s{}> <https://example.org/p> "
+    old = [f'{s.format(i)}"{i}" <{g}> .' for i in range(100)] + [f'_:b <https://example.org/p> "old" <{g}> .']
+    new = (
+        old[:90]
+        + [f'{s.format(i)}"{i}!" <{g}> .' for i in range(90, 100)]
+        + [f'_:c <https://example.org/p> "new" <{g}> .']
+    )
+    sent: list[bytes] = []
+    real_post = httpx.post
+
+    def spy(url: str, **kw: object) -> httpx.Response:
+        sent.append(kw["content"])  # type: ignore[arg-type]
+        return real_post(url, **kw)  # type: ignore[arg-type]
+
+    try:
+        remote.load_batch(g, old, digest="v1")
+        monkeypatch.setattr(RemoteStore, "_put", lambda *a: pytest.fail("a replacement must not PUT"))
+        monkeypatch.setattr(httpx, "post", spy)
+        remote.load_batch(g, new, digest="v2")
+        # by hand: out go 10 old values and manifest v1 (the old blank node by pattern); in come
+        # 10 new values, the new blank node's triple and manifest v2
+        assert len(sent) == 1 and sent[0].count(b'!" .') == 10 and sent[0].count(b'" . }\n') == (10 + 1) + (10 + 1 + 1)
+        objects = sorted(q.object.value for q in remote.quads_for_pattern(None, None, None, ox.NamedNode(g)))
+        # by hand: 90 unchanged, 10 changed, the new blank node's "new", the manifest "v2"
+        assert objects == sorted([str(i) for i in range(90)] + [f"{i}!" for i in range(90, 100)] + ["new", "v2"])
+    finally:
+        monkeypatch.undo()
+        remote.remove_batch(g)
