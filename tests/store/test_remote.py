@@ -10,7 +10,6 @@ reason, when the ``oxigraph`` command (PyPI package ``oxigraph``) is not install
 from __future__ import annotations
 
 import contextlib
-import filecmp
 import shutil
 import sys
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ from craftrdf.core.registry import load_registry
 from craftrdf.querying.library import library, resolve_query, run_query
 from craftrdf.store.local import AnnotationStore
 from craftrdf.store.remote import RemoteStore
+from tests.helpers.commands import assert_same_outputs, command_outputs
 from tests.helpers.oxigraph import free_port
 from tests.helpers.oxigraph import oxigraph_server as oxigraph_at
 from tests.helpers.queries import (
@@ -146,65 +146,8 @@ def test_cli_commands_same_output(
     out: dict[str, dict[str, str]] = {}
     for side, where in sides.items():
         d = tmp_path / side
-        o = out.setdefault(side, {})
-        o["query"] = _run(["-q", "query", "annotation-counts", *where, "--format", "csv"], capsys)
-        o["view"] = _run(
-            [
-                "-q",
-                "view",
-                *where,
-                "--sets",
-                "UBERON_EXT,CL_EXT",
-                "--classes",
-                "proper",
-                "--nesting",
-                "outermost",
-                "--split",
-                "test",
-                "--format",
-                "csv",
-            ],
-            capsys,
-        )
-        o["view-count"] = _run(["-q", "view", *where, "--sets", "*_EXT", "--nesting", "nested"], capsys)
-        _run(["-q", "export", *where, "--set", "UBERON_EXT", "--format", "bionlp", "--out", str(d / "bionlp")], capsys)
+        o = out[side] = command_outputs(where, d, capsys)
         _run(["-q", "export", *where, "--set", "CL_EXT", "--format", "nquads", "--out", str(d / "cl.nq")], capsys)
-        o["similarity"] = _run(["-q", "similarity", *where, "--top-k", "5", "UBERON:0000955"], capsys)
-        o["pair"] = _run(["-q", "similarity", *where, "UBERON:0000955", "UBERON:0002435"], capsys)
-        _run(
-            [
-                "-q",
-                "annotate",
-                *where,
-                "--set",
-                "UBERON_EXT",
-                str(sample_dir()),
-                "--out",
-                str(d / "annotate"),
-                "--no-cache",
-                "--jobs",
-                "1",
-            ],
-            capsys,
-        )
-        shutil.copytree(d / "annotate", d / "pred" / "UBERON_EXT")  # a Shared Task directory: one folder per set
-        _run(
-            [
-                "-q",
-                "evaluate",
-                *where,
-                "--gold",
-                "UBERON_EXT",
-                "--pred",
-                str(d / "pred"),
-                "--criteria",
-                "exact",
-                "--out",
-                str(d / "evaluate"),
-            ],
-            capsys,
-        )
-        o["evaluate"] = (d / "evaluate" / "UBERON_EXT_results.tsv").read_text()
         _run(
             [
                 "-q",
@@ -228,18 +171,8 @@ def test_cli_commands_same_output(
         o["sweep"] = "\n".join(
             sorted(r.rsplit(",", 1)[0] for r in (d / "sweep" / "results.csv").read_text().splitlines())
         )
-    assert out["store"].keys() == out["endpoint"].keys()
-    for k in out["store"]:
-        assert out["store"][k] == out["endpoint"][k], k
-    assert len(out["store"]["view"].splitlines()) > 10
+    assert_same_outputs(out["store"], out["endpoint"], tmp_path / "store", tmp_path / "endpoint")
     assert len(out["store"]["sweep"].splitlines()) == 17  # the header and the 16 configurations of the quick grid
-    assert out["store"]["evaluate"].splitlines()[-1].startswith("TOTAL\t")
-    for folder in ("bionlp", "annotate"):
-        a, b = tmp_path / "store" / folder, tmp_path / "endpoint" / folder
-        names = sorted(p.name for p in a.iterdir())
-        assert names and names == sorted(p.name for p in b.iterdir())
-        _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
-        assert not mismatch and not errors, (folder, mismatch)
 
     def lines(p):
         return sorted(p.read_text().splitlines())

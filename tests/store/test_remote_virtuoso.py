@@ -11,9 +11,7 @@ Skipped, with the reason, when ``virtuoso-t`` is not installed.
 
 from __future__ import annotations
 
-import filecmp
 import random
-import shutil
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +28,7 @@ from craftrdf.core.errors import StoreError
 from craftrdf.querying.library import library, resolve_query, run_query
 from craftrdf.store.local import AnnotationStore
 from craftrdf.store.remote import RemoteStore
+from tests.helpers.commands import assert_same_outputs, command_outputs, run_cli
 from tests.helpers.queries import (
     ADVERSARIAL,
     EMPTY_IN_SAMPLE,
@@ -167,114 +166,29 @@ def test_plain_sparql_wang_on_virtuoso_equals_the_index(built: tuple[Path, Virtu
     _plain_wang_agrees(built, 100)
 
 
-@pytest.mark.long("1,000 pairs, a query each on two stores: about 5 minutes")
+@pytest.mark.long("1,000 pairs, a query each on two stores: about 2 minutes")
 def test_plain_sparql_wang_on_virtuoso_equals_the_index_1000_pairs(built: tuple[Path, Virtuoso]) -> None:
     _plain_wang_agrees(built, 1000)
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    capsys.readouterr()
-    assert main(argv) == 0, capsys.readouterr().err
-    return capsys.readouterr().out
 
 
 def test_commands_same_output(built: tuple[Path, Virtuoso], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     local, server = built
     sides = {"store": ["--store", str(local)], "endpoint": ["--endpoint", server.endpoint]}
     out: dict[str, dict[str, str]] = {}
+    pair = ["UBERON:0000955", "UBERON:0002435"]
     for side, where in sides.items():
-        d = tmp_path / side
-        o = out.setdefault(side, {})
-        o["query"] = _run(["-q", "query", "annotation-counts", *where, "--format", "csv"], capsys)
-        o["view"] = _run(
-            [
-                "-q",
-                "view",
-                *where,
-                "--sets",
-                "UBERON_EXT,CL_EXT",
-                "--classes",
-                "proper",
-                "--nesting",
-                "outermost",
-                "--split",
-                "test",
-                "--format",
-                "csv",
-            ],
-            capsys,
-        )
-        o["view-count"] = _run(["-q", "view", *where, "--sets", "*_EXT", "--nesting", "nested"], capsys)
-        _run(["-q", "export", *where, "--set", "UBERON_EXT", "--format", "bionlp", "--out", str(d / "bionlp")], capsys)
-        o["similarity"] = _run(["-q", "similarity", *where, "--top-k", "5", "UBERON:0000955"], capsys)
-        o["pair"] = _run(["-q", "similarity", *where, "UBERON:0000955", "UBERON:0002435"], capsys)
-        o["bossy"] = _run(["-q", "similarity", *where, "--method", "bossy", "UBERON:0000955", "UBERON:0002435"], capsys)
-        o["svalues"] = _run(
-            [
-                "-q",
-                "query",
-                "wang-svalues",
-                *where,
-                "--format",
-                "csv",
-                "--param",
-                "a=UBERON:0000955",
-                "--param",
-                "b=UBERON:0002435",
-                "--param",
-                f"svalues={SVALUES}",
-            ],
-            capsys,
-        ).rsplit(",", 1)[0]  # the similarity: Virtuoso writes 6 digits of a double (compared above)
-        _run(
-            [
-                "-q",
-                "annotate",
-                *where,
-                "--set",
-                "UBERON_EXT",
-                str(sample_dir()),
-                "--out",
-                str(d / "annotate"),
-                "--no-cache",
-                "--jobs",
-                "1",
-            ],
-            capsys,
-        )
-        shutil.copytree(d / "annotate", d / "pred" / "UBERON_EXT")
-        _run(
-            [
-                "-q",
-                "evaluate",
-                *where,
-                "--gold",
-                "UBERON_EXT",
-                "--pred",
-                str(d / "pred"),
-                "--criteria",
-                "exact",
-                "--out",
-                str(d / "evaluate"),
-            ],
-            capsys,
-        )
-        o["evaluate"] = (d / "evaluate" / "UBERON_EXT_results.tsv").read_text()
-    for k in out["store"]:
-        assert out["store"][k] == out["endpoint"][k], k
-    assert len(out["store"]["view"].splitlines()) > 10
-    assert out["store"]["evaluate"].splitlines()[-1].startswith("TOTAL\t")
-    for folder in ("bionlp", "annotate"):
-        a, b = tmp_path / "store" / folder, tmp_path / "endpoint" / folder
-        names = sorted(p.name for p in a.iterdir())
-        assert names and names == sorted(p.name for p in b.iterdir())
-        _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
-        assert not mismatch and not errors, (folder, mismatch)
+        o = out[side] = command_outputs(where, tmp_path / side, capsys)
+        o["bossy"] = run_cli(["-q", "similarity", *where, "--method", "bossy", *pair], capsys)
+        params = ["--param", f"a={pair[0]}", "--param", f"b={pair[1]}", "--param", f"svalues={SVALUES}"]
+        o["svalues"] = run_cli(["-q", "query", "wang-svalues", *where, "--format", "csv", *params], capsys).rsplit(
+            ",", 1
+        )[0]  # the similarity: Virtuoso writes 6 digits of a double (compared above)
+    assert_same_outputs(out["store"], out["endpoint"], tmp_path / "store", tmp_path / "endpoint")
 
 
 def test_rebuild_sends_nothing(built: tuple[Path, Virtuoso], capsys: pytest.CaptureFixture[str]) -> None:
     server = built[1]
-    out = _run(
+    out = run_cli(
         ["build", "--craft", str(sample_dir()), "--endpoint", server.endpoint, "--graph-store", server.graph_store],
         capsys,
     )
