@@ -45,11 +45,12 @@ import pyoxigraph as ox
 
 from craftrdf.analysis.similarity._svalues import load_kernels
 from craftrdf.analysis.similarity.definition import SimilarityWarning
-from craftrdf.analysis.similarity.graph import SimilarityCache, TermGraph, load_term_graph, similarity_index
+from craftrdf.analysis.similarity.graph import TermGraph, load_term_graph, similarity_index
 from craftrdf.analysis.similarity.wang import WangIndex
 from craftrdf.building.builder import build_store
 from craftrdf.core.curie import CurieMap
 from craftrdf.core.registry import load_registry
+from craftrdf.ontology.cache import SimilarityCache
 from craftrdf.store.local import AnnotationStore
 
 ONTOLOGY = "UBERON+extensions"

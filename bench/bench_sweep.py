@@ -29,6 +29,7 @@ import statistics
 import time
 import warnings
 
+from craftrdf.core.context import RunContext
 from craftrdf.core.registry import load_registry
 from craftrdf.matching.matcher.annotate import annotate_texts
 from craftrdf.matching.matcher.config import MatcherConfig
@@ -59,7 +60,7 @@ def main() -> int:
     t = time.perf_counter()
     with AnnotationStore.open(args.store, mode="read") as store:
         inputs = prepare_inputs(
-            store, args.set, split=args.split, registry=load_registry(), cache_dir=default_cache_dir()
+            store, args.set, RunContext(load_registry(), cache_dir=default_cache_dir()), split=args.split
         )
     t_inputs = time.perf_counter() - t
 

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from craftrdf.analysis.evaluation.official_graph import store_official_graph
+from craftrdf.core.context import RunContext
 from craftrdf.core.registry import load_registry
 from craftrdf.matching.sweeps.grid import load_grid
 from craftrdf.matching.sweeps.inputs import prepare_inputs
@@ -47,7 +48,7 @@ def main() -> None:
         for _ in range(args.repeat):
             inputs, w1, c1 = _timed(
                 lambda: prepare_inputs(
-                    store, args.set, split="train,dev", registry=load_registry(), cache_dir=Path(cache)
+                    store, args.set, RunContext(load_registry(), cache_dir=Path(cache)), split="train,dev"
                 )
             )
             result, w2, c2 = _timed(lambda: run_sweep(inputs, configs))  # noqa: B023

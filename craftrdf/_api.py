@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 from .analysis.views import ClassFilter, NestingFilter, ViewRow, ViewSpec, run_view
 from .building.builder import BuildReport, build_store
 from .building.loader import LoadReport, load_files
+from .core.context import RunContext
 from .core.curie import CurieMap
 from .core.errors import ConfigError
 from .core.model import Annotation
@@ -227,18 +228,16 @@ def sweep(
     ``results.csv`` (resumable), ``best.md`` and ``pr.png`` in ``out_dir``. See
     :func:`craftrdf.matching.sweeps.entry.sweep_store` and docs/sweep.md.
     """
-    from .matching.sweeps.entry import sweep_store
+    from .matching.sweeps.entry import SweepOptions, sweep_store
     from .matching.sweeps.grid import load_grid
 
     return sweep_store(
         store,
         set_key,
         load_grid(grid),
-        registry=load_registry(),
+        RunContext.create(executor=executor),
         out_dir=Path(out_dir),
-        split=split,
-        report_on=report_on,
-        executor=executor,
+        options=SweepOptions(split=split, report_on=report_on),
     )
 
 

@@ -48,8 +48,6 @@ MAX_TOP_MODULES = 12
 ALLOWED_UPWARD = {
     ("apps", "__init__"): "the command prints craftrdf.__version__ (--version), which craftrdf/__init__ defines "
     "from the installed distribution's metadata",
-    ("ontology", "analysis"): "extensions.place_extensions takes the similarity TermGraph (a type only); it moves "
-    "to analysis/similarity/graph.py next",
 }
 
 

@@ -37,11 +37,12 @@ from ..querying.indexes import (
     ensure_view_rows,
     stale_index_message,
     stale_view_rows,
-    store_sets,
     view_rows_graph,
     write_set_batch,
 )
 from ..querying.library import QueryResult, resolve_query, run_query
+from ..querying.sets import resolve_sets as resolve_set_patterns
+from ..querying.sets import set_graphs
 from ..querying.webanno import annotation_nquads, parse_spans_text, rows_to_annotations, set_nquads
 from ..store.local import ReadableStore, WritableStore
 
@@ -82,29 +83,18 @@ class ViewRow:
 def resolve_sets(store: ReadableStore, patterns: Iterable[str]) -> tuple[str, ...]:
     """Store set keys for user patterns: exact keys (any case) or ``*`` wildcards (``*_EXT``).
 
-    ConfigError names a pattern that matches nothing.
+    ConfigError names a pattern that matches nothing. The resolver is
+    :func:`craftrdf.querying.sets.resolve_sets`; this name stays for analysis/evaluation/inputs.py until it
+    imports that one.
     """
-    import fnmatch
-
-    keys = sorted(store_sets(store))
-    chosen: list[str] = []
-    for pattern in patterns:
-        hits = [k for k in keys if fnmatch.fnmatchcase(k.lower(), pattern.lower())]
-        if not hits:
-            raise ConfigError(f"no annotation set in the store matches {pattern!r}; sets: {', '.join(keys)}")
-        chosen.extend(h for h in hits if h not in chosen)
-    return tuple(chosen)
+    return resolve_set_patterns(store, patterns)
 
 
 # -- views ---------------------------------------------------------------------------
 
 
 def _graphs(store: ReadableStore, sets: Sequence[str]) -> list[str]:
-    known = store_sets(store)
-    missing = [s for s in sets if s not in known]
-    if missing:
-        raise ConfigError(f"no annotation set {', '.join(missing)} in the store; sets: {', '.join(sorted(known))}")
-    return [known[s] for s in sets] + [CONTAINMENT_GRAPH, DOCUMENTS_GRAPH]
+    return [*set_graphs(store, sets), CONTAINMENT_GRAPH, DOCUMENTS_GRAPH]
 
 
 def _view_result(store: ReadableStore, spec: ViewSpec, curies: CurieMap) -> QueryResult:

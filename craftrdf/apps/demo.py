@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..analysis.evaluation.run import SetReport, evaluate_store
 from ..analysis.similarity.graph import similarity_index
 from ..building.builder import BuildReport, build_store
+from ..core.context import RunContext
 from ..core.curie import CurieMap
 from ..core.registry import load_registry
 from ..matching.matcher.config import MatcherConfig
@@ -112,9 +113,8 @@ def run_demo(
     index = similarity_index(store, method="wang", ontology="UBERON", engine="numpy")
     similar = tuple((t, index.labels.get(t, ""), s) for t, s in index.top_k(DEMO_CLASS, 5))
     config = MatcherConfig()
-    run = run_annotation(
-        store, DEMO_SET, config, document_texts(store), registry=registry, into_store=DEMO_MATCHER_SET, curies=curies
-    )
+    ctx = RunContext(registry, curies)
+    run = run_annotation(store, DEMO_SET, config, document_texts(store), ctx, into_store=DEMO_MATCHER_SET)
     (scores,) = evaluate_store(store, DEMO_SET, DEMO_MATCHER_SET)
     export = None
     if out_dir is not None:

@@ -53,6 +53,8 @@ class Annotation:
     spans: tuple[Span, ...]
     text: str | None = None
     annotator: str | None = None
+    #: how sure a trained matcher was (``craftrdf annotate --model``), in [0, 1]; None for gold and plain runs
+    confidence: float | None = field(default=None, compare=False)
 
     @property
     def is_discontinuous(self) -> bool:

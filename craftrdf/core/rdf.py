@@ -55,6 +55,15 @@ def int_literal(value: int, *, non_negative: bool = False) -> str:
     return f'"{value}"{_NNI if non_negative else _INT}'
 
 
+def decimal_literal(value: float, places: int = 4) -> str:
+    """An ``xsd:decimal`` literal with ``places`` digits after the point.
+
+    >>> decimal_literal(0.87346)
+    '"0.8735"^^<http://www.w3.org/2001/XMLSchema#decimal>'
+    """
+    return f'"{value:.{places}f}"^^<{XSD.decimal}>'
+
+
 def bool_literal(value: bool) -> str:
     """An ``xsd:boolean`` literal."""
     return f'"{"true" if value else "false"}"^^<{XSD.boolean}>'

@@ -66,6 +66,7 @@ class XSD:
     nonNegativeInteger: Final = NS + "nonNegativeInteger"
     boolean: Final = NS + "boolean"
     double: Final = NS + "double"
+    decimal: Final = NS + "decimal"
 
 
 class DCTERMS:
@@ -145,6 +146,8 @@ class CRAFT:
     spanIndex: Final = NS + "spanIndex"
     spans: Final = NS + "spans"
     coveredText: Final = NS + "coveredText"
+    #: a trained matcher's confidence in an annotation (xsd:decimal in [0, 1])
+    confidence: Final = NS + "confidence"
     localId: Final = NS + "localId"
     # sets and graphs
     key: Final = NS + "key"

@@ -23,12 +23,13 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from ..core.classexpr import And, Named, Or
 from ..core.curie import CurieMap
 from ..core.errors import DataWarning, InputError
 from ..core.model import Term
 from ..core.rdf import check_iri, iri, literal, mint, quad
 from ..core.vocab import BASE, CRAFT, OBO, OWL, RDF, RDFS
-from .logicaldef import And, DefinitionSyntaxError, LabelIndex, Named, Or, parse_definition, resolve_reference
+from .logicaldef import DefinitionSyntaxError, LabelIndex, parse_definition, resolve_reference
 from .owl import EQUIVALENT, SUBCLASS, BlankNodes, NotExpressible, boolean, class_expression, some
 
 logger = logging.getLogger(__name__)

@@ -1,5 +1,6 @@
 """The Manchester-like logical definitions of CRAFT's extension classes: syntax tree and parser.
 
+The tree is :mod:`craftrdf.core.classexpr`'s (leaves: unresolved :class:`Named` references).
 CRAFT's extension classes (``UBERON_EXT:bone_element_or_tissue``, ...) hold in their OBO
 ``def:`` a logical definition such as::
 
@@ -21,58 +22,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Literal
 
+from ..core.classexpr import And, Expr, Named, Not, Or, Restriction
 from ..core.errors import InputError
 
 
 class DefinitionSyntaxError(InputError):
     """A logical definition that is not in the Manchester-like syntax craftrdf reads."""
 
-
-# -- the syntax tree ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Named:
-    """A class reference: ``prefix`` (None for a bare quoted label) and the id or label after it."""
-
-    prefix: str | None
-    name: str
-    quoted: bool = False
-
-    def __str__(self) -> str:
-        text = f"'{self.name}'" if self.quoted else self.name
-        return f"{self.prefix}:{text}" if self.prefix else text
-
-
-@dataclass(frozen=True, slots=True)
-class Or:
-    items: tuple[Expr, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class And:
-    items: tuple[Expr, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Not:
-    item: Expr
-
-
-@dataclass(frozen=True, slots=True)
-class Restriction:
-    """``chain quantifier [count] filler``, e.g. ``derives_from o proper_part_of some X``."""
-
-    chain: tuple[str, ...]
-    quantifier: str
-    filler: Expr
-    count: int | None = None
-
-
-Expr = Named | Or | And | Not | Restriction
 
 # -- tokens -----------------------------------------------------------------------------
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 
+from ..core.classexpr import And, Expr, Named, Not, Or, Restriction
 from ..core.rdf import int_literal, iri, quad
 from ..core.vocab import OWL, RDF, RDFS
-from .logicaldef import And, Expr, Named, Not, Or, Restriction
 
 _TYPE = iri(RDF.type)
 _FIRST = iri(RDF.first)
@@ -105,6 +105,8 @@ def class_expression(expr: Expr, g: str, nodes: BlankNodes, out: list[str], *, c
     """
     if isinstance(expr, Named):
         return cls(expr)
+    if isinstance(expr, str):  # a class IRI
+        return iri(expr)
     if isinstance(expr, And | Or):
         parts = [class_expression(e, g, nodes, out, cls=cls, prop=prop) for e in expr.items]
         return boolean(type(expr), parts, g, nodes, out)

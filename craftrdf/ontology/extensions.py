@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from ..core.curie import is_extension_curie
 from ..core.vocab import RDFS
@@ -54,10 +54,7 @@ from ..ingest.logicaldef import (
     resolve_reference,
     union_members,
 )
-
-if TYPE_CHECKING:
-    from ..analysis.similarity.graph import TermGraph
-
+from .model import OntologyModel
 
 # -- placement ----------------------------------------------------------------------------
 
@@ -214,12 +211,26 @@ def place_union_classes(
     return ExtensionReport(tuple(placed), tuple(sorted(problems, key=lambda p: p.cls)), already)
 
 
-def place_extensions(graph: TermGraph) -> ExtensionReport:
-    """Place the union-defined extension classes of a :class:`~craftrdf.analysis.similarity.graph.TermGraph`.
+class _TermGraph(Protocol):
+    """The shape of similarity's ``TermGraph``: the model's fields, logical definitions as ``definitions``."""
+
+    @property
+    def classes(self) -> frozenset[str]: ...
+    @property
+    def edges(self) -> frozenset[tuple[str, str, str]]: ...
+    @property
+    def labels(self) -> Mapping[str, str]: ...
+    @property
+    def definitions(self) -> Mapping[str, str]: ...
+
+
+def place_extensions(graph: OntologyModel | _TermGraph) -> ExtensionReport:
+    """Place the union-defined extension classes of an ontology model (or similarity's ``TermGraph`` of it).
 
     Candidates are the extension classes (prefix ending in ``_EXT``) that have a logical
     definition; is_a edges are the graph's ``rdfs:subClassOf`` triples.
     """
-    definitions = {c: d for c, d in graph.definitions.items() if is_extension_curie(c)}
+    logical = graph.logical_definitions if isinstance(graph, OntologyModel) else graph.definitions
+    definitions = {c: d for c, d in logical.items() if is_extension_curie(c)}
     is_a = [(c, p) for c, rel, p in graph.edges if rel == RDFS.subClassOf]
     return place_union_classes(definitions, classes=graph.classes, is_a=is_a, labels=graph.labels)

@@ -4,7 +4,9 @@ The OBO export and the structural reasoner both need each class's told axioms wi
 blank nodes resolved: ``rdfs:subClassOf`` a named class or a restriction,
 ``owl:equivalentClass`` a named class or an intersection/union expression, and the
 annotations the OBO format has tags for. :func:`read_ontology` reads one graph with
-pattern lookups (no SPARQL), so it costs one pass over the graph's quads.
+pattern lookups (no SPARQL), so it costs one pass over the graph's quads. Class expressions
+are :mod:`craftrdf.core.classexpr`'s tree with class IRIs as leaves and one property IRI per
+restriction.
 """
 
 from __future__ import annotations
@@ -15,45 +17,11 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
+from ..core.classexpr import And, Expr, Not, Or, Restriction
 from ..core.errors import ConfigError
 from ..core.iris import ontology_graph
 from ..core.vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
 from ..store.local import ReadableStore
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectAnd:
-    """An ``owl:intersectionOf``."""
-
-    items: tuple[Expr, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectOr:
-    """An ``owl:unionOf``."""
-
-    items: tuple[Expr, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectNot:
-    """An ``owl:complementOf``."""
-
-    item: Expr
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectRestriction:
-    """``property quantifier filler``; quantifier ``some``, ``only``, ``exactly``, ``min`` or ``max``."""
-
-    prop: str
-    quantifier: str
-    filler: Expr
-    count: int | None = None
-
-
-#: A class expression: a class IRI, or one of the records above.
-Expr = str | ObjectAnd | ObjectOr | ObjectNot | ObjectRestriction
 
 _SCOPES = {
     OBOINOWL.hasExactSynonym: "EXACT",
@@ -119,15 +87,13 @@ class _Graph:
     """The quads of one graph, indexed by subject."""
 
     def __init__(self, store: ReadableStore, graph: str) -> None:
-        self.by_subject: dict[ox.NamedNode | ox.BlankNode, dict[str, list[object]]] = defaultdict(
-            lambda: defaultdict(list)
-        )
+        self.by_subject: dict[object, dict[str, list[object]]] = defaultdict(lambda: defaultdict(list))
         for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph)):
-            self.by_subject[q.subject][q.predicate.value].append(q.object)  # type: ignore[index]
+            self.by_subject[q.subject][q.predicate.value].append(q.object)
 
     def get(self, node: object, p: str) -> list[object]:
         """The objects of ``node p ?o``."""
-        props = self.by_subject.get(node)  # type: ignore[call-overload]
+        props = self.by_subject.get(node)
         return props.get(p, []) if props else []
 
     def items(self, head: object) -> Iterator[object]:
@@ -145,15 +111,14 @@ class _Graph:
             return node.value
         if not isinstance(node, ox.BlankNode) or depth > 50:
             return None
-        for p, kind in ((OWL.intersectionOf, ObjectAnd), (OWL.unionOf, ObjectOr)):
+        for p, kind in ((OWL.intersectionOf, And), (OWL.unionOf, Or)):
             for head in self.get(node, p):
                 items = [self.expr(i, depth + 1) for i in self.items(head)]
-                if any(i is None for i in items):
-                    return None
-                return kind(tuple(items))  # type: ignore[arg-type]
+                known = tuple(i for i in items if i is not None)
+                return kind(known) if len(known) == len(items) else None
         for inner in self.get(node, OWL.complementOf):
             e = self.expr(inner, depth + 1)
-            return None if e is None else ObjectNot(e)
+            return None if e is None else Not(e)
         props = self.get(node, OWL.onProperty)
         if not props or not isinstance(props[0], ox.NamedNode):
             return None
@@ -162,11 +127,13 @@ class _Graph:
                 if quantifier in ("some", "only"):
                     filler = self.expr(value, depth + 1)
                     count = None
-                else:
+                elif isinstance(value, ox.Literal):
                     on = self.get(node, OWL.onClass)
                     filler = self.expr(on[0], depth + 1) if on else OWL.NS + "Thing"
-                    count = int(value.value)  # type: ignore[attr-defined]
-                return None if filler is None else ObjectRestriction(props[0].value, quantifier, filler, count)
+                    count = int(value.value)
+                else:
+                    return None
+                return None if filler is None else Restriction((props[0].value,), quantifier, filler, count)
         return None
 
 

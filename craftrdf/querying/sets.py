@@ -10,6 +10,8 @@ same for an ontology graph's name (``--ontology UBERON+extensions``).
 
 from __future__ import annotations
 
+import fnmatch
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -103,6 +105,33 @@ def resolve_set(store: ReadableStore, key: str) -> SetRef:
         )
     known = ", ".join(sorted({k for k, _ in keys})) or "none"
     raise ConfigError(f"no annotation set {key!r} in the store; sets: {known}")
+
+
+def resolve_sets(store: ReadableStore, patterns: Iterable[str]) -> tuple[str, ...]:
+    """Store set keys for user patterns: exact keys (any case) or ``*`` wildcards (``*_EXT``), in pattern order.
+
+    ConfigError names a pattern that matches nothing.
+    """
+    keys = sorted({k for k, _ in _keys(store)})
+    chosen: list[str] = []
+    for pattern in patterns:
+        hits = [k for k in keys if fnmatch.fnmatchcase(k.lower(), pattern.lower())]
+        if not hits:
+            raise ConfigError(f"no annotation set in the store matches {pattern!r}; sets: {', '.join(keys)}")
+        chosen.extend(h for h in hits if h not in chosen)
+    return tuple(chosen)
+
+
+def set_graphs(store: ReadableStore, keys: Sequence[str]) -> list[str]:
+    """The graph IRIs of the sets ``keys`` (exact store keys, as :func:`resolve_sets` gives them).
+
+    ConfigError names the keys the store has no set of.
+    """
+    known = dict(_keys(store))
+    missing = [k for k in keys if k not in known]
+    if missing:
+        raise ConfigError(f"no annotation set {', '.join(missing)} in the store; sets: {', '.join(sorted(known))}")
+    return [known[k] for k in keys]
 
 
 def ontology_names(store: ReadableStore) -> list[str]:

@@ -9,7 +9,9 @@ One annotation becomes::
           oa:hasSelector <ann#span0> .
     <ann#span0> a oa:TextPositionSelector ; oa:start 36 ; oa:end 44 .
 
-Selectors of a discontinuous annotation also carry ``craft:spanIndex`` (file order).
+Selectors of a discontinuous annotation also carry ``craft:spanIndex`` (file order). An
+annotation of a trained matcher (``craftrdf annotate --model``) carries its confidence,
+``craft:confidence "0.8734"^^xsd:decimal``.
 ``craft:begin``/``craft:end`` are the extremes over all spans, as ``xsd:integer`` so
 range filters stay numeric and fast; ``craft:spans`` repeats the spans in one literal
 (``"16855-16876;16881-16894"``) so that bulk readers (views, containment, read-back) get
@@ -32,7 +34,7 @@ from ..core.curie import CurieMap
 from ..core.errors import InputError, QueryError, StoreError
 from ..core.iris import DOCUMENTS_GRAPH, annotation_iri, document_iri, set_iri
 from ..core.model import Annotation, Document, Span
-from ..core.rdf import int_literal, iri, literal, quad
+from ..core.rdf import decimal_literal, int_literal, iri, literal, quad
 from ..core.vocab import BASE, CRAFT, DCTERMS, FABIO, OA, RDF
 from ..store.local import ReadableStore, solutions
 from .library import QueryResult, Term, bind_value, resolve_query, run_query
@@ -53,6 +55,7 @@ _INDEX = iri(CRAFT.spanIndex)
 _COVERED = iri(CRAFT.coveredText)
 _CREATOR = iri(DCTERMS.creator)
 _SPANS = iri(CRAFT.spans)
+_CONFIDENCE = iri(CRAFT.confidence)
 
 
 def annotation_nquads(
@@ -82,6 +85,8 @@ def annotation_nquads(
         yield f"{s} {_COUNT} {int_literal(len(a.spans))} {g} ."
         if a.annotator:
             yield f"{s} {_CREATOR} {literal(a.annotator)} {g} ."
+        if a.confidence is not None:
+            yield f"{s} {_CONFIDENCE} {decimal_literal(a.confidence)} {g} ."
         yield f"{t} {_SOURCE} {d} {g} ."
         if a.text is not None:
             yield f"{t} {_COVERED} {literal(a.text)} {g} ."
@@ -269,6 +274,22 @@ def _records(rows: Iterable[tuple[object, ...]], curies: CurieMap) -> list[Annot
         )
         for a, d, c, s, t in rows
     ]
+
+
+def document_splits(store: ReadableStore) -> dict[str, str]:
+    """PMID -> split (``train``, ``dev``, ``test``; ``none`` when the store records none)."""
+    g = ox.NamedNode(DOCUMENTS_GRAPH)
+    ids = {
+        q.subject: q.object.value
+        for q in store.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, g)
+        if isinstance(q.object, ox.Literal)
+    }
+    splits = {
+        q.subject: q.object.value
+        for q in store.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
+        if isinstance(q.object, ox.Literal)
+    }
+    return {pmid: splits.get(doc, "none") for doc, pmid in ids.items()}
 
 
 def document_texts(store: ReadableStore, pmids: Iterable[str] | None = None) -> dict[str, str]:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from craftrdf.analysis.similarity.wang import WangIndex
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
@@ -68,3 +72,24 @@ CRAFT_OBO_FILES = [
     "UBERON/UBERON/UBERON.obo.zip",
     "UBERON/UBERON+extensions/UBERON+extensions.obo.zip",
 ]
+
+
+#: The relations GO.db follows, which the GOSemSim comparisons weight alike.
+GO_RELATIONS = ("is_a", "part_of", "regulates", "negatively_regulates", "positively_regulates")
+
+
+def go_wang_index(go_obo: Path, weight: float = 0.7) -> WangIndex:
+    """A WangIndex of the full Gene Ontology (not obsolete terms), every GO.db relation at ``weight``."""
+    from craftrdf.analysis.similarity.definition import weighted_dag
+    from craftrdf.analysis.similarity.wang import WangIndex
+    from craftrdf.core.model import Term
+    from craftrdf.ingest.obo import iter_obo
+
+    nodes: list[str] = []
+    edges: list[tuple[str, str, str]] = []
+    for item in iter_obo(go_obo):
+        if isinstance(item, Term) and not item.obsolete:
+            nodes.append(item.id)
+            edges.extend((item.id, "is_a", p) for p in item.is_a)
+            edges.extend((item.id, rel, p) for rel, p in item.relationships)
+    return WangIndex(weighted_dag(edges, dict.fromkeys(GO_RELATIONS, weight), nodes=nodes))

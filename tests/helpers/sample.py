@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,3 +80,21 @@ def raw_set(folder: str) -> dict[str, list[RawAnnotation]]:
 def article_text(pmid: str) -> str:
     """The sample article's text, read from its file."""
     return (sample_dir() / "articles" / "txt" / f"{pmid}.txt").read_text(encoding="utf-8")
+
+
+def read_obo(module_folder: str) -> dict[str, dict[str, list[str]]]:
+    """id -> tag -> values for every [Term] of a sample OBO file, read from its zip without craftrdf."""
+    (zpath,) = (sample_dir() / "concept-annotation" / module_folder).glob("*.obo.zip")
+    with zipfile.ZipFile(zpath) as z:
+        text = z.read(z.namelist()[0]).decode("utf-8")
+    terms: dict[str, dict[str, list[str]]] = {}
+    for block in text.split("\n\n"):
+        lines = block.strip().splitlines()
+        if not lines or lines[0] != "[Term]":
+            continue
+        tags: dict[str, list[str]] = {}
+        for line in lines[1:]:
+            tag, _, value = line.partition(": ")
+            tags.setdefault(tag, []).append(value)
+        terms[tags["id"][0]] = tags
+    return terms

@@ -166,6 +166,21 @@ def test_malformed_messages_say_what_is_wrong() -> None:
     assert "without ':'" in messages[3]
 
 
+def test_tags_reads_only_those_tags_so_other_lines_cannot_be_wrong() -> None:
+    # malformed.obo's bad def, bad synonym scope and colon-less line sit in tags not asked for;
+    # the stanza without an id is still malformed
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        items = list(iter_obo(MALFORMED, tags={"name"}))
+    assert list(terms_by_id(items)) == ["BAD:0000001", "BAD:0000003", "BAD:0000004", "BAD:0000005", "BAD:0000006"]
+    assert [t.name for t in items if isinstance(t, Term)] == ["first good term", None, None, None, "last good term"]
+    assert len(caught) == 1 and "without an id" in str(caught[0].message)
+    valid = [t for t in iter_obo(OBO_DATA / "valid.obo", tags={"is_a"}) if isinstance(t, Term)]
+    organ = next(t for t in valid if t.id == "FIX:0000002")
+    assert organ.is_a == ("FIX:0000001", "FIX:0000003")
+    assert organ.name is None and organ.relationships == () and organ.definition is None
+
+
 def test_strict_raises_at_first_problem() -> None:
     with pytest.raises(OboSyntaxError) as info:
         list(iter_obo(MALFORMED, strict=True))

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyoxigraph import RdfFormat, Store
 
+from craftrdf.core.classexpr import Named
 from craftrdf.core.curie import CurieMap
 from craftrdf.core.vocab import prefixes
 from craftrdf.ingest.axioms import external_class
-from craftrdf.ingest.logicaldef import Named
 from craftrdf.ingest.obo import iter_obo
 from craftrdf.ingest.ontology import ontology_nquads
 from craftrdf.ingest.relations import direct_edges

@@ -5,17 +5,9 @@ from __future__ import annotations
 import pytest
 
 from craftrdf.analysis.similarity.graph import load_term_graph
+from craftrdf.core.classexpr import And, Named, Not, Or, Restriction
 from craftrdf.core.errors import InputError
-from craftrdf.ingest.logicaldef import (
-    And,
-    DefinitionSyntaxError,
-    Named,
-    Not,
-    Or,
-    Restriction,
-    parse_definition,
-    union_members,
-)
+from craftrdf.ingest.logicaldef import DefinitionSyntaxError, parse_definition, union_members
 from craftrdf.ontology.extensions import Placement, place_extensions, place_union_classes
 
 # -- parsing: definitions as they occur in CRAFT v5.0.2 ------------------------------------

@@ -74,3 +74,16 @@ def test_an_unknown_ontology_name_lists_the_graphs_the_store_has(sample_store):
     message = str(info.value)
     assert "'UBERON+extension'" in message and "\n" not in message
     assert message.endswith("ontology graphs: " + ", ".join(files))
+
+
+def test_patterns_resolve_to_the_sample_folders_keys_and_graphs(sample_store):
+    from craftrdf.core.iris import set_iri
+    from craftrdf.querying.sets import resolve_sets, set_graphs
+
+    # the sample's concept-annotation folders: CL, CL_EXT, GO_BP, ... (one proper and one _EXT set each)
+    assert resolve_sets(sample_store, ["go_*_ext", "CL"]) == ("GO_BP_EXT", "GO_CC_EXT", "GO_MF_EXT", "CL")
+    assert set_graphs(sample_store, ["CL", "SO_EXT"]) == [set_iri("CL"), set_iri("SO_EXT")]
+    with pytest.raises(ConfigError, match="matches 'NOPE\\*'"):
+        resolve_sets(sample_store, ["NOPE*"])
+    with pytest.raises(ConfigError, match="no annotation set cl in the store"):
+        set_graphs(sample_store, ["cl"])  # exact keys only: resolve_sets gives them

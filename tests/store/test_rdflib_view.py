@@ -160,3 +160,20 @@ def test_missing_body_and_source_are_reported() -> None:
     assert not conforms and (ANN, OA + "hasBody", "MinCountConstraintComponent") in found
     conforms, found = _broken(f"drop:<{OA}hasSource>")
     assert not conforms and (ANN + "#target", OA + "hasSource", "MinCountConstraintComponent") in found
+
+
+def test_a_confidence_conforms_and_one_out_of_range_is_reported() -> None:
+    from dataclasses import replace
+
+    store = AnnotationStore.memory()
+    store.load_batch(SET, _lines(replace(GOOD, confidence=0.87)), digest="c")
+    assert _results(store.to_rdflib().graph(SET)) == (True, set())
+    conf = f'<{CRAFT}confidence> "0.8700"^^<{XSD}decimal>'
+    lines = [
+        x.replace(conf, f'<{CRAFT}confidence> "1.5000"^^<{XSD}decimal>') for x in _lines(replace(GOOD, confidence=0.87))
+    ]
+    assert any("1.5000" in x for x in lines)
+    store = AnnotationStore.memory()
+    store.load_batch(SET, lines, digest="d")
+    conforms, found = _results(store.to_rdflib().graph(SET))
+    assert not conforms and (ANN, CRAFT + "confidence", "MaxInclusiveConstraintComponent") in found

@@ -27,17 +27,20 @@ file of every rule.
 from __future__ import annotations
 
 import logging
+import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...core.errors import ConfigError, InputError
+from ...core.classexpr import And, Or
+from ...core.errors import ConfigError, DataWarning, InputError
 from ...core.iris import ontology_graph
-from ...ingest.files import open_text
+from ...ontology.cache import DEFAULT_CACHE
+from ...ontology.model import OntologyModel, read_obo_model
 
 if TYPE_CHECKING:
     from ...store.local import ReadableStore
@@ -51,9 +54,7 @@ _THING = "http://www.w3.org/2002/07/owl#Thing"
 _BFO_IFOMIS = "http://www.ifomis.org/bfo"
 _IRI_SCHEMES = ("http:", "https:", "ftp:", "urn:")
 _URL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*_")
-#: The tags that give owltools subClassOf edges (everything else in a stanza is ignored).
 _ONTOLOGY_GRAPHS = "https://w3id.org/craftrdf/ontology/"
-_EDGE_TAGS = frozenset({"id", "is_a", "intersection_of", "union_of", "equivalent_to"})
 
 
 def round_half_up(value: Fraction, places: int = 10) -> Decimal:
@@ -159,80 +160,59 @@ def _edges_to_graph(declared: Iterable[str], edges: Iterable[tuple[str, str]], s
 # -- from an OBO file ----------------------------------------------------------------------
 
 
-def _value(raw: str) -> str:
-    """A tag value without its ``! comment`` and ``{modifiers}``, OBO escapes resolved."""
-    out: list[str] = []
-    escaped = False
-    for ch in raw:
-        if escaped:
-            out.append(ch)
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch in "!{":
-            break
-        else:
-            out.append(ch)
-    return "".join(out).strip()
-
-
-def _stanzas(path: Path) -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    """(stanza kind, its (tag, value) lines) for every stanza; the header has kind ``""``."""
-    kind: str = ""
-    lines: list[tuple[str, str]] = []
-    with open_text(path, errors="replace") as stream:
-        for raw in stream:
-            line = raw.strip()
-            if not line or line.startswith("!"):
-                continue
-            if line.startswith("["):
-                yield kind, lines
-                kind, lines = line[1 : line.find("]")].strip(), []
-                continue
-            tag, sep, value = line.partition(":")
-            if sep and (tag in _EDGE_TAGS or kind == ""):
-                lines.append((tag.strip(), value))
-    yield kind, lines
-
-
 def read_official_graph(path: str | Path) -> OfficialGraph:
     """The official scorer's graph of one OBO file (plain, ``.gz`` or ``.zip``).
 
-    Reads only what gives subClassOf edges (see the module docstring); two stanzas with
-    one id are merged, as the OBO parser does. InputError when the file has no ``[Term]``.
+    The projection (:func:`official_graph`) of the file's ontology model, read by ingest's OBO
+    reader (:func:`craftrdf.ontology.model.read_obo_model`). InputError when the file has no ``[Term]``.
     """
     path = Path(path)
-    space: str | None = None
-    declared: set[str] = set()
-    edges: list[tuple[str, str]] = []
-    for kind, lines in _stanzas(path):
-        if kind == "":
-            space = next((_value(v) for t, v in lines if t == "ontology"), None)
-            continue
-        if kind != "Term":
-            continue
-        ids = [_value(v) for t, v in lines if t == "id"]
-        child = obo_iri(ids[0], default_space=space) if ids else None
-        if child is None:
-            logger.warning("%s: a [Term] without a usable id (%s) is not read", path, ids[:1])
-            continue
-        declared.add(child)
-        for tag, raw in lines:
-            value = _value(raw)
-            if tag in ("is_a", "equivalent_to") or (tag == "intersection_of" and len(value.split()) == 1):
-                target = obo_iri(value, default_space=space)
-                if target is not None:
-                    edges.append((child, target))
-                    if tag == "equivalent_to":
-                        edges.append((target, child))
-            elif tag == "union_of":
-                member = obo_iri(value, default_space=space)
-                if member is not None:
-                    edges.append((member, child))
-    if not declared:
+    with warnings.catch_warnings():
+        # the file is read as the official scorer reads it; what it holds that craftrdf's reader
+        # reports (skipped stanzas, odd values) is the build's to say, not each evaluation's
+        warnings.simplefilter("ignore", DataWarning)
+        model = read_obo_model(path, names=False)
+    if not model.classes:
         raise InputError("no [Term] stanza: not an OBO ontology", source=str(path))
-    logger.info("%s: official graph of %d classes, %d edges", path.name, len(declared), len(edges))
-    return _edges_to_graph(declared, edges, str(path))
+    graph = official_graph(model, str(path))
+    logger.info("%s: official graph of %d classes", path.name, len(graph.declared))
+    return graph
+
+
+def official_graph(model: OntologyModel, source: str) -> OfficialGraph:
+    """The official scorer's graph as a projection of an ontology model read from an OBO file.
+
+    Classes and targets get the OWL API's IRIs (:func:`obo_iri`, the header's ``ontology:`` as
+    the default space). Edges (see the module docstring): ``is_a`` (the named told superclasses),
+    the named parts of an ``intersection_of``, ``equivalent_to`` both ways, and every member of a
+    ``union_of`` to the union class; restrictions are not followed.
+    """
+    cm, space = model.curies, model.obo_ontology
+    seen: dict[str, str | None] = {}
+
+    def owl_api(value: str) -> str | None:
+        hit = seen.get(value, "")
+        if hit == "":
+            hit = seen[value] = obo_iri(cm.compress(value) if "://" in value else value, default_space=space)
+        return hit
+
+    declared = {i for i in map(owl_api, model.classes) if i is not None}
+    edges: list[tuple[str, str]] = []
+    for curie in sorted(model.classes):
+        child = owl_api(curie)
+        if child is None:
+            continue
+        for e in model.subclass_of.get(curie, ()):
+            if isinstance(e, str) and (target := owl_api(e)) is not None:
+                edges.append((child, target))
+        for e in model.equivalents.get(curie, ()):
+            if isinstance(e, str) and (target := owl_api(e)) is not None:
+                edges += [(child, target), (target, child)]
+            elif isinstance(e, And):
+                edges += [(child, t) for t in (owl_api(i) for i in e.items if isinstance(i, str)) if t is not None]
+            elif isinstance(e, Or):
+                edges += [(m, child) for m in (owl_api(i) for i in e.items if isinstance(i, str)) if m is not None]
+    return _edges_to_graph(declared, edges, source)
 
 
 # -- from the store ---------------------------------------------------------------------------
@@ -282,8 +262,6 @@ def store_wang(store: ReadableStore, ontology: str) -> OfficialWang:
     store's batches change): a sweep and the training of one set, in one process, share it.
     """
     from urllib.parse import unquote
-
-    from ..similarity.graph import DEFAULT_CACHE  # scipy: see store_official_graph
 
     prefix = ontology_graph("")
     name = unquote(ontology[len(prefix) :]) if ontology.startswith(prefix) else ontology

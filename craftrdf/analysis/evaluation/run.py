@@ -22,6 +22,7 @@ from ...building.builder import build_store
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ...core.registry import load_registry
+from ...ingest.ids import only_documents
 from ...querying.webanno import document_texts
 from ...store.local import AnnotationStore, ReadableStore
 from ..rules import Mappings, RuleReport, apply_rules, craft_rules, set_mappings
@@ -352,6 +353,7 @@ def evaluate_store(
     criteria: Sequence[str] = CRITERIA,
     craft: str | Path | None = None,
     apply_craft_rules: bool = False,
+    ids: Path | None = None,
 ) -> list[SetReport]:
     """:func:`evaluate_sets` with the official scorer's graph of each set's ontology
     (:func:`~craftrdf.analysis.evaluation.official_graph.set_scorers`: the set's OBO file in
@@ -359,11 +361,14 @@ def evaluate_store(
     directory) also supplies document texts for the fragment criterion.
 
     With ``apply_craft_rules`` the prediction goes through :func:`craft_rules` first, with
-    the mapping files the store holds for the gold set key.
+    the mapping files the store holds for the gold set key. ``ids``: a file of document ids
+    (:mod:`craftrdf.ingest.ids`): only those predicted documents are scored.
     """
     articles = document_texts(store)
     g = load_side(gold, store, texts=articles)
     p = g if pred == gold else load_side(pred, store, texts=articles)
+    if ids is not None:
+        p = only_documents(p, ids)
     docs = {d for side in p.values() for d in side}
 
     def mappings(key: str) -> Mappings:
@@ -392,6 +397,7 @@ def evaluate_craft(
     boundary: Boundary = "jaccard",
     criteria: Sequence[str] = CRITERIA,
     apply_craft_rules: bool = False,
+    ids: Path | None = None,
 ) -> list[SetReport]:
     """:func:`evaluate_store` without a store: the sets named are read from a CRAFT directory.
 
@@ -410,5 +416,12 @@ def evaluate_craft(
     store = AnnotationStore.memory()
     build_store(Path(craft), store, registry=registry, sets=sorted(keys))
     return evaluate_store(
-        store, gold, pred, boundary=boundary, criteria=criteria, craft=craft, apply_craft_rules=apply_craft_rules
+        store,
+        gold,
+        pred,
+        boundary=boundary,
+        criteria=criteria,
+        craft=craft,
+        apply_craft_rules=apply_craft_rules,
+        ids=ids,
     )

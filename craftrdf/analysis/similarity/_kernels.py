@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 
-def _jit(fn: Callable[..., Any]) -> Any:
+def jit(fn: Callable[..., Any]) -> Any:
     """``numba.njit`` with an on-disk cache, or without one where no cache directory can be had."""
     try:
         return numba.njit(cache=True, nogil=True)(fn)
@@ -30,7 +30,7 @@ def _jit(fn: Callable[..., Any]) -> Any:
 
 
 # untyped on purpose: numba infers and specializes the argument types at the first call
-@_jit
+@jit
 def pair_similarities(indptr, cols, vid, table, sv, ra, rb, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
     """Sim(ra[k], rb[k]) into ``out[k]`` (NaN where a row is -1); returns how many pairs share nothing.
 
@@ -105,7 +105,7 @@ def pair_similarities(indptr, cols, vid, table, sv, ra, rb, out):  # type: ignor
 
 
 # untyped on purpose: numba infers and specializes the argument types at the first call
-@_jit
+@jit
 def s_value_rows(eptr, eparent, eweight):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
     """Every term's S-values as CSR rows ``(indptr, cols, vals)``, columns sorted.
 
@@ -184,7 +184,7 @@ def s_value_rows(eptr, eparent, eweight):  # type: ignore[no-untyped-def]  # pra
 
 
 # untyped on purpose: numba infers and specializes the argument types at the first call
-@_jit
+@jit
 def value_ids(vals):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
     """``(table, ids)``: the distinct values (first seen first) and each value's position in it.
 

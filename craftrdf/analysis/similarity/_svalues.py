@@ -219,8 +219,10 @@ def compile_kernels(terms: int, values: int = 1) -> bool:
     return True
 
 
-def load_kernels(engine: Engine = "auto", *, warn: bool = True) -> ModuleType | None:
+def load_kernels(engine: Engine = "auto", *, warn: bool = True, module: str = "_kernels") -> ModuleType | None:
     """The compiled kernels module for ``engine``, or None for the numpy path.
+
+    ``module``: which kernels of this package (``_kernels``, Wang's; ``_ic_kernels``, the IC measures').
 
     ``"numpy"`` gives None; ``"auto"`` imports :mod:`craftrdf.analysis.similarity._kernels` (and
     so numba) and gives None, with one logged warning, when numba is not installed or
@@ -232,7 +234,7 @@ def load_kernels(engine: Engine = "auto", *, warn: bool = True) -> ModuleType | 
     if engine not in ("auto", "numba"):
         raise ConfigError(f"unknown similarity engine {engine!r}: use auto, numba or numpy")
     try:
-        return importlib.import_module(f"{__package__}._kernels")
+        return importlib.import_module(f"{__package__}.{module}")
     except Exception as exc:
         kernels_failed(engine, exc, warn=warn)
         return None

@@ -8,6 +8,7 @@ once. The weights, the error types and the weighted DAG built from edges live he
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -149,29 +150,46 @@ def wang_similarity(dag: WeightedDag, a: str, b: str) -> float:
     return num / (math.fsum(sa.values()) + math.fsum(sb.values()))
 
 
+def known_terms(a: Iterable[str], b: Iterable[str], index: Mapping[str, int]) -> tuple[list[str], list[str]]:
+    """Each set once per class, in order, without the classes ``index`` lacks (one SimilarityWarning for those)."""
+    ga, gb = list(dict.fromkeys(a)), list(dict.fromkeys(b))
+    unknown = [t for t in ga + gb if t not in index]
+    if unknown:
+        warnings.warn(
+            f"{len(unknown)} term(s) not in the ontology graph left out, e.g. {unknown[:3]}",
+            SimilarityWarning,
+            stacklevel=3,
+        )
+    return [t for t in ga if t in index], [t for t in gb if t in index]
+
+
 def combine_scores(scores: npt.ArrayLike, how: Combine = "bma") -> float:
     """Combine a term-by-term similarity matrix of two term sets into one score.
 
     As GOSemSim's ``mgoSim`` (``combine=``): ``max`` of all scores, ``avg`` of all
     scores, ``rcmax`` the larger of the mean row maximum and mean column maximum, and
     ``bma`` (best-match average) the sum of row maxima and column maxima divided by
-    the number of rows plus columns. NaN when either set is empty. (GOSemSim rounds
-    to 3 decimals; this does not.)
+    the number of rows plus columns. NaN when either set is empty. As GOSemSim's
+    ``combineScores`` (2.24), a matrix of one row or one column is a vector: ``avg``
+    gives its mean and every other method its maximum. (GOSemSim rounds to 3 decimals;
+    this does not.)
 
     >>> combine_scores([[1.0, 0.2], [0.4, 0.6]], "bma")  # (1 + .6 + 1 + .6) / 4
     0.8
     >>> combine_scores([[1.0, 0.2], [0.4, 0.6]], "avg")
     0.55
+    >>> combine_scores([[0.2, 0.6]], "bma")  # one row: the maximum
+    0.6
     """
     m = np.asarray(scores, dtype=float)
     if m.ndim != 2:
         raise ValueError("scores must be a 2-D matrix")
     if m.size == 0:
         return math.nan
-    if how == "max":
-        return float(m.max())
     if how == "avg":
         return float(m.mean())
+    if how == "max" or (how in ("rcmax", "bma") and 1 in m.shape):
+        return float(m.max())
     rows, cols = m.max(axis=1), m.max(axis=0)
     if how == "rcmax":
         return float(max(rows.mean(), cols.mean()))

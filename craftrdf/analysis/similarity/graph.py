@@ -1,11 +1,12 @@
 """The ontology graph out of the store, and a Wang index over it, cached per store.
 
-One SPARQL query (``querying/queries/similarity-graph.rq``) reads everything similarity needs
-from one ontology graph, or from every ontology graph of the store merged: the
-classes, their relations, labels, deprecation flags, extension classes' logical
-definitions, and the parallel extension classes. :func:`load_term_graph` turns the rows
-into a :class:`TermGraph` (CURIEs throughout); :func:`similarity_index` weights it for
-a method and builds a :class:`~craftrdf.analysis.similarity.wang.WangIndex`.
+Similarity's graph is a projection of the store's ontology model
+(:func:`craftrdf.ontology.store_model.read_store_model`: one ontology graph, or every ontology
+graph of the store merged): the classes, their relations, labels, deprecation flags,
+extension classes' logical definitions, and the parallel extension classes.
+:func:`load_term_graph` gives it as a :class:`TermGraph` (CURIEs throughout);
+:func:`similarity_index` weights it for a method and builds a
+:class:`~craftrdf.analysis.similarity.wang.WangIndex`.
 
 Both are cached per store (weakly: the cache goes with the store object) and per
 ``(ontology, relation weights, classify_extensions)``; a change of the store's batches
@@ -29,41 +30,33 @@ Decisions:
 from __future__ import annotations
 
 import logging
-import threading
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
-from typing import TYPE_CHECKING, Literal
-
-import pyoxigraph as ox
+from pathlib import Path
+from typing import Literal
 
 from ...core.curie import CurieMap
-from ...core.errors import ConfigError, QueryError
-from ...core.iris import ontology_graph
-from ...core.vocab import CRAFT, OWL, RDF, RDFS
-from ...ingest.ontology import RELATION_IRIS
-from ...querying.sets import resolve_ontology
+from ...core.errors import ConfigError
+from ...core.vocab import RDFS
+from ...ontology.cache import DEFAULT_CACHE, SimilarityCache
+from ...ontology.model import OntologyModel, relation_iri
+from ...ontology.placement import place_in_store
+from ...ontology.store_model import STRUCTURE_QUERY, read_store_model
 from ...store.local import ReadableStore
 from .definition import BOSSY_WEIGHTS, DEFAULT_RELATION_WEIGHT, DEFAULT_WEIGHTS, Engine, weighted_dag
 from .wang import WangIndex
 
-if TYPE_CHECKING:
-    from ...ontology.owlread import OntologyAxioms
-
 logger = logging.getLogger(__name__)
 
-#: The library query (``queries/<name>.rq``) that reads the graph.
-GRAPH_QUERY = "similarity-graph"
+#: The library query (``queries/<name>.rq``) that reads the graph (the ontology model's structure).
+GRAPH_QUERY = STRUCTURE_QUERY
 
 Method = Literal["wang", "bossy"]
-
-_ONTOLOGY_PREFIX = "https://w3id.org/craftrdf/ontology/"
 
 
 @dataclass(frozen=True, slots=True)
 class TermGraph:
-    """What :data:`GRAPH_QUERY` returns for one ontology graph (or all, merged), as CURIEs.
+    """The ontology model's fields similarity reads, for one ontology graph (or all, merged), as CURIEs.
 
     ``edges`` are ``(child, relation IRI, parent)``; ``parallel`` maps a parallel
     extension class to its base class; ``definitions`` holds extension classes'
@@ -77,30 +70,6 @@ class TermGraph:
     definitions: Mapping[str, str] = field(default_factory=dict)
     parallel: Mapping[str, str] = field(default_factory=dict)
     deprecated: frozenset[str] = frozenset()
-
-
-def relation_iri(name: str, curies: CurieMap | None = None) -> str:
-    """The predicate IRI of a relation named as in OBO.
-
-    >>> relation_iri("is_a")
-    'http://www.w3.org/2000/01/rdf-schema#subClassOf'
-    >>> relation_iri("part_of")
-    'http://purl.obolibrary.org/obo/BFO_0000050'
-    >>> relation_iri("RO:0002202")
-    'http://purl.obolibrary.org/obo/RO_0002202'
-    """
-    if name == "is_a":
-        return RDFS.subClassOf
-    known = RELATION_IRIS.get(name)
-    if known is not None:
-        return known
-    cm = curies or CurieMap()
-    if name.startswith(("http://", "https://")) or cm.is_curie(name):
-        return cm.expand(name)
-    raise ConfigError(
-        f"unknown relation {name!r}: use is_a, an OBO relation name "
-        f"({', '.join(sorted(RELATION_IRIS)[:4])}, ...), a CURIE or an IRI"
-    )
 
 
 def parse_weights(spec: str) -> dict[str, float]:
@@ -150,104 +119,6 @@ def method_weights(method: Method = "wang", weights: Mapping[str, float] | None 
     raise ConfigError(f"unknown similarity method {method!r}: use wang or bossy")
 
 
-def _graph_query() -> str:
-    return resources.files("craftrdf.querying.queries").joinpath(GRAPH_QUERY + ".rq").read_text(encoding="utf-8")
-
-
-def _read_graph(store: ReadableStore, ontology: str | None, curies: CurieMap) -> TermGraph:
-    if ontology:
-        resolve_ontology(store, ontology)  # a name the store lacks: the error lists those it has
-    subs = {"graph": ox.NamedNode(ontology_graph(ontology))} if ontology else None
-    try:
-        solutions = store.query(_graph_query(), substitutions=subs)
-    except (SyntaxError, RuntimeError) as exc:  # pragma: no cover - the query is tested
-        raise QueryError(f"query {GRAPH_QUERY} failed: {exc}") from None
-    assert isinstance(solutions, ox.QuerySolutions)
-    names: dict[str, str] = {}
-
-    def curie(iri: str) -> str:
-        c = names.get(iri)
-        if c is None:
-            c = names[iri] = curies.compress(iri)
-        return c
-
-    classes: set[str] = set()
-    edges: set[tuple[str, str, str]] = set()
-    labels: dict[str, str] = {}
-    definitions: dict[str, str] = {}
-    parallel: dict[str, str] = {}
-    deprecated: set[str] = set()
-    graphs: set[str] = set()
-    for _graph, child_t, rel_t, parent_t in solutions:
-        graphs.add(_graph.value)
-        child, rel, value = curie(child_t.value), rel_t.value, parent_t.value
-        if rel == RDF.type:
-            classes.add(child)
-        elif rel == RDFS.label:
-            labels.setdefault(child, value)
-        elif rel == CRAFT.logicalDefinition:
-            definitions[child] = value
-        elif rel == OWL.deprecated:
-            if value == "true":
-                deprecated.add(child)
-        elif rel == CRAFT.parallelOf:
-            parallel[child] = curie(value)
-        else:
-            edges.add((child, rel, curie(value)))
-    if ontology and not graphs:
-        raise ConfigError(f"no ontology graph {ontology!r} in the store ({ontology_graph(ontology)})")
-    logger.info(
-        "similarity graph %s: %d classes, %d edges, %d parallel classes, from %d graph(s)",
-        ontology or "(all ontologies)",
-        len(classes),
-        len(edges),
-        len(parallel),
-        len(graphs),
-    )
-    return TermGraph(
-        ontology,
-        frozenset(classes),
-        frozenset(edges),
-        labels,
-        definitions,
-        {p: b for p, b in parallel.items() if p not in classes},
-        frozenset(deprecated),
-    )
-
-
-class SimilarityCache:
-    """Term graphs and indexes per store, weakly keyed by the store object.
-
-    A store's entries are dropped when its batches change (their digests are the
-    fingerprint), so a cache never serves a graph the store no longer holds.
-    """
-
-    def __init__(self) -> None:
-        self._stores: weakref.WeakKeyDictionary[
-            ReadableStore, tuple[frozenset[tuple[str, str]], dict[object, object]]
-        ] = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
-
-    def entries(self, store: ReadableStore) -> dict[object, object]:
-        """The cache dictionary of ``store``, emptied first if its batches changed."""
-        fingerprint = frozenset((b.graph, b.digest) for b in store.batches().values())
-        with self._lock:
-            held = self._stores.get(store)
-            if held is None or held[0] != fingerprint:
-                held = (fingerprint, {})
-                self._stores[store] = held
-            return held[1]
-
-    def clear(self) -> None:
-        """Forget everything."""
-        with self._lock:
-            self._stores.clear()
-
-
-#: The cache used when none is passed.
-DEFAULT_CACHE = SimilarityCache()
-
-
 def load_term_graph(
     store: ReadableStore,
     *,
@@ -257,7 +128,8 @@ def load_term_graph(
 ) -> TermGraph:
     """The :class:`TermGraph` of one ontology graph by name (``UBERON+extensions``) or of all.
 
-    One query; cached per store and ontology (``cache=None`` reads afresh).
+    The projection of :func:`craftrdf.ontology.store_model.read_store_model`'s model; cached per
+    store and ontology (``cache=None`` reads afresh).
     Raises ConfigError when the named graph is not in the store.
     """
     entries = cache.entries(store) if cache is not None else {}
@@ -265,9 +137,22 @@ def load_term_graph(
     hit = entries.get(key)
     if isinstance(hit, TermGraph):
         return hit
-    graph = _read_graph(store, ontology, curies or CurieMap())
-    entries[key] = graph
+    model = read_store_model(store, ontology, curies=curies, cache=cache)
+    graph = entries[key] = term_graph(model)
     return graph
+
+
+def term_graph(model: OntologyModel) -> TermGraph:
+    """The :class:`TermGraph` projection of an ontology model (its fields, shared, not copied)."""
+    return TermGraph(
+        model.ontology,
+        model.classes,
+        model.edges,
+        model.labels,
+        model.logical_definitions,
+        model.parallel,
+        model.deprecated,
+    )
 
 
 def similarity_index(
@@ -281,84 +166,65 @@ def similarity_index(
     cache: SimilarityCache | None = DEFAULT_CACHE,
     engine: Engine = "auto",
     placements: Sequence[tuple[str, str]] | None = None,
+    cache_dir: Path | None = None,
 ) -> WangIndex:
     """A :class:`WangIndex` over the store's ontology graph, for ``method`` and ``weights``.
 
     ``weights`` maps relation names to weights (``{"is_a": 0.8, "part_of": 0.6}``, the
     default of method ``wang``); only those relations are followed. Method ``bossy``
     is is_a only at 0.65. With ``classify_extensions``, extension classes are placed by
-    their logical definitions first: union classes as
-    :func:`craftrdf.ontology.extensions.place_extensions` does, and every parent the
-    structural reasoner (:mod:`craftrdf.ontology.reasoning.structural`, from the OWL axioms:
-    intersections too) finds for an extension class. Placements stored by
+    their logical definitions first (:func:`craftrdf.ontology.placement.place_in_store`: union
+    classes, and every parent the structural reasoner finds for an extension class). Placements stored by
     ``craftrdf classify`` are read with the graph in any case. Terms are CURIEs;
     parallel extension classes are aliases of their base. Deprecated classes are in the
     index but not offered by ``top_k``. ``engine`` is :class:`WangIndex`'s (compiled
     kernels when numba works, by default). Cached per store and
     ``(ontology, weights, classify_extensions, engine)``. ``placements``: with a named
-    ``ontology``, the structural reasoner's placements of it computed beforehand (:func:`structural_placements`
-    of this store's ontology, on a worker process say); None computes them here when needed.
+    ``ontology``, the structural reasoner's placements of it computed beforehand
+    (:func:`~craftrdf.ontology.placement.reasoned_placements` of this store's ontology, on a worker
+    process say); None computes them here when needed.
+    ``cache_dir`` (:func:`craftrdf.analysis.similarity.persist.default_cache_dir`, say): keep the built
+    index on disk there, keyed by the digests of the store's ontology graphs, and read it back
+    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`); not with
+    ``curies`` (an index of other CURIEs).
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
     """
-    from ...ontology.extensions import place_extensions
-
     w = method_weights(method, weights)
     entries = cache.entries(store) if cache is not None else {}
     key = ("index", ontology, tuple(sorted(w.items())), classify_extensions, engine)
     hit = entries.get(key)
     if isinstance(hit, WangIndex):
         return hit
+    disk_key = None
+    if cache_dir is not None and curies is None:  # an index of other CURIEs is not the one on disk
+        from .persist import index_key, load_index
+
+        disk_key = index_key(
+            store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine
+        )
+        loaded = load_index(cache_dir, disk_key)
+        if loaded is not None:
+            entries[key] = loaded
+            return loaded
     cm = curies or CurieMap()
-    graph = load_term_graph(store, ontology=ontology, curies=cm, cache=cache)
+    model = read_store_model(store, ontology, curies=cm, cache=cache)
+    graph = term_graph(model)
     by_iri = {relation_iri(name, cm): weight for name, weight in w.items()}
     edges: list[tuple[str, str, str]] = list(graph.edges)
     if classify_extensions:
-        report = place_extensions(graph)
+        report = place_in_store(store, ontology, curies=cm, cache=cache, reasoned=placements, model=model)
         edges.extend((child, RDFS.subClassOf, parent) for child, parent in report.edges())
-        if placements is not None and ontology is not None:
-            entries.setdefault(("placements", ontology), list(placements))
-        edges.extend((c, RDFS.subClassOf, p) for c, p in _reasoned_placements(store, ontology, cm, entries))
     dag = weighted_dag(edges, by_iri, nodes=graph.classes)
     aliases = {p: b for p, b in graph.parallel.items() if b in dag}
     index = WangIndex(dag, aliases=aliases, labels=graph.labels, excluded=graph.deprecated, engine=engine)
     entries[key] = index
+    if cache_dir is not None and disk_key is not None:
+        from .persist import index_key, save_index
+
+        # saved only if no writer changed the ontologies while the graph was read: never a stale entry
+        now = index_key(store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine)
+        if now == disk_key:
+            save_index(cache_dir, disk_key, index)
     return index
-
-
-def _reasoned_placements(
-    store: ReadableStore, ontology: str | None, curies: CurieMap, entries: dict[object, object]
-) -> list[tuple[str, str]]:
-    """The structural reasoner's edges from an extension class to its new parents, as CURIEs (cached)."""
-    from ...ontology.owlread import read_ontology
-
-    key = ("placements", ontology)
-    hit = entries.get(key)
-    if isinstance(hit, list):
-        return hit
-    prefix = _ONTOLOGY_PREFIX
-    names = [ontology] if ontology else [g[len(prefix) :] for g in store.batches() if g.startswith(prefix)]
-    out: list[tuple[str, str]] = []
-    for name in names:
-        out.extend(structural_placements(read_ontology(store, name), curies))
-    entries[key] = out
-    return out
-
-
-def structural_placements(onto: OntologyAxioms, curies: CurieMap | None = None) -> list[tuple[str, str]]:
-    """The structural reasoner's edges ``(extension class, new parent)`` of one ontology, as CURIEs.
-
-    What ``classify_extensions`` adds beside :func:`~craftrdf.ontology.extensions.place_extensions`;
-    ``onto`` is :func:`craftrdf.ontology.owlread.read_ontology`'s (it pickles, so this can run in another process).
-    """
-    from ...ontology.reasoning.structural import classify_structural
-
-    cm = curies or CurieMap()
-    out: list[tuple[str, str]] = []
-    for child, parent in classify_structural(onto):
-        c, p = cm.compress(child), cm.compress(parent)
-        # extension classes placed (union members under their union are place_extensions' part)
-        if "_EXT:" in c and "/craftrdf/ref/" not in parent:
-            out.append((c, p))
-    return out

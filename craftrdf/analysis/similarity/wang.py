@@ -39,11 +39,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import repeat
 from operator import itemgetter
-from typing import Literal
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
 
 from ...core.errors import CraftrdfError
 from ._svalues import compact_rows, kernels_failed, load_kernels
@@ -55,7 +55,16 @@ from .definition import (
     UnknownTermError,
     WeightedDag,
     combine_scores,
+    known_terms,
 )
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+#: Up to this many pairs, :meth:`WangIndex.pairs_by_row` merges the two rows in Python, as the compiled
+#: kernel does for few pairs (same order of additions, same floats), without loading the kernels:
+#: a command that scores one pair does not pay numba's import (docs/similarity.md, "Kept on disk").
+_FEW_PAIRS = 8
 
 logger = logging.getLogger(__name__)
 
@@ -131,15 +140,21 @@ class WangIndex:
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state)
-        if self.engine == "numba":
+        self.__dict__.update(state)  # the kernels are loaded when first needed (_compiled)
+
+    def _compiled(self) -> ModuleType | None:
+        """The compiled kernels of engine numba, loaded on first use (an index that arrived pickled has none yet)."""
+        if self._kernels is None and self.engine == "numba":
             self._kernels = load_kernels("auto", warn=False)
             if self._kernels is None:  # numba missing where the index arrived: same values, numpy path
                 self.engine = "numpy"
+        return self._kernels
 
     @cached_property
     def _s(self) -> sp.csr_matrix:
         """The S-values as a scipy CSR matrix (rows: terms, columns: their ancestors)."""
+        import scipy.sparse as sp  # here: a process that scores a few pairs never needs scipy
+
         n = len(self.terms)
         return sp.csr_matrix((self._table[self._vid], self._cols.astype(np.int32), self._indptr), shape=(n, n))
 
@@ -152,6 +167,8 @@ class WangIndex:
         sums S_A(t) + S_B(t) over the common ancestors: the numerator of Sim, in one sparse
         operation, exactly (the imaginary part is one rounded float addition).
         """
+        import scipy.sparse as sp
+
         s = self._s
         return sp.csr_matrix((s.data + 1j, s.indices, s.indptr), shape=s.shape)
 
@@ -182,6 +199,15 @@ class WangIndex:
         if missing == "raise" and (out < 0).any():
             raise UnknownTermError(str(seq[int(np.flatnonzero(out < 0)[0])]))
         return out
+
+    def ancestry(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Every term's ancestors (itself included) as CSR ``(indptr, cols)``.
+
+        Row r's are ``cols[indptr[r]:indptr[r + 1]]``, sorted: the columns of the S-value rows,
+        whatever the weights: what IC measures
+        (:class:`~craftrdf.analysis.similarity.ic.ICIndex`) need of the graph.
+        """
+        return self._indptr, self._cols.astype(np.int64)
 
     def semantic_values(self, term: str) -> dict[str, float]:
         """S-values of DAG(term), by term (from the index; equal to :func:`semantic_values`)."""
@@ -226,10 +252,13 @@ class WangIndex:
         n = len(self.terms)
         if xa.size and (max(int(xa.max()), int(xb.max())) >= n):
             raise IndexError(f"row number past the index ({n} terms)")
-        if self._kernels is not None:
+        kernels = None if self.engine == "numba" and len(xa) <= _FEW_PAIRS else self._compiled()
+        if self.engine == "numba" and kernels is None:
+            out, disjoint = self._pairs_merged(xa, xb)
+        elif kernels is not None:
             out = np.empty(len(xa), dtype=np.float64)
             disjoint = int(
-                self._kernels.pair_similarities(self._indptr, self._cols, self._vid, self._table, self.sv, xa, xb, out)
+                kernels.pair_similarities(self._indptr, self._cols, self._vid, self._table, self.sv, xa, xb, out)
             )
         else:
             out, disjoint = self._pairs_numpy(xa, xb, chunk)
@@ -240,6 +269,28 @@ class WangIndex:
                 stacklevel=3,
             )
         return out
+
+    def _pairs_merged(
+        self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.float64], int]:
+        """A few pairs by merging the sorted rows, adding in increasing column order as the kernel does."""
+        out = np.full(len(ra), np.nan)
+        disjoint = 0
+        for k, (x, y) in enumerate(zip(ra.tolist(), rb.tolist())):
+            if x < 0 or y < 0:
+                continue
+            if x == y:
+                out[k] = 1.0
+                continue
+            ax, bx, ay, by = self._indptr[x], self._indptr[x + 1], self._indptr[y], self._indptr[y + 1]
+            _, ix, iy = np.intersect1d(self._cols[ax:bx], self._cols[ay:by], assume_unique=True, return_indices=True)
+            vx, vy = self._table[self._vid[ax:bx][ix]].tolist(), self._table[self._vid[ay:by][iy]].tolist()
+            num = 0.0
+            for a, b in zip(vx, vy):  # one by one, in column order: the kernel's sum, float for float
+                num += a + b
+            disjoint += num == 0.0
+            out[k] = num / (self.sv[x] + self.sv[y])
+        return out, disjoint
 
     def _pairs_numpy(
         self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64], chunk: int
@@ -310,16 +361,7 @@ class WangIndex:
         Terms not in the index are left out with a SimilarityWarning (GOSemSim drops
         them too); NaN if either set is then empty. See :func:`combine_scores`.
         """
-        ga, gb = list(dict.fromkeys(a)), list(dict.fromkeys(b))
-        unknown = [t for t in ga + gb if t not in self.index]
-        if unknown:
-            warnings.warn(
-                f"{len(unknown)} term(s) not in the ontology graph left out, e.g. {unknown[:3]}",
-                SimilarityWarning,
-                stacklevel=2,
-            )
-        ga = [t for t in ga if t in self.index]
-        gb = [t for t in gb if t in self.index]
+        ga, gb = known_terms(a, b, self.index)
         if not ga or not gb:
             return math.nan
         return combine_scores(self.matrix(ga, gb), combine)

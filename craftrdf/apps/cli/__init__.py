@@ -16,10 +16,10 @@ from typing import NoReturn
 from ... import __version__
 from ...core._extras import missing_extra
 from ...core.errors import CraftrdfError
-from . import annotate, classify, evaluate, export, reproduce, serve, similarity, store, sweep, train, views
+from . import annotate, classify, evaluate, export, reproduce, serve, similarity, store, sweep, term, train, views
 from ._common import setup_logging
 
-GROUPS = (store, views, similarity, annotate, export, evaluate, serve, sweep, reproduce, train, classify)
+GROUPS = (store, views, similarity, term, annotate, export, evaluate, serve, sweep, reproduce, train, classify)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -31,10 +31,10 @@ def is_streamed(args: argparse.Namespace) -> bool:
 
 def run_streamed(args: argparse.Namespace) -> int:
     """Run ``annotate`` streamed; prints what it did."""
-    from ...core.registry import load_registry
+    from ...core.context import RunContext
     from ...matching.matcher.config import MatcherConfig
     from ...matching.matcher.dictionary import default_cache_dir
-    from ...matching.matcher.stream import run_annotation_stream
+    from ...matching.matcher.stream import Batching, run_annotation_stream
     from ...runtime.executors import DaskExecutor, InlineExecutor, LocalPool
     from ._common import index_progress, open_store, parse_params, worker_count
 
@@ -62,15 +62,12 @@ def run_streamed(args: argparse.Namespace) -> int:
             config,
             [Path(p) for p in args.inputs],
             Path(args.out),
-            registry=load_registry(),
-            executor=executor,
+            RunContext.create(cache_dir=cache_dir, executor=executor, progress=index_progress(args)),
             split=args.split,
             into_store=args.into_store,
-            batch_size=args.batch_size,
-            in_flight=worker_count("--in-flight", args.in_flight, 2 * threads),
-            restart=args.restart,
-            cache_dir=cache_dir,
-            progress=index_progress(args),
+            batching=Batching(
+                args.batch_size, worker_count("--in-flight", args.in_flight, 2 * threads), restart=args.restart
+            ),
         )
     print(
         f"annotated {r.documents:,} documents in {r.batches:,} batches with {args.set}: {r.annotations:,} "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ...core.errors import ConfigError
 
@@ -28,6 +29,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     from ._common import open_store
 
     criteria = parse_criteria(args.criteria)
+    ids = Path(args.ids) if args.ids is not None else None
     if args.store is None and args.endpoint is None:
         if args.craft is None:
             raise ConfigError("give --store S (a built store), --endpoint URL, or --craft DIR (a CRAFT directory)")
@@ -38,6 +40,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             boundary=args.boundary,
             criteria=criteria,
             apply_craft_rules=args.apply_craft_rules,
+            ids=ids,
         )
     else:
         with open_store(args, mode="read") as store:
@@ -49,6 +52,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                 criteria=criteria,
                 craft=args.craft,
                 apply_craft_rules=args.apply_craft_rules,
+                ids=ids,
             )
     write_report(reports, args.out, boundary=args.boundary)
     sys.stdout.write(format_table(reports))
@@ -81,5 +85,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         default="all",
         help="all, or a comma-separated list: exact,left,right,left_or_right,approximate,partial,fragment",
     )
+    p.add_argument("--ids", metavar="FILE", help="score only the predicted documents listed in FILE (one id a line)")
     p.add_argument("--out", required=True, help="directory for the result files")
     p.set_defaults(func=_cmd_evaluate)

@@ -27,6 +27,21 @@ def _cmd_export_ontology(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export_sssom(args: argparse.Namespace) -> int:
+    from ...core.errors import ConfigError
+    from ...publishing.exports.sssom import export_sssom
+
+    if args.document or args.context is not None:
+        raise ConfigError("--format sssom exports the set's extension-class mappings: no --document or --context")
+    with open_store(args, mode="read") as store:
+        r = export_sssom(store, args.set, args.out)
+    print(
+        f"exported {r.set_key}'s extension-class mappings as SSSOM: {r.mappings:,} mappings "
+        f"of {r.classes:,} classes -> {r.out}"
+    )
+    return 0
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     from ...core.errors import ConfigError
     from ...publishing.exports.sets import export_set
@@ -35,6 +50,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         return _cmd_export_ontology(args)
     if not args.set:
         raise ConfigError("give --set KEY (an annotation set) or --ontology NAME (an ontology)")
+    if args.format == "sssom":
+        return _cmd_export_sssom(args)
     if args.format not in _FORMATS:
         raise ConfigError(f"an annotation set exports as {', '.join(_FORMATS)}, not {args.format}")
     if args.context is not None and args.format != "jsonld":
@@ -62,19 +79,20 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     """Add ``export`` to the ``craftrdf`` parser."""
     e = sub.add_parser(
         "export",
-        help="write an annotation set (Turtle, TriG, N-Quads, JSON-LD, PubAnnotation, BioNLP) "
-        "or an ontology (OWL, OBO, Turtle)",
+        help="write an annotation set (Turtle, TriG, N-Quads, JSON-LD, PubAnnotation, BioNLP; its "
+        "extension-class mappings as SSSOM) or an ontology (OWL, OBO, Turtle)",
         description="Write one annotation set (a CRAFT set, a loaded set or a materialised view) of a store. "
         "turtle: the set graph; trig, nquads: the set graph with its documents and the classes "
         "it uses; jsonld: a W3C Web Annotation collection; bionlp, pubannotation: one file per "
         "document in the --out folder. With --ontology NAME (as in /ontology/<name>, e.g. "
-        "UBERON+extensions): owl (RDF/XML for OWL tools), ttl, or obo (OBO 1.4 for pronto, fastobo, ROBOT).",
+        "UBERON+extensions): owl (RDF/XML for OWL tools), ttl, or obo (OBO 1.4 for pronto, fastobo, ROBOT). "
+        "--set KEY --format sssom: the set's extension classes and their related classes as SSSOM TSV.",
     )
     add_store_options(e)
     what = e.add_mutually_exclusive_group(required=True)
     what.add_argument("--set", help="set key, matched case-insensitively, e.g. UBERON_EXT")
     what.add_argument("--ontology", metavar="NAME", help="an ontology graph, e.g. UBERON+extensions")
-    e.add_argument("--format", required=True, choices=_FORMATS + _ONTOLOGY_FORMATS)
+    e.add_argument("--format", required=True, choices=(*_FORMATS, "sssom", *_ONTOLOGY_FORMATS))
     e.add_argument(
         "--out",
         required=True,

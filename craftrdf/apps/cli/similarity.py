@@ -27,7 +27,9 @@ from ._common import add_store_options, open_store
 if TYPE_CHECKING:
     from ...analysis.evaluation.bossy_index import OfficialIndex
     from ...analysis.similarity.definition import Missing
+    from ...analysis.similarity.groups import Scorer
     from ...analysis.similarity.wang import WangIndex
+    from ...store.local import ReadableStore
 
 logger = logging.getLogger(__name__)
 
@@ -124,35 +126,59 @@ def _report_extensions(report: object, path: str | None) -> None:
                 w.writerow([p.cls, p.kind, p.reason, p.definition])
 
 
-def _cmd_similarity(args: argparse.Namespace) -> int:
-    from ...analysis.similarity.graph import load_term_graph, parse_weights, similarity_index
-    from ...ontology.extensions import place_extensions
+_GROUP_MODES = ("documents", "groups", "document_matrix")
 
-    if args.materialize:
-        return _materialize(args)
-    modes = [m for m in ("pairs", "matrix", "top_k") if getattr(args, m) is not None]
+
+def _check_args(args: argparse.Namespace) -> None:
+    """ConfigError for options that do not go together (before the store is opened)."""
+    modes = [m for m in ("pairs", "matrix", "top_k", *_GROUP_MODES) if getattr(args, m) not in (None, False)]
     terms: Sequence[str] = args.terms
     if not modes and len(terms) != 2:
-        raise ConfigError("give two terms, or one of --pairs FILE, --matrix TERMS_FILE, --top-k N TERM")
+        raise ConfigError(
+            "give two terms, or one of --pairs FILE, --matrix TERMS_FILE, --top-k N TERM, "
+            "--documents A B, --groups FILE FILE, --document-matrix"
+        )
     if args.top_k is not None and len(terms) != 1:
         raise ConfigError("--top-k N takes one term: craftrdf similarity --top-k 10 UBERON:0000955 --store S")
-    if (args.pairs is not None or args.matrix is not None) and terms:
-        raise ConfigError("terms on the command line cannot be combined with --pairs or --matrix")
+    if modes and args.top_k is None and terms:
+        raise ConfigError(f"terms on the command line cannot be combined with --{modes[0].replace('_', '-')}")
     if args.candidates and args.top_k is None:
         raise ConfigError("--candidates only goes with --top-k")
     if args.top_k is not None and args.top_k < 1:
         raise ConfigError(f"--top-k needs a positive number, got {args.top_k}")
+    if args.top_k is not None and args.measure != "wang":
+        raise ConfigError("--top-k computes Wang similarity only: leave out --measure")
     if args.extensions_report and not args.classify_extensions:
         raise ConfigError("--extensions-report only goes with --classify-extensions")
     if not 0 <= args.digits <= 17:
         raise ConfigError(f"--digits must be between 0 and 17, got {args.digits}")
+    if (args.documents is not None or args.document_matrix) and not args.set:
+        raise ConfigError("--documents and --document-matrix need --set KEY (the annotation set, e.g. UBERON_EXT)")
+    if args.set2 and args.documents is None:
+        raise ConfigError("--set2 only goes with --documents")
+    if args.method == "bossy" and args.measure != "wang":
+        raise ConfigError("--method bossy is a Wang variant: leave out --measure, or --method")
+    if args.measure == "wang" and (args.ic_set or args.ic_split):
+        raise ConfigError("--ic-set and --ic-split go with an IC measure (--measure resnik, lin, jiang or rel)")
+
+
+def _cmd_similarity(args: argparse.Namespace) -> int:
+    from ...analysis.similarity.graph import parse_weights, similarity_index
+    from ...analysis.similarity.wang import WangIndex
+    from ...ontology.placement import place_in_store
+
+    if args.materialize:
+        return _materialize(args)
+    _check_args(args)
     weights = parse_weights(args.weights) if args.weights else None
     missing: Missing = "nan" if args.unknown == "nan" else "raise"
     with open_store(args, mode="read") as store:
         if args.method == "bossy" and weights is None and not args.classify_extensions:
             from ...analysis.evaluation.bossy_index import bossy_index  # the official scorer's graph
 
-            index: WangIndex | OfficialIndex = bossy_index(store, ontology=args.ontology)
+            index: WangIndex | OfficialIndex | Scorer = bossy_index(store, ontology=args.ontology)
+        elif args.measure != "wang":
+            index = _ic_scorer(store, args, weights)
         else:
             index = similarity_index(
                 store,
@@ -160,10 +186,21 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
                 weights=weights,
                 ontology=args.ontology,
                 classify_extensions=args.classify_extensions,
+                cache_dir=_cache_dir(args),
             )
         if args.classify_extensions:
-            _report_extensions(place_extensions(load_term_graph(store, ontology=args.ontology)), args.extensions_report)
-    rows = _result_rows(args, index, missing)  # every term checked before the output is opened
+            # the union pass's report (the reasoner's placements are cached from the index's build)
+            _report_extensions(place_in_store(store, args.ontology).unions, args.extensions_report)
+        groups = _read_groups(store, args) if any(getattr(args, m) not in (None, False) for m in _GROUP_MODES) else None
+    if groups is not None:
+        from ...analysis.similarity.groups import Scorer
+
+        scorer = index if isinstance(index, Scorer) else Scorer(index) if isinstance(index, WangIndex) else None
+        if scorer is None:
+            raise ConfigError("group similarity takes --method wang (with --weights) or an IC measure")
+        rows: Iterable[list[str]] | str = _group_rows(args, scorer, groups)
+    else:
+        rows = _result_rows(args, index, missing)  # every term checked before the output is opened
     with _output(args.output) as out:
         if isinstance(rows, str):
             out.write(rows)
@@ -172,14 +209,84 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ic_scorer(store: ReadableStore, args: argparse.Namespace, weights: dict[str, float] | None) -> Scorer:
+    """The IC measure the options ask for, with its information content."""
+    from ...analysis.similarity.corpus import ic_index
+    from ...analysis.similarity.groups import Scorer
+    from ...matching.matcher.run import parse_splits
+
+    ic_set = args.ic_set or args.set
+    if args.ic == "corpus" and not ic_set:
+        raise ConfigError(
+            "--ic corpus counts the annotations of a set: give --ic-set KEY (or --set KEY), or --ic intrinsic"
+        )
+    index = ic_index(
+        store,
+        ic=args.ic,
+        set_key=ic_set,
+        splits=parse_splits(args.ic_split),
+        ontology=args.ontology,
+        weights=weights,
+        classify_extensions=args.classify_extensions,
+        cache_dir=_cache_dir(args),
+    )
+    return Scorer(index, args.measure)
+
+
+def _cache_dir(args: argparse.Namespace) -> Path | None:
+    """Where the built index is kept between commands (None with --no-cache)."""
+    from ...analysis.similarity.persist import default_cache_dir
+
+    return None if args.no_cache else default_cache_dir()
+
+
+def _read_groups(store: ReadableStore, args: argparse.Namespace) -> list[tuple[str, list[str]]]:
+    """The class sets the group mode compares, named (document id or file), read before anything is written."""
+    from ...analysis.similarity.corpus import document_classes
+
+    if args.groups is not None:
+        return [(path, read_terms(path)) for path in args.groups]
+    if args.document_matrix:
+        from ...querying.webanno import document_splits
+
+        # every document of the store, those the set does not annotate too (empty rows and columns)
+        classes = document_classes(store, args.set)
+        return [(d, classes.get(d, [])) for d in sorted({*document_splits(store), *classes})]
+    (a, b), second_set = args.documents, args.set2 or args.set
+    first = document_classes(store, args.set, documents=[a])[a]
+    return [(f"{args.set}:{a}", first), (f"{second_set}:{b}", document_classes(store, second_set, documents=[b])[b])]
+
+
+def _group_rows(
+    args: argparse.Namespace, scorer: Scorer, groups: list[tuple[str, list[str]]]
+) -> Iterable[list[str]] | str:
+    """One group score (its line), or the document-by-document matrix as CSV rows."""
+    digits = args.digits
+    names = [n for n, _ in groups]
+    if args.document_matrix:
+        m = scorer.group_matrix([g for _, g in groups], combine=args.combine)
+        return itertools.chain(
+            [["document", *names]], ([n, *(_fmt(float(v), digits) for v in row)] for n, row in zip(names, m))
+        )
+    for name, terms in groups:
+        if not terms:
+            raise ConfigError(f"{name} has no class to compare (an empty group)")
+        if args.groups is not None and args.unknown == "error":
+            scorer.check(terms)
+    value = scorer.group(groups[0][1], groups[1][1], combine=args.combine)
+    if math.isnan(value):
+        raise ConfigError(f"no class of {names[0]} or of {names[1]} has a {scorer.measure} similarity in the graph")
+    return _fmt(value, digits) + "\n"
+
+
 def _materialize(args: argparse.Namespace) -> int:
     """``--materialize``: write the S-values of the ontology and weights as a batch (docs/similarity.md)."""
     from ...analysis.similarity.graph import parse_weights
     from ...analysis.similarity.svalue_graph import materialize_svalues
     from ...store.local import require_writable
 
-    if args.terms or args.pairs or args.matrix or args.top_k is not None:
-        raise ConfigError("--materialize takes no terms and no --pairs, --matrix or --top-k")
+    if args.terms or args.pairs or args.matrix or args.top_k is not None or any(getattr(args, m) for m in _GROUP_MODES):
+        raise ConfigError("--materialize takes no terms and no --pairs, --matrix, --top-k or group mode")
     if args.method != "wang" or args.classify_extensions:
         raise ConfigError("--materialize writes the wang method's S-values (--weights chooses the relations)")
     weights = parse_weights(args.weights) if args.weights else None
@@ -194,7 +301,7 @@ def _materialize(args: argparse.Namespace) -> int:
 
 
 def _result_rows(
-    args: argparse.Namespace, index: WangIndex | OfficialIndex, missing: Missing
+    args: argparse.Namespace, index: WangIndex | OfficialIndex | Scorer, missing: Missing
 ) -> Iterable[list[str]] | str:
     """The CSV rows of the mode asked for (one pair: the line itself); the similarities are
     computed, and every term checked, here."""
@@ -210,6 +317,8 @@ def _result_rows(
         return itertools.chain([["term", *ts]], ([t, *(_fmt(float(v), digits) for v in row)] for t, row in zip(ts, m)))
     if args.top_k is not None:
         cands = read_terms(args.candidates) if args.candidates else None
+        if not hasattr(index, "top_k"):  # pragma: no cover - _check_args stops --top-k with an IC measure
+            raise ConfigError("--top-k computes Wang similarity only")
         top = index.top_k(args.terms[0], args.top_k, candidates=cands)
         return [["term", "label", "similarity"]] + [[t, index.labels.get(t, ""), _fmt(s, digits)] for t, s in top]
     x, y = args.terms
@@ -217,11 +326,57 @@ def _result_rows(
     return _fmt(value, digits) + "\n"
 
 
+def _add_ic_options(s: argparse.ArgumentParser) -> None:
+    """--measure and where the information content comes from."""
+    s.add_argument(
+        "--measure",
+        choices=["wang", "resnik", "lin", "jiang", "rel"],
+        default="wang",
+        help="term measure: wang (default), or an information-content measure as GOSemSim defines it "
+        "(the ancestors over the --weights relations, is_a and part_of by default)",
+    )
+    s.add_argument(
+        "--ic",
+        choices=["corpus", "intrinsic"],
+        default="corpus",
+        help="information content of the IC measures: corpus (default: annotation counts of --ic-set, "
+        "propagated to ancestors) or intrinsic (Seco et al. 2004, from the graph alone)",
+    )
+    s.add_argument("--ic-set", metavar="KEY", help="annotation set whose counts give the IC (default: --set)")
+    s.add_argument(
+        "--ic-split",
+        metavar="SPLITS",
+        help="count the documents of these splits only: train, dev, test, a comma list, or all",
+    )
+
+
+def _add_group_options(s: argparse.ArgumentParser, mode: argparse._MutuallyExclusiveGroup) -> None:
+    """The group modes (--documents, --groups, --document-matrix), their sets and --combine."""
+    mode.add_argument(
+        "--documents",
+        nargs=2,
+        metavar=("A", "B"),
+        help="group similarity of two documents' classes in --set (B's in --set2 when given: gold against predicted)",
+    )
+    mode.add_argument("--groups", nargs=2, metavar=("FILE", "FILE"), help="group similarity of two term files")
+    mode.add_argument(
+        "--document-matrix", action="store_true", help="every document of --set against every other (CSV matrix)"
+    )
+    s.add_argument("--set", metavar="KEY", help="annotation set of --documents and --document-matrix, e.g. UBERON_EXT")
+    s.add_argument("--set2", metavar="KEY", help="with --documents: the set of the second document")
+    s.add_argument(
+        "--combine",
+        choices=["max", "avg", "rcmax", "bma"],
+        default="bma",
+        help="how group modes combine term scores, as GOSemSim's mgoSim (default bma, best-match average)",
+    )
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``similarity`` to the ``craftrdf`` parser."""
     s = sub.add_parser(
         "similarity",
-        help="Wang semantic similarity of ontology classes",
+        help="semantic similarity of ontology classes and of class sets (Wang, Resnik, Lin, Jiang, Rel)",
         description="Wang et al. (2007) semantic similarity over the ontology graph in the store. "
         "Terms are CURIEs (UBERON:0000955) or IRIs.",
     )
@@ -256,10 +411,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="FILE",
         help="with --classify-extensions: write what was placed and what not (TSV)",
     )
+    _add_ic_options(s)
     mode = s.add_mutually_exclusive_group()
     mode.add_argument("--pairs", metavar="FILE", help="two term columns -> term1,term2,similarity rows")
     mode.add_argument("--matrix", metavar="TERMS_FILE", help="one term per line -> all-pairs matrix (CSV)")
     mode.add_argument("--top-k", type=int, metavar="N", help="the N classes most similar to TERM")
+    _add_group_options(s, mode)
     s.add_argument("--candidates", metavar="TERMS_FILE", help="with --top-k: choose among these terms only")
     s.add_argument(
         "--unknown",
@@ -273,6 +430,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         action="store_true",
         help="write the S-values of --ontology (default: all, merged) and --weights into the store as "
         "triples, for the library query wang-svalues on any SPARQL server (docs/similarity.md)",
+    )
+    s.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="build the index from the store, and keep nothing (by default the built index is kept in "
+        "~/.cache/craftrdf/similarity, keyed by the digests of the store's ontology graphs)",
     )
     s.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     s.set_defaults(func=_cmd_similarity)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
+    from ...core.context import RunContext
     from ...core.errors import ConfigError
-    from ...core.registry import load_registry
     from ...matching.matcher.dictionary import default_cache_dir
-    from ...matching.sweeps.entry import sweep_store
+    from ...matching.sweeps.entry import SweepOptions, sweep_store
     from ...matching.sweeps.grid import load_grid
     from ...matching.sweeps.termfilter import TermFilter
     from ...runtime.executors import DaskExecutor, InlineExecutor, LocalPool, SweepExecutor
@@ -23,6 +23,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if args.workers is not None and args.scheduler is not None:
         raise ConfigError("give --workers (a local process pool) or --scheduler (a Dask cluster), not both")
     configs = load_grid(args.grid)
+    flt = TermFilter() if args.term_filter else None
+    options = SweepOptions(
+        args.select_on or args.split, args.report_on, args.apply_craft_rules, args.prefer_labels, term_filter=flt
+    )
     cache_dir = None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     with contextlib.ExitStack() as stack:
         if args.scheduler is not None:
@@ -37,16 +41,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             store,
             args.set,
             configs,
-            registry=load_registry(),
+            RunContext.create(
+                cache_dir=cache_dir,
+                executor=executor,
+                progress=progress_bar(args.quiet, name=f"sweep {args.set}", unit="configuration"),
+            ),
             out_dir=Path(args.out),
-            split=args.select_on or args.split,
-            report_on=args.report_on,
-            executor=executor,
-            apply_craft_rules=args.apply_craft_rules,
-            prefer_labels=args.prefer_labels,
-            cache_dir=cache_dir,
-            term_filter=TermFilter() if args.term_filter else None,
-            progress=progress_bar(args.quiet, name=f"sweep {args.set}", unit="configuration"),
+            options=options,
         )
     r = report.result
     print(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...core.model import Annotation
@@ -21,6 +22,7 @@ from .sections import (
 
 if TYPE_CHECKING:
     from ...matching.training.evaluate import TestScore
+    from ...matching.training.train import TrainReport
 
 
 def _diff(ours: float, published: float | None, fmt: str = "{:+,}") -> str:
@@ -398,7 +400,7 @@ def _trained(trained: Mapping[str, TestScore], published: Published) -> list[str
         "names alone, and their SER counts exact class matches only (no Wang credit for a related class): they "
         "are marked *exact*.",
         "",
-        "| set | test SER | cross-validated SER | configuration (case, stemmer, synonyms) | threshold, prior | rules "
+        "| set | test SER | cross-validated SER | configuration (case, stemmer, synonyms) | decision | rules "
         "| discontinuous recovered on train+dev | costliest false positives | costliest false negatives | seconds |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -407,12 +409,21 @@ def _trained(trained: Mapping[str, TestScore], published: Published) -> list[str
         fp = "; ".join(f"{x} {cls} ({n})" for x, cls, n in t.false_positives[:3]) or "—"
         fn = "; ".join(f"{x} {cls} ({n})" for x, cls, n in t.false_negatives[:3]) or "—"
         out.append(
-            f"| {key}{' (exact)' if t.exact_only else ''} | {t.ser:.3f} | {s.cv_ser:.3f} | "
-            f"{c.caseMatch.value}, {c.stemmer.value}, {c.synonyms.value} | {s.decision.threshold}, {s.decision.prior} "
+            f"| {key}{' (exact)' if t.exact_only else ''} | {t.ser:.3f} | {t.train.cv_ser:.3f} | "
+            f"{c.caseMatch.value}, {c.stemmer.value}, {c.synonyms.value} | {_decision(t.train)} "
             f"| {s.rules.label()} | {t.train.discontinuous_recovered} of {t.train.discontinuous_gold} | {fp} | {fn} "
             f"| {t.seconds:.0f} |"
         )
     return out
+
+
+def _decision(report: TrainReport) -> str:
+    """The decision a model uses: the learned one (C, threshold) or the term threshold (threshold, prior)."""
+    learned = report.learned
+    if learned is not None and learned.chosen:
+        return f"learned (C {learned.learned.strength}, threshold {learned.learned.threshold})"
+    d = report.selection.decision
+    return f"threshold {d.threshold}, prior {d.prior}"
 
 
 def _similarity(dist: SimilarityDistribution) -> list[str]:
@@ -441,28 +452,40 @@ def _similarity(dist: SimilarityDistribution) -> list[str]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """What the report is made of, read and computed from the store.
+
+    ``public`` and ``test`` are the documents of train+dev and of test; ``sweeps`` every set's sweep
+    (section 4); ``causes`` explain section 1's differing cells; ``nesting`` gives section 2 its counts
+    of nesting; ``trained`` gives section 4 its trained-matcher column
+    (:func:`craftrdf.matching.training.evaluate.train_and_test`); ``skipped`` the sets without ontology.
+    """
+
+    counts: list[CountRow]
+    public: list[str]
+    test: list[str]
+    causes: list[CellCause]
+    stats: list[StatsRow]
+    nesting: list[NestingCounts]
+    sweeps: dict[str, SweepReport]
+    skipped: list[str]
+    similarity: SimilarityDistribution | None
+    trained: dict[str, TestScore] | None
+
+
 def render_report(
+    m: Measured,
     *,
-    counts: Sequence[CountRow],
-    stats: Sequence[StatsRow],
-    stats_documents: int,
-    test_documents: int,
     sweeps: Mapping[str, SweepReport],
-    ser_sweeps: Mapping[str, SweepReport],
     quick: bool,
-    similarity: SimilarityDistribution | None,
     published: Published,
     grid: str,
     header: str,
-    causes: Sequence[CellCause] = (),
-    nesting: Sequence[NestingCounts] = (),
-    trained: Mapping[str, TestScore] | None = None,
 ) -> str:
-    """The whole ``report.md``; ``ser_sweeps`` are every set's sweeps (section 4), ``sweeps`` the paper's.
-
-    ``causes`` explain section 1's differing cells; ``nesting`` gives section 2 its counts of nesting;
-    ``trained`` gives section 4 its trained-matcher column (:func:`craftrdf.matching.training.evaluate.train_and_test`).
-    """
+    """The whole ``report.md`` of what was measured, ``m``; ``sweeps`` are the paper's sets' (section 3)."""
+    counts, stats, causes, nesting, similarity = m.counts, m.stats, m.causes, m.nesting, m.similarity
+    stats_documents, test_documents, ser_sweeps, trained = len(m.public), len(m.test), m.sweeps, m.trained
     lines = ["# craftrdf reproduce", "", header, ""]
     for part in (
         _counts(counts, published.counts_source, causes),

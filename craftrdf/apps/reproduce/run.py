@@ -9,28 +9,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...building.builder import build_store, check_craft_dir
+from ...core.context import RunContext
 from ...core.errors import ConfigError
 from ...core.iris import ontology_name
 from ...core.model import Annotation
-from ...core.registry import Registry, load_registry
+from ...core.registry import Registry
 from ...matching.matcher.config import MatcherConfig
-from ...matching.sweeps.entry import SweepReport
+from ...matching.sweeps.entry import SweepOptions, SweepReport
 from ...matching.sweeps.grid import load_grid
 from ...matching.sweeps.run import Progress
 from ...matching.sweeps.termfilter import TermFilter
-from ...matching.training.evaluate import TestScore, Training, collect_trained, start_training
+from ...matching.training.evaluate import Training, collect_trained, start_training
 from ...querying.sets import resolve_set
 from ...runtime.executors import SweepExecutor
 from ...store.local import AnnotationStore
 from .figures import ser_figure, similarity_figure
 from .published import Published, load_published
-from .report import render_report
+from .report import Measured, render_report
 from .sections import (
-    CellCause,
-    CountRow,
-    NestingCounts,
     SimilarityDistribution,
-    StatsRow,
     count_causes,
     count_rows,
     documents_of,
@@ -99,21 +96,19 @@ def reproduce(
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"{out_dir} exists and is not a directory: give a directory for the report")
     out_dir.mkdir(parents=True, exist_ok=True)
-    registry = load_registry()
+    ctx = RunContext.create(cache_dir=out_dir / "cache", executor=executor)
     published = load_published()
     with AnnotationStore.open(store_path or out_dir / "craft.store") as store:
-        build_store(craft_dir, store, registry=registry, progress=progress("build store") if progress else None)
+        build_store(craft_dir, store, registry=ctx.registry, progress=progress("build store") if progress else None)
         lap("build")
         grid = load_grid("quick" if quick else "all")
         m = _measure(
             store,
             grid,
-            registry=registry,
+            ctx,
             published=published,
             out_dir=out_dir,
-            quick=quick,
-            conceptmapper_faithful=conceptmapper_faithful,
-            executor=executor,
+            mode=(quick, conceptmapper_faithful),
             progress=progress,
             lap=lap,
         )
@@ -127,20 +122,12 @@ def reproduce(
         craft_dir, seconds, stages, grid_name, m.skipped, resumed, quick=quick, faithful=conceptmapper_faithful
     )
     text = render_report(
-        counts=m.counts,
-        stats=m.stats,
-        stats_documents=len(m.public),
-        test_documents=len(m.test),
+        m,
         sweeps={k: v for k, v in sweeps.items() if k in PAPER_SETS},
-        ser_sweeps=sweeps,
         quick=quick,
-        similarity=similarity,
         published=published,
         grid=grid_name,
         header=header,
-        causes=m.causes,
-        nesting=m.nesting,
-        trained=m.trained,
     )
     report = out_dir / "report.md"
     report.write_text(text, encoding="utf-8")
@@ -148,39 +135,25 @@ def reproduce(
     return ReproduceResult(report, tuple(files), seconds, quick, tuple(m.skipped), tuple(stages))
 
 
-@dataclass(frozen=True, slots=True)
-class _Measured:
-    """What the report is made of, read and computed from the store."""
-
-    counts: list[CountRow]
-    public: list[str]
-    test: list[str]
-    causes: list[CellCause]
-    stats: list[StatsRow]
-    nesting: list[NestingCounts]
-    sweeps: dict[str, SweepReport]
-    skipped: list[str]
-    similarity: SimilarityDistribution | None
-    trained: dict[str, TestScore]
-
-
 def _measure(
     store: AnnotationStore,
     grid: tuple[MatcherConfig, ...],
+    ctx: RunContext,
     *,
-    registry: Registry,
     published: Published,
     out_dir: Path,
-    quick: bool,
-    conceptmapper_faithful: bool,
-    executor: SweepExecutor | None,
+    mode: tuple[bool, bool],
     progress: Callable[[str], Progress | None] | None,
     lap: Callable[[str], None],
-) -> _Measured:
+) -> Measured:
     """Counts and statistics, then the sweeps of every set with an ontology, then the similarity distribution.
 
-    ``lap`` marks the end of each stage; sets without an ontology in the store are skipped (and listed).
+    ``mode`` is :func:`reproduce`'s ``(quick, conceptmapper_faithful)``; ``ctx`` holds its executor and
+    ``out_dir/cache``. ``lap`` marks the end of each stage; sets without an ontology in the store are
+    skipped (and listed).
     """
+    quick, conceptmapper_faithful = mode
+    registry, executor = ctx.registry, ctx.executor
     # the workers idle until the sweeps: they split the texts and place the similarity section's classes meanwhile
     warm = _warm_up(store, executor, out_dir / "cache")
     counts = count_rows(store, published.counts)
@@ -209,14 +182,14 @@ def _measure(
             store,
             [key],
             configs,
-            registry=registry,
+            ctx if len(configs) > 1 else ctx.with_(executor=None),
             out_dir=out_dir / "sweeps",
-            executor=executor if len(configs) > 1 else None,
-            cache_dir=out_dir / "cache",
-            apply_craft_rules=not conceptmapper_faithful,
-            prefer_labels=not conceptmapper_faithful,
-            plot=len(configs) > 1,
-            term_filter=TermFilter(),
+            options=SweepOptions(
+                apply_craft_rules=not conceptmapper_faithful,
+                prefer_labels=not conceptmapper_faithful,
+                plot=len(configs) > 1,
+                term_filter=TermFilter(),
+            ),
             progress=progress,
             fetched=fetched,
         )
@@ -241,7 +214,7 @@ def _measure(
     lap("similarity")
     trained = collect_trained(training)
     lap("training")
-    return _Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity, trained)
+    return Measured(counts, public, test, causes, stats, nesting, sweeps, skipped, similarity, trained)
 
 
 def _warm_up(store: AnnotationStore, executor: SweepExecutor | None, cache_dir: Path) -> WarmUp | None:

@@ -9,26 +9,24 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...analysis.stats import ArticleStats, view_stats
 from ...analysis.views import NestingFilter, ViewSpec, run_view
+from ...core.context import RunContext
 from ...core.iris import annotation_iri, ontology_name
 from ...core.model import Annotation
 from ...core.registry import Registry
 from ...matching.matcher.annotate import MatchingSession
 from ...matching.matcher.config import MatcherConfig
 from ...matching.matcher.dictionary import load_terms
-from ...matching.sweeps.entry import SweepReport, sweep_store
-from ...matching.sweeps.inputs import document_splits
+from ...matching.sweeps.entry import SweepOptions, SweepReport, sweep_store
 from ...matching.sweeps.run import Progress
-from ...matching.sweeps.termfilter import TermFilter
 from ...querying.indexes import ensure_containment
 from ...querying.library import run_query
 from ...querying.sets import resolve_set
-from ...querying.webanno import document_texts, fetch_annotations
-from ...runtime.executors import SweepExecutor
+from ...querying.webanno import document_splits, document_texts, fetch_annotations
 from ...store.local import ReadableStore
 
 logger = logging.getLogger(__name__)
@@ -261,47 +259,41 @@ def uberon_nesting(
     return out
 
 
+#: :func:`run_sweeps`'s default: CRAFT's post-processing rules applied and labels preferred (craftrdf's best).
+BEST_SWEEP = SweepOptions(apply_craft_rules=True, prefer_labels=True)
+
+
 def run_sweeps(
     store: ReadableStore,
     keys: Sequence[str],
     configs: Sequence[MatcherConfig],
+    ctx: RunContext,
     *,
-    registry: Registry,
     out_dir: Path,
-    executor: SweepExecutor | None = None,
-    cache_dir: Path | None = None,
-    apply_craft_rules: bool = True,
-    prefer_labels: bool = True,
-    plot: bool = True,
-    term_filter: TermFilter | None = None,
+    options: SweepOptions = BEST_SWEEP,
     progress: Callable[[str], Progress | None] | None = None,
     fetched: dict[str, list[Annotation]] | None = None,
 ) -> dict[str, SweepReport]:
     """Sweep each set on train+dev and report its best configurations on test; ``out_dir/<KEY>/``.
 
-    ``cache_dir`` keeps sentence splits and dictionaries between sets (the splitting of
-    each document is most of a sweep's set-up). ``apply_craft_rules`` and ``prefer_labels``
-    are :func:`craftrdf.matching.sweeps.entry.sweep_store`'s; both off is ConceptMapper's behaviour.
-    ``term_filter`` also scores the best-F1 and lowest-SER configurations with that
-    filter (the reports' ``filtered``); ``plot`` draws ``pr.png``. ``fetched``: see :func:`read_annotations`.
+    ``ctx.cache_dir`` keeps sentence splits and dictionaries between sets (the splitting of
+    each document is most of a sweep's set-up); the sweeps run on ``ctx.executor``. ``options`` are
+    :func:`craftrdf.matching.sweeps.entry.sweep_store`'s but for the splits (always train+dev, then test):
+    both ``apply_craft_rules`` and ``prefer_labels`` off is ConceptMapper's behaviour; ``term_filter``
+    also scores the best-F1 and lowest-SER configurations with that filter (the reports' ``filtered``);
+    ``plot`` draws ``pr.png``. ``progress(key)`` is a set's progress callback. ``fetched``: see
+    :func:`read_annotations`.
     """
     reports = {}
+    options = replace(options, split="train,dev", report_on="test")
     for key in keys:
         reports[key] = sweep_store(
             store,
             key,
             configs,
-            registry=registry,
+            ctx.with_(progress=progress(key) if progress is not None else None),
             out_dir=out_dir / key,
-            split="train,dev",
-            report_on="test",
-            executor=executor,
-            cache_dir=cache_dir,
-            plot=plot,
-            apply_craft_rules=apply_craft_rules,
-            prefer_labels=prefer_labels,
-            term_filter=term_filter,
-            progress=progress(key) if progress is not None else None,
+            options=options,
             annotations=read_annotations(store, key, fetched) if fetched is not None else None,
         )
     return reports
@@ -324,7 +316,7 @@ def similarity_distribution(
     Computed over the set's ontology graph alone (``UBERON+extensions`` for UBERON_EXT), with the
     extension classes as shipped and placed by their definitions (``classify_extensions``).
     Classes outside that graph count as 0. ``placements``: that graph's structural placements
-    computed beforehand (:func:`craftrdf.analysis.similarity.graph.structural_placements`), else computed here.
+    computed beforehand (:func:`craftrdf.ontology.placement.reasoned_placements`), else computed here.
     """
     from ...analysis.similarity.graph import similarity_index
 

@@ -7,7 +7,7 @@ work need no store once their inputs are read, so they run there meanwhile:
 - splitting every document into sentences (what the first sweep would do in this process),
   written to the matcher's disk cache, where every later reader finds it;
 - the structural reasoner's placements of the similarity section's ontology
-  (:func:`craftrdf.analysis.similarity.graph.structural_placements`), handed to the section;
+  (:func:`craftrdf.ontology.placement.reasoned_placements`), handed to the section;
 - compiling the similarity kernels for that ontology's size (numba, about 6 s of CPU on a
   first run, when its on-disk cache is empty: a fresh install or a fresh ``NUMBA_CACHE_DIR``),
   which the section's index then loads from the cache instead of compiling them itself; started
@@ -54,10 +54,10 @@ def split_on_worker(shared: WarmUpInputs | str, documents: Sequence[str]) -> int
 
 
 def place_on_worker(_shared: object, onto: OntologyAxioms) -> list[tuple[str, str]]:
-    """(A task) :func:`~craftrdf.analysis.similarity.graph.structural_placements` of ``onto``."""
-    from ...analysis.similarity.graph import structural_placements
+    """(A task) :func:`~craftrdf.ontology.placement.reasoned_placements` of ``onto``."""
+    from ...ontology.placement import reasoned_placements
 
-    return structural_placements(onto)
+    return reasoned_placements(onto)
 
 
 def compile_on_worker(_shared: object, terms: int) -> bool:

@@ -11,10 +11,10 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...core.context import RunContext
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError, InputError
 from ...core.iris import check_set_key, mapping_graph, set_iri
@@ -101,10 +101,7 @@ def run_nquads(
     name: str,
     *,
     config: MatcherConfig,
-    dictionary_set: str,
-    module: str | None,
-    variant: str | None,
-    ontology: str | None,
+    dictionary: SetRef,
     mappings: str | None,
     annotations: Iterable[Annotation],
     curies: CurieMap,
@@ -117,11 +114,13 @@ def run_nquads(
     dictionary), one ``cm:<parameter>`` literal per parameter as given,
     ``cm:configuration`` (all seven, ``name=value;...``), ``cm:effectiveConfiguration``
     (after ConceptMapper's forcing), ``cm:matcherVersion`` and ``dcterms:creator``.
+    ``dictionary`` is the set whose ontology gave the dictionary (it must have one).
     """
     s = iri(set_iri(name))
+    module, variant, ontology = dictionary.module, dictionary.variant, dictionary.require_ontology()
     yield from set_nquads(name, module=module, variant=variant, ontology=ontology, mappings=mappings)
     yield quad(s, iri(RDF.type), iri(CM.MatcherRun), s)
-    yield quad(s, iri(CM.dictionarySet), iri(set_iri(dictionary_set)), s)
+    yield quad(s, iri(CM.dictionarySet), iri(set_iri(dictionary.key)), s)
     for param, value in config.params().items():
         yield quad(s, iri(getattr(CM, param)), literal(value), s)
     yield quad(s, iri(CM.configuration), literal(config.label()), s)
@@ -164,14 +163,10 @@ def run_annotation(
     set_key: str,
     config: MatcherConfig,
     texts: Mapping[str, str],
+    ctx: RunContext,
     *,
-    registry: Registry,
     out_dir: Path | None = None,
     into_store: str | None = None,
-    cache_dir: Path | None = None,
-    curies: CurieMap | None = None,
-    executor: Executor | None = None,
-    progress: Progress | None = None,
 ) -> RunReport:
     """Annotate ``texts`` with the dictionary of set ``set_key``'s ontology; write BioNLP and/or a set graph.
 
@@ -179,11 +174,12 @@ def run_annotation(
     atomically with :meth:`AnnotationStore.load_batch` (the store must be writable), the
     view indexes brought up to date after it (reporting to ``progress``); a run with the same
     inputs, configuration and ontology is not written twice.
-    ``executor`` (a process pool, say) splits sentences while the dictionary is read.
+    ``ctx.executor`` (a :class:`concurrent.futures.Executor`, a process pool say) splits sentences while
+    the dictionary is read; ``ctx.cache_dir`` keeps the dictionary and sentences between runs.
     Raises ConfigError for an unknown set, a set without ontology, or a name that
     would overwrite a gold set.
     """
-    curies = curies or CurieMap()
+    registry, curies, cache_dir, executor = ctx.registry, ctx.curies, ctx.cache_dir, ctx.executor
     seconds: dict[str, float] = {}
     ref = resolve_set(store, set_key)
     target = None
@@ -228,7 +224,7 @@ def run_annotation(
     quads = 0
     if into_store is not None and target is not None:
         t = time.perf_counter()
-        graph, quads = _write_run(target, into_store, ref, config, annotations, texts, curies, progress)
+        graph, quads = _write_run(target, into_store, ref, config, annotations, texts, curies, ctx.progress)
         seconds["write_store"] = time.perf_counter() - t
     return RunReport(len(texts), total, len(dictionary), out_dir, graph, quads, seconds)
 
@@ -243,7 +239,7 @@ def _write_run(
     curies: CurieMap,
     progress: Progress | None,
 ) -> tuple[str, int]:
-    key, module, variant = ref.key, ref.module, ref.variant
+    key = ref.key
     ontology = ref.require_ontology()
     batch = store.batches().get(ontology)
     mgraph = mapping_graph(key)
@@ -257,10 +253,7 @@ def _write_run(
     lines = run_nquads(
         name,
         config=config,
-        dictionary_set=key,
-        module=module,
-        variant=variant,
-        ontology=ontology,
+        dictionary=ref,
         mappings=mappings,
         annotations=anns,
         curies=curies,

@@ -35,13 +35,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ...core.context import RunContext
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.iris import mapping_graph, set_iri
 from ...core.model import Annotation
-from ...core.registry import Registry
 from ...ingest.bionlp import write_bionlp
-from ...querying.indexes import Progress, update_indexes
+from ...querying.indexes import update_indexes
 from ...querying.sets import SetRef, resolve_set
 from ...querying.webanno import annotation_nquads
 from ...runtime.executors import InlineExecutor, SweepExecutor, installed
@@ -183,6 +183,18 @@ def annotate_batch(shared: StreamPayload | str, batch: Batch) -> BatchResult:
             continue
         outputs.append(DocumentOutput(doc, len(anns), bionlp, "\n".join(lines), len(lines)))
     return BatchResult(batch.number, tuple(outputs), tuple(failures))
+
+
+@dataclass(frozen=True, slots=True)
+class Batching:
+    """How a stream is cut: ``batch_size`` documents a task, at most ``in_flight`` tasks not yet written.
+
+    ``restart`` starts afresh instead of resuming the output folder's run.
+    """
+
+    batch_size: int = 32
+    in_flight: int = 4
+    restart: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,19 +340,17 @@ def annotate_stream(
     *,
     executor: SweepExecutor | None = None,
     target: StoreTarget | None = None,
-    batch_size: int = 32,
-    in_flight: int = 4,
-    restart: bool = False,
-    set_key: str | None = None,
+    batching: Batching = Batching(),
 ) -> StreamReport:
     """Annotate ``sources`` with ``annotator`` in batches on ``executor``; BioNLP files (and quads) as they come.
 
     ``out_dir`` gets ``<document>.bionlp``, ``progress.jsonl`` and ``failures.tsv``; rerun
-    with the same folder to resume (``restart``: start afresh). ``target`` appends each
-    batch's quads to a set graph (``set_key`` is then that set's key). ``in_flight`` bounds
-    the batches submitted and not yet written. ConfigError when the folder holds another
+    with the same folder to resume (``batching.restart``: start afresh). ``target`` appends each
+    batch's quads to its set graph. ``batching.in_flight`` bounds the batches submitted and not yet
+    written. ConfigError when the folder holds another
     run's progress; a task error before any document succeeded is raised as is.
     """
+    batch_size, in_flight, restart = batching.batch_size, batching.in_flight, batching.restart
     if batch_size < 1 or in_flight < 1:
         raise ConfigError(f"batch size and batches in flight must be positive (got {batch_size}, {in_flight})")
     executor = executor or InlineExecutor()
@@ -351,7 +361,7 @@ def annotate_stream(
     try:
         if target is not None:
             target.start(resume=progress.resumed)
-        shared = executor.share(StreamPayload(annotator, set_key if target else None, "stream-" + run[:24]))
+        shared = executor.share(StreamPayload(annotator, target.key if target else None, "stream-" + run[:24]))
         job = _Job(executor, shared, progress, out_dir, target)
         pending: list[tuple[Any, Batch, list[DocumentFailure]]] = []
         for batch, read_failures in _batches(sources, progress.finished, batch_size, 0):
@@ -400,10 +410,7 @@ def _store_target(
     header = run_nquads(
         name,
         config=config,
-        dictionary_set=ref.key,
-        module=ref.module,
-        variant=ref.variant,
-        ontology=ontology,
+        dictionary=ref,
         mappings=mgraph if mgraph in store.batches() else None,
         annotations=(),
         curies=curies,
@@ -411,7 +418,7 @@ def _store_target(
     digest = hashlib.sha256(
         json.dumps(["stream", name, ref.key, token, ontology, batch.digest if batch else ""]).encode()
     ).hexdigest()
-    return StoreTarget(store, set_iri(name), tuple(header), digest)
+    return StoreTarget(store, set_iri(name), tuple(header), digest, name)
 
 
 def run_annotation_stream(
@@ -420,31 +427,25 @@ def run_annotation_stream(
     config: MatcherConfig,
     inputs: Sequence[Path],
     out_dir: Path,
+    ctx: RunContext,
     *,
-    registry: Registry,
-    executor: SweepExecutor | None = None,
     split: str | None = None,
     into_store: str | None = None,
     annotator: DocumentAnnotator | None = None,
-    batch_size: int = 32,
-    in_flight: int = 4,
-    restart: bool = False,
-    cache_dir: Path | None = None,
-    curies: CurieMap | None = None,
-    progress: Progress | None = None,
+    batching: Batching = Batching(),
 ) -> StreamReport:
     """``craftrdf annotate --stream/--scheduler``: the matcher (or ``annotator``) over ``inputs``, streamed.
 
-    The dictionary of set ``set_key``'s ontology is read once on the client (``cache_dir``
-    as for :func:`~craftrdf.matching.matcher.annotate.run_annotation`) unless ``annotator`` is
-    given (a trained model, say). ``into_store`` names the set graph the annotations are
-    appended to, batch by batch (the store must be an
-    :class:`~craftrdf.matching.matcher.stream_io.AppendableStore`: a local store open for writing or a remote
-    one with a Graph Store URL); the view indexes are made again at the end (reporting to
-    ``progress``). Raises ConfigError
+    The batches run on ``ctx.executor`` (None: this process). The dictionary of set ``set_key``'s
+    ontology is read once on the client (``ctx.cache_dir`` as for
+    :func:`~craftrdf.matching.matcher.annotate.run_annotation`) unless ``annotator`` is given (a trained
+    model, say). ``into_store`` names the set graph the annotations are appended to, batch by batch (the
+    store must be an :class:`~craftrdf.matching.matcher.stream_io.AppendableStore`: a local store open for
+    writing or a remote one with a Graph Store URL); the view indexes are made again at the end (reporting
+    to ``ctx.progress``). Raises ConfigError
     as ``run_annotation`` does.
     """
-    curies = curies or CurieMap()
+    registry, curies = ctx.registry, ctx.curies
     ref = resolve_set(store, set_key)
     if into_store is not None:
         check_run_name(store, into_store, registry)
@@ -456,25 +457,15 @@ def run_annotation_stream(
     sources = iter_sources(inputs, split=split)
     if annotator is None:
         dictionary = load_dictionary(
-            store, ref, config.normalization, config.synonyms, registry=registry, cache_dir=cache_dir, curies=curies
+            store, ref, config.normalization, config.synonyms, registry=registry, cache_dir=ctx.cache_dir, curies=curies
         )
         annotator = MatcherAnnotator(dictionary, config)
     target = None
     if into_store is not None:
         assert isinstance(store, AppendableStore)
         target = _store_target(store, ref, into_store, config, annotator.token, curies)
-    report = annotate_stream(
-        sources,
-        annotator,
-        out_dir,
-        executor=executor,
-        target=target,
-        batch_size=batch_size,
-        in_flight=in_flight,
-        restart=restart,
-        set_key=into_store,
-    )
+    report = annotate_stream(sources, annotator, out_dir, executor=ctx.executor, target=target, batching=batching)
     if into_store is not None:
         # the run's set grew batch by batch under one digest, which cannot tell its indexes are stale
-        update_indexes(store, changed=[into_store], progress=progress)
+        update_indexes(store, changed=[into_store], progress=ctx.progress)
     return report

@@ -217,6 +217,7 @@ def write_batch_files(out_dir: Path, files: Iterable[tuple[str, str]]) -> int:
 class StoreTarget:
     """Where annotations go in a store: set graph ``graph``, described by ``header`` (N-Quads lines).
 
+    ``key`` is the set's key (``graph`` is its IRI).
     ``digest`` names the run (the header's batch manifest); :meth:`start` loads the header
     and :meth:`append` adds one batch's quads in one transaction (Oxigraph: one
     ``Store.load``; a remote store: one Graph Store Protocol ``POST``).
@@ -226,6 +227,7 @@ class StoreTarget:
     graph: str
     header: tuple[str, ...]
     digest: str
+    key: str
 
     def start(self, *, resume: bool) -> None:
         """Prepare the graph: replace it by the header (a fresh run), or check it is this run's (a resumed one).

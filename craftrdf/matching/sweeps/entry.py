@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...core.context import RunContext
 from ...core.model import Annotation
-from ...core.registry import Registry
 from ...runtime.executors import SweepExecutor
 from ...store.local import ReadableStore
 from ..matcher.config import MatcherConfig
@@ -22,10 +22,28 @@ from .inputs import prepare_split_inputs
 from .plot import plot_pr
 from .report import best_markdown
 from .results import COLUMNS, SweepRow, best_rows, csv_line
-from .run import Progress, SweepResult, run_sweep
+from .run import SweepResult, run_sweep
 from .termfilter import FilteredRows, FilterScorer, TermFilter
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepOptions:
+    """What a sweep selects on and reports on, and how: see :func:`sweep_store`.
+
+    ``split`` (selection) and ``report_on`` are splits (``train,dev``, ``test``, ``all``);
+    ``apply_craft_rules`` and ``prefer_labels`` are as for
+    :func:`~craftrdf.matching.sweeps.inputs.prepare_split_inputs`; ``plot`` writes ``pr.png``;
+    ``term_filter`` also scores the best configurations with that filter.
+    """
+
+    split: str | None = "train,dev"
+    report_on: str | None = None
+    apply_craft_rules: bool = False
+    prefer_labels: bool = False
+    plot: bool = True
+    term_filter: TermFilter | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,18 +65,10 @@ def sweep_store(
     store: ReadableStore,
     set_key: str,
     configs: Sequence[MatcherConfig],
+    ctx: RunContext,
     *,
-    registry: Registry,
     out_dir: Path,
-    split: str | None = "train,dev",
-    report_on: str | None = None,
-    executor: SweepExecutor | None = None,
-    apply_craft_rules: bool = False,
-    prefer_labels: bool = False,
-    cache_dir: Path | None = None,
-    progress: Progress | None = None,
-    plot: bool = True,
-    term_filter: TermFilter | None = None,
+    options: SweepOptions = SweepOptions(),
     annotations: Sequence[Annotation] | None = None,
 ) -> SweepReport:
     """Sweep ``configs`` for set ``set_key`` on the documents of ``split``; write the files in ``out_dir``.
@@ -73,22 +83,24 @@ def sweep_store(
     documents) into the report's ``filtered``; the report documents' rows are then computed
     in this process, once for the plain and the filtered scores. ``annotations``: the set's
     annotations read beforehand (see :func:`~craftrdf.matching.sweeps.inputs.prepare_split_inputs`).
+    The configurations run on ``ctx.executor`` (None: this process), reporting to ``ctx.progress``.
     """
+    split, report_on, term_filter = options.split, options.report_on, options.term_filter
+    executor: SweepExecutor | None = ctx.executor
     inputs, *others = prepare_split_inputs(
         store,
         set_key,
+        ctx,
         splits=[split] if report_on is None else [split, report_on],
-        registry=registry,
-        apply_craft_rules=apply_craft_rules,
-        prefer_labels=prefer_labels,
-        cache_dir=cache_dir,
+        apply_craft_rules=options.apply_craft_rules,
+        prefer_labels=options.prefer_labels,
         annotations=annotations,
     )
     out_dir.mkdir(parents=True, exist_ok=True)  # only once the inputs are known good: a bad set leaves nothing
-    result = run_sweep(inputs, configs, executor=executor, out_dir=out_dir, progress=progress)
+    result = run_sweep(inputs, configs, executor=executor, out_dir=out_dir, progress=ctx.progress)
     best = best_rows(result.rows, list(configs))
     files = [out_dir / "results.csv"]
-    report, report_label, report_ids = None, None, list[str]()
+    report, report_label = None, None
     scorer = FilterScorer(inputs, others[0] if others else None, term_filter) if term_filter is not None else None
     if others:
         other = others[0]
@@ -99,27 +111,21 @@ def sweep_store(
             rows = {r.config: r for r in run_sweep(other, chosen, executor=executor).rows}
         report = {k: rows[r.config] for k, r in best.items()}
         report_label = other.documents
-        report_ids = sorted(other.texts)
         path = out_dir / "report.csv"
         path.write_text(csv_line(COLUMNS) + "".join(csv_line(r.values()) for r in rows.values()), encoding="utf-8")
         files.append(path)
     filtered = _filtered(scorer, best) if scorer is not None else None
     md = best_markdown(
-        inputs.set_key,
+        inputs,
         best,
-        documents=inputs.documents,
-        document_ids=sorted(inputs.texts),
         configurations=len(result.rows),
         report=report,
-        report_documents=report_label or "",
-        report_ids=report_ids,
-        rules=inputs.rules,
-        prefer_labels=inputs.prefer_labels,
+        report_on=others[0] if others else None,
         filtered=filtered,
     )
     (out_dir / "best.md").write_text(md, encoding="utf-8")
     files.append(out_dir / "best.md")
-    if plot:
+    if options.plot:
         files.append(plot_pr(result.rows, out_dir / "pr.png", set_key=inputs.set_key, documents=inputs.documents))
     return SweepReport(inputs.set_key, result, best, report, inputs.documents, report_label, tuple(files), filtered)
 

@@ -12,21 +12,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from pathlib import Path
-
-import pyoxigraph as ox
 
 from ...analysis.evaluation.official_graph import store_wang
 from ...analysis.rules import craft_rules, set_mappings
-from ...core.curie import CurieMap
+from ...core.context import RunContext
 from ...core.errors import ConfigError
-from ...core.iris import DOCUMENTS_GRAPH
 from ...core.model import Annotation
-from ...core.registry import Registry
-from ...core.vocab import CRAFT, FABIO
 from ...ingest.corpus import SPLITS
 from ...querying.sets import resolve_set
-from ...querying.webanno import document_texts, fetch_annotations
+from ...querying.webanno import document_splits, document_texts, fetch_annotations
 from ...store.local import ReadableStore
 from ..matcher.annotate import MatchingSession
 from ..matcher.dictionary import load_terms
@@ -36,37 +30,19 @@ from .run import SweepInputs
 logger = logging.getLogger(__name__)
 
 
-def document_splits(store: ReadableStore) -> dict[str, str]:
-    """PMID -> split (``train``, ``dev``, ``test``; ``none`` when the store records none)."""
-    g = ox.NamedNode(DOCUMENTS_GRAPH)
-    ids = {
-        q.subject: q.object.value
-        for q in store.quads_for_pattern(None, ox.NamedNode(FABIO.hasPubMedId), None, g)
-        if isinstance(q.object, ox.Literal)
-    }
-    splits = {
-        q.subject: q.object.value
-        for q in store.quads_for_pattern(None, ox.NamedNode(CRAFT.split), None, g)
-        if isinstance(q.object, ox.Literal)
-    }
-    return {pmid: splits.get(doc, "none") for doc, pmid in ids.items()}
-
-
 def prepare_inputs(
     store: ReadableStore,
     set_key: str,
+    ctx: RunContext,
     *,
     split: str | Sequence[str] | None,
-    registry: Registry,
     apply_craft_rules: bool = False,
     prefer_labels: bool = False,
-    cache_dir: Path | None = None,
-    curies: CurieMap | None = None,
 ) -> SweepInputs:
     """The inputs of a sweep of set ``set_key`` over the documents of ``split``.
 
     ``split``: ``train``, ``dev``, ``test``, a comma list or sequence of them, or
-    ``all``/None. ``prefer_labels``: see :class:`SweepInputs`. ``cache_dir`` keeps dictionary names and
+    ``all``/None. ``prefer_labels``: see :class:`SweepInputs`. ``ctx.cache_dir`` keeps dictionary names and
     sentence spans (the matcher's
     cache). Raises ConfigError for an unknown set, a set without ontology, or a split
     with no documents in the store.
@@ -74,25 +50,21 @@ def prepare_inputs(
     return prepare_split_inputs(
         store,
         set_key,
+        ctx,
         splits=[split],
-        registry=registry,
         apply_craft_rules=apply_craft_rules,
         prefer_labels=prefer_labels,
-        cache_dir=cache_dir,
-        curies=curies,
     )[0]
 
 
 def prepare_split_inputs(
     store: ReadableStore,
     set_key: str,
+    ctx: RunContext,
     *,
     splits: Sequence[str | Sequence[str] | None],
-    registry: Registry,
     apply_craft_rules: bool = False,
     prefer_labels: bool = False,
-    cache_dir: Path | None = None,
-    curies: CurieMap | None = None,
     annotations: Sequence[Annotation] | None = None,
 ) -> list[SweepInputs]:
     """:func:`prepare_inputs` for several splits (select on one, report on another), reading the set once.
@@ -100,9 +72,9 @@ def prepare_split_inputs(
     The set's annotations, dictionary, mappings and similarity index are read from the
     store a single time and shared by the inputs returned, one per entry of ``splits``.
     ``annotations``: the set's annotations read beforehand (:func:`~craftrdf.querying.webanno.fetch_annotations`
-    with the same ``curies``), so that a caller reading the set for other work reads it once.
+    with ``ctx.curies``), so that a caller reading the set for other work reads it once.
     """
-    curies = curies or CurieMap()
+    registry, curies, cache_dir = ctx.registry, ctx.curies, ctx.cache_dir
     ref = resolve_set(store, set_key)
     key = ref.key
     by_doc = document_splits(store)

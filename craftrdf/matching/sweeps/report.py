@@ -10,10 +10,11 @@ the same configurations' numbers on those documents.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from ..matcher.config import PARAMETERS
 from .results import SweepRow
+from .run import SweepInputs
 from .termfilter import FilteredRows
 
 #: The paper's ConceptMapper results on the 67 public documents (issue 7): best-F1 (P, R, F1),
@@ -46,17 +47,12 @@ def _table(best: Mapping[str, SweepRow], numbers: Mapping[str, SweepRow]) -> lis
 
 
 def best_markdown(
-    set_key: str,
+    inputs: SweepInputs,
     best: Mapping[str, SweepRow],
     *,
-    documents: str,
-    document_ids: Sequence[str],
     configurations: int,
     report: Mapping[str, SweepRow] | None = None,
-    report_documents: str = "",
-    report_ids: Sequence[str] = (),
-    rules: Sequence[str] = (),
-    prefer_labels: bool = False,
+    report_on: SweepInputs | None = None,
     filtered: Mapping[str, FilteredRows] | None = None,
 ) -> str:
     """The text of ``best.md``: the selection table, then (with ``report``) the same configurations on other documents.
@@ -64,7 +60,12 @@ def best_markdown(
     ``best`` maps ``precision``, ``recall``, ``f1``, ``ser`` to the selected rows;
     ``report`` maps the same keys to those configurations' rows on the report documents;
     ``filtered`` maps ``f1`` and ``ser`` to those configurations scored with a term filter.
+    ``inputs`` (``report_on``) are the selection (report) documents' inputs: their set, documents and rules.
     """
+    set_key, documents, document_ids = inputs.set_key, inputs.documents, sorted(inputs.texts)
+    rules, prefer_labels = inputs.rules, inputs.prefer_labels
+    report_documents = report_on.documents if report_on is not None else ""
+    report_ids = sorted(report_on.texts) if report_on is not None else []
     out = [f"# Matcher sweep, {set_key}: best configurations", ""]
     out.append(
         f"{configurations} configurations; exact spans and classes for P/R/F1 and TP/FP/FN (as Bada et al. "

@@ -26,11 +26,10 @@ from ...core.model import Annotation
 from ...core.registry import Registry
 from ...ingest.corpus import SPLITS
 from ...querying.sets import SetRef, resolve_set
-from ...querying.webanno import document_texts, fetch_annotations
+from ...querying.webanno import document_splits, document_texts, fetch_annotations
 from ...store.local import ReadableStore
 from ..matcher.dictionary import DictionaryTerm, load_terms
 from ..matcher.run import parse_splits
-from ..sweeps.inputs import document_splits
 
 logger = logging.getLogger(__name__)
 

@@ -42,6 +42,8 @@ TermCounts = Mapping[Term, tuple[int, int]]
 
 #: The first element of a written form's key: no normalized token is empty, so no key starts so.
 SURFACE = ""
+#: The first element of a context's key (:func:`context_terms`).
+BEFORE, AFTER = "<", ">"
 
 #: Every contiguous match at every position, in order.
 ALL_CONTIGUOUS = SearchKey(FindAllMatches.YES, OrderIndependentLookup.OFF, SearchStrategy.CONTIGUOUS_MATCH)
@@ -57,6 +59,9 @@ class Candidate:
     classes: frozenset[str]
     #: the covered text as written, lower-cased, pieces joined by one space
     surface: str = ""
+    #: the words just before and after the match, lower-cased ("" at the text's edge; a symbol has none)
+    before: str = ""
+    after: str = ""
 
     @property
     def start(self) -> int:
@@ -76,12 +81,17 @@ def find_candidates(document: str, normalized: NormalizedText, indexes: Sequence
         for m in find_matches(normalized, index, ALL_CONTIGUOUS):
             merged.setdefault(m.positions, set()).update(m.classes)
     toks = normalized.tokens
-    text = normalized.tokenized.text
+    tokenized = normalized.tokenized
+    text, starts, ends, token_of = tokenized.text, tokenized.starts, tokenized.ends, normalized.index
+    last = len(starts) - 1
     out = []
     for pos, classes in merged.items():
         spans = match_spans(normalized, pos)
         surface = " ".join(" ".join(text[s.start : s.end] for s in spans).lower().split())  # no tab or newline
-        out.append(Candidate(document, spans, tuple(toks[p] for p in pos), frozenset(classes), surface))
+        first, end = token_of[pos[0]], token_of[pos[-1]]
+        before = text[starts[first - 1] : ends[first - 1]].lower() if first > 0 else ""
+        after = text[starts[end + 1] : ends[end + 1]].lower() if end < last else ""
+        out.append(Candidate(document, spans, tuple(toks[p] for p in pos), frozenset(classes), surface, before, after))
     out.sort(key=lambda c: (c.start, c.end, c.key))
     return out
 
@@ -96,15 +106,31 @@ def surface_term(surface: str, cls: str) -> Term:
     return (SURFACE, surface), cls
 
 
+def context_terms(c: Candidate, cls: str) -> tuple[Term, Term]:
+    """The terms under which a find's counts are kept with the word before it and with the word after it.
+
+    ``(("<", word, *key), class)`` and ``((">", word, *key), class)``: no normalized token is
+    ``<`` or ``>`` (tokens are runs of letters and digits), so none collides with a name.
+
+    >>> c = Candidate("d", (), ("reduct",), frozenset(), "reduction", "a", "in")
+    >>> context_terms(c, "MOP:1")
+    ((('<', 'a', 'reduct'), 'MOP:1'), (('>', 'in', 'reduct'), 'MOP:1'))
+    """
+    return ((BEFORE, c.before, *c.key), cls), ((AFTER, c.after, *c.key), cls)
+
+
 def count_terms(
     candidates: Sequence[Candidate],
     gold: Iterable[tuple[tuple[Span, ...], str]],
     compare: Callable[[str], str] = str,
+    *,
+    contexts: bool = False,
 ) -> Counter[tuple[Term, bool]]:
     """Per (term, is a true positive): finds in one document with gold ``(spans, class)`` pairs.
 
     Each find counts twice: for its normalized key, and for its written form
-    (:func:`surface_term`). A find strictly inside a gold annotation that some candidate
+    (:func:`surface_term`); with ``contexts``, also with the word before it and with the word
+    after it (:func:`context_terms`). A find strictly inside a gold annotation that some candidate
     hits exactly is not counted. ``compare`` maps a class to the id the scorer compares it
     under (:func:`~craftrdf.analysis.evaluation.bossy.comparison_class`: in an _EXT set,
     ``SO_EXT:0000704`` is ``SO:0000704``).
@@ -131,6 +157,9 @@ def count_terms(
             hit = (spans, compare(cls)) in exact
             out[((c.key, cls), hit)] += 1
             out[(((SURFACE, c.surface), cls), hit)] += 1
+            if contexts:
+                for t in context_terms(c, cls):
+                    out[(t, hit)] += 1
     return out
 
 

@@ -9,6 +9,8 @@
       terms.tsv    every term found in training: normalized tokens, class, true positives, finds,
                    precision estimate, kept (yes/no)
       forms.tsv    the same counts per written form (lower-cased) and class
+      contexts.tsv the same counts per key with the word before it (side <) or after it (side >),
+                   read by the learned decision (model.json ``learned``; header only without it)
 
 A folder of another format version, of another set, a file changed since it was written
 (its digest differs) or a line that cannot be read raises :class:`~craftrdf.core.errors.InputError`
@@ -25,22 +27,28 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.errors import ConfigError, InputError
 from ..matcher.config import MatcherConfig
-from .engine import SURFACE, Decision, Key, Term, surface_term
+from .engine import AFTER, BEFORE, SURFACE, Decision, Key, Term, surface_term
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .learn import Learned
 
 FORMAT = "craftrdf-trained-matcher"
 #: Bumped when the files' layout or meaning changes; a model of another version is refused.
-VERSION = 1
+#: Version 2: contexts.tsv and the learned decision (model.json ``learned``), confidences.
+VERSION = 2
 NAMES = "names.tsv"
 TERMS = "terms.tsv"
 FORMS = "forms.tsv"
+CONTEXTS = "contexts.tsv"
 NAMES_HEADER = ("tokens", "class", "annotations", "documents", "written")
 TERMS_HEADER = ("tokens", "class", "true_positives", "finds", "estimate", "kept")
 FORMS_HEADER = ("form", "class", "true_positives", "finds")
+CONTEXTS_HEADER = ("side", "class", "word", "tokens", "true_positives", "finds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +98,17 @@ class Model:
     def rules(self) -> Rules:
         """The rules selected."""
         r = self.meta["rules"]
-        return Rules(bool(r["abbreviations"]), bool(r["coordination"]))
+        return Rules(bool(r["abbreviations"]), bool(r["coordination"]), bool(r.get("families", False)))
+
+    @property
+    def learned(self) -> Learned | None:
+        """The learned decision, when the cross-validation chose it over the threshold decision."""
+        entry = self.meta.get("learned")
+        if not entry or not entry.get("chosen"):
+            return None
+        from .learn import Learned
+
+        return Learned.from_json(entry)
 
     @property
     def documents(self) -> tuple[str, ...]:
@@ -124,7 +142,11 @@ def write_model(
     ]
     term_rows = []
     form_rows = []
+    context_rows = []
     for r in terms:
+        if r.term[0][:1] in ((BEFORE,), (AFTER,)):
+            context_rows.append((r.term[0][0], r.term[1], r.term[0][1], _tokens(r.term[0][2:]), r.tp, r.n))
+            continue
         if r.term[0][:1] == (SURFACE,):
             form_rows.append((r.term[0][1], r.term[1], r.tp, r.n))
             continue
@@ -136,6 +158,7 @@ def write_model(
         NAMES: _tsv(name_rows, NAMES_HEADER),
         TERMS: _tsv(term_rows, TERMS_HEADER),
         FORMS: _tsv(form_rows, FORMS_HEADER),
+        CONTEXTS: _tsv(context_rows, CONTEXTS_HEADER),
     }
     full = dict(meta)
     full["files"] = {k: hashlib.sha256(v.encode("utf-8")).hexdigest() for k, v in files.items()}
@@ -246,11 +269,17 @@ def read_model(folder: Path, *, set_key: str | None = None) -> Model:
         if tp > n:
             raise InputError("more true positives than finds", source=str(folder / FORMS), line=i)
         terms.append(TermRow(surface_term(cells[0], cells[1]), tp, n))
+    for i, cells in _lines(folder, CONTEXTS, str(files.get(CONTEXTS)), CONTEXTS_HEADER):
+        tp, n = _int(cells[4], folder / CONTEXTS, i), _int(cells[5], folder / CONTEXTS, i)
+        if tp > n or cells[0] not in (BEFORE, AFTER):
+            raise InputError("side must be < or >, true positives at most finds", source=str(folder / CONTEXTS), line=i)
+        terms.append(TermRow(((cells[0], cells[2], *cells[3].split(" ")), cells[1]), tp, n))
     try:
         model = Model(meta, tuple(names), tuple(terms))
-        model.config, model.decision, model.rules  # noqa: B018 - validated here, once
+        model.config, model.decision, model.rules, model.learned  # noqa: B018 - validated here, once
     except (ConfigError, KeyError, TypeError, ValueError) as exc:
         raise InputError(
-            f"model.json: bad configuration, decision or rules: {exc}", source=str(folder / "model.json")
+            f"model.json: bad configuration, decision, rules or learned decision: {exc}",
+            source=str(folder / "model.json"),
         ) from None
     return model

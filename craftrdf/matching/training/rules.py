@@ -32,14 +32,24 @@ _GAP_SPACE = re.compile(r"\s+")
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """Which rules run: abbreviations (Schwartz & Hearst 2003) and coordination (elided heads)."""
+    """Which rules run: abbreviations (Schwartz & Hearst 2003), coordination (elided heads), and
+    whether word-family candidates (:mod:`.family`) are decided at all."""
 
     abbreviations: bool = False
     coordination: bool = False
+    families: bool = False
 
     def label(self) -> str:
         """``abbreviations+coordination``, ``none``..."""
-        on = [n for n, v in (("abbreviations", self.abbreviations), ("coordination", self.coordination)) if v]
+        on = [
+            n
+            for n, v in (
+                ("abbreviations", self.abbreviations),
+                ("coordination", self.coordination),
+                ("families", self.families),
+            )
+            if v
+        ]
         return "+".join(on) or "none"
 
 

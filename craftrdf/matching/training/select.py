@@ -44,6 +44,7 @@ from .engine import (
     surface_term,
     to_annotations,
 )
+from .family import family_candidates, family_index, is_family, with_families
 from .names import GoldNames, gold_names
 from .rules import RuleContext, Rules, ShortForm, apply_rules, short_forms
 from .symbols import symbol_candidates
@@ -74,7 +75,7 @@ QUICK = (MatcherConfig(findAllMatches=FindAllMatches.YES),)
 #: Decision points tried with every configuration.
 DECISIONS = tuple(Decision(threshold=t, prior=p) for t in (0.3, 0.4, 0.5, 0.6) for p in (0.1, 0.5))
 QUICK_DECISIONS = tuple(Decision(threshold=t, prior=p) for t in (0.4, 0.5) for p in (0.1, 0.5))
-RULES = (Rules(False, False), Rules(True, False), Rules(False, True), Rules(True, True))
+RULES = tuple(Rules(a, c, f) for f in (False, True) for a in (False, True) for c in (False, True))
 #: How many of the best points by exact error are scored with the slot error rate (the lowest wins).
 #: Scoring only the best one saves 1-2 s a set and cost UBERON's --quick 0.198 -> 0.274 on test.
 FINALISTS = 4
@@ -123,6 +124,8 @@ def prepare(
     """Match every training document with the ontology's names and all gold names; count the terms."""
     normalization = config.normalization
     names = gold_names(corpus.gold, corpus.texts, session.normalizer(normalization))
+    names = with_families(names, corpus.gold, corpus.texts, session, normalization)
+    family = family_index(names, normalization, config.synonyms)
     indexes = [SearchIndex(names.dictionary(normalization, config.synonyms), False)]
     if ontology is not None:
         indexes.append(SearchIndex(ontology, False))
@@ -131,6 +134,7 @@ def prepare(
     symbols = names.symbols()
     for doc in corpus.texts:
         candidates[doc] = find_candidates(doc, session.normalized(doc, normalization), indexes)
+        candidates[doc] += family_candidates(doc, session, family, normalization, candidates[doc])
         candidates[doc] += symbol_candidates(doc, corpus.texts[doc], symbols)
         counts[doc] = count_terms(candidates[doc], ((a.spans, a.class_id) for a in corpus.gold[doc]), compare)
     entries = ontology.entries if ontology is not None else {}
@@ -201,7 +205,10 @@ class FoldView:
         normalizer = prepared.session.normalizer(normalization)
         out: Pairs = {}
         for doc in self.documents:
-            kept = resolve(choose_options(self.options[doc], decision))
+            options = self.options[doc]
+            if not rules.families:
+                options = [o for o in options if not is_family(o[0].key)]
+            kept = resolve(choose_options(options, decision))
             if rules.abbreviations or rules.coordination:
                 normalized = prepared.session.normalized(doc, normalization)
                 sf = prepared.short_forms(doc) if rules.abbreviations else ()

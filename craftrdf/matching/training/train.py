@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,16 +13,29 @@ from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ...core.registry import Registry
+from ...ingest.ids import read_ids
 from ...querying.sets import resolve_set
-from ...store.local import ReadableStore
+from ...querying.webanno import document_splits
+from ...store.local import ReadableStore, require_writable
 from ..matcher.annotate import MatchingSession
 from ..matcher.config import Synonyms, TextNormalization
 from ..matcher.dictionary import Dictionary, load_dictionary
-from ..matcher.run import write_bionlp_files
+from ..matcher.run import check_run_name, write_bionlp_files
 from ..matcher.search import SearchIndex
 from .data import Corpus, SetData, parse_on, read_corpus, read_set, split_documents
-from .engine import find_candidates
+from .engine import choose_options, find_candidates, resolve
+from .family import family_candidates, family_index
+from .features import option_rows
 from .folder import FORMAT, VERSION, Model, NameRow, TermRow, read_model, write_model
+from .learn import (
+    CONFIDENCES,
+    LearnedSelection,
+    choose_learned,
+    select_learned,
+    with_confidence,
+    with_rules,
+    write_confidences,
+)
 from .names import GoldNames
 from .rules import Rules
 from .select import (
@@ -31,13 +44,13 @@ from .select import (
     QUICK,
     QUICK_DECISIONS,
     RULES,
+    FoldView,
     OntologySource,
     Prepared,
     Selection,
     decide,
     select,
     shared_task_ser,
-    to_predictions,
 )
 from .symbols import symbol_candidates
 
@@ -63,6 +76,15 @@ class TrainReport:
     discontinuous_predicted: int
     exact_only: bool
     seconds: float
+    #: the learned decision and its cross-validated scores (None: it could not be fitted)
+    learned: LearnedSelection | None = None
+
+    @property
+    def cv_ser(self) -> float:
+        """The cross-validated slot error rate of the decision the model uses."""
+        if self.learned is not None and self.learned.chosen:
+            return self.learned.cv_ser
+        return self.selection.cv_ser
 
 
 def _ontology_source(
@@ -95,6 +117,7 @@ def _meta(
     folds: int,
     quick: bool,
     coordination: tuple[int, int, int],
+    learned: LearnedSelection | None = None,
 ) -> dict[str, Any]:
     """model.json's content (without the tables' digests, which :func:`write_model` adds)."""
     dg, dr, dp = coordination
@@ -117,13 +140,27 @@ def _meta(
             "weight": selection.decision.weight,
             "backoff": selection.decision.backoff,
         },
-        "rules": {"abbreviations": selection.rules.abbreviations, "coordination": selection.rules.coordination},
+        "rules": {
+            "abbreviations": selection.rules.abbreviations,
+            "coordination": selection.rules.coordination,
+            "families": selection.rules.families,
+        },
         "selection": {
             "folds": folds,
             "quick": quick,
             "points": len(selection.tried),
             "cv_ser": round(selection.cv_ser, 4),
             "cv_exact": {"tp": selection.cv_exact[1], "fp": selection.cv_exact[2], "fn": selection.cv_exact[3]},
+        },
+        "learned": None
+        if learned is None
+        else {
+            "chosen": learned.chosen,
+            "cv_ser": round(learned.cv_ser, 4),
+            "cv_exact": {"tp": learned.cv_exact[1], "fp": learned.cv_exact[2], "fn": learned.cv_exact[3]},
+            "rows": learned.rows,
+            "pr_curve": [{"confidence": t, "precision": p, "recall": r} for t, p, r in learned.curve],
+            **learned.learned.to_json(),
         },
         "coordination": {"gold_discontinuous": dg, "recovered": dr, "predicted": dp},
         "gold_annotations": corpus.annotations,
@@ -143,8 +180,12 @@ def train_set(
     data: SetData | None = None,
     session: MatchingSession | None = None,
     corpus: Corpus | None = None,
+    ids: Path | None = None,
 ) -> tuple[TrainReport, Model]:
     """Train a matcher for ``set_key`` on the documents of ``on``; write the model folder to ``out``.
+
+    ``ids``: a file of document ids (:mod:`craftrdf.ingest.ids`) to train on instead of splits; an id the
+    store does not have raises InputError before anything is read or written.
 
     ``quick`` selects among fewer configurations and decisions. ``data``/``session`` let a
     caller training several sets share the set's reads and the normalized texts; ``corpus``,
@@ -153,12 +194,14 @@ def train_set(
     set (nothing is written then).
     """
     t0 = time.perf_counter()
-    splits = parse_on(on)
+    splits = parse_on(on) if ids is None else ()
+    documents = split_documents(store, splits) if ids is None else read_ids(ids, document_splits(store))
     data = data or read_set(store, set_key, registry=registry, cache_dir=cache_dir)
     if corpus is None:
-        corpus = read_corpus(store, data.key, split_documents(store, splits))
+        corpus = read_corpus(store, data.key, documents)
     if corpus.annotations == 0:
-        raise NoGoldError(f"set {data.key} has no gold annotations in split {','.join(splits)}: nothing to learn")
+        where = f"split {','.join(splits)}" if ids is None else f"the documents of {ids}"
+        raise NoGoldError(f"set {data.key} has no gold annotations in {where}: nothing to learn")
     session = session or MatchingSession(corpus.texts, {}, cache_dir=cache_dir)
     source = _ontology_source(store, data, registry, cache_dir)
     return train_read(data, corpus, source, session, splits=splits, out=out, quick=quick, folds=folds, t0=t0)
@@ -193,12 +236,15 @@ def train_read(
         folds=folds,
     )
     dg, dr, dp = _coordination_counts(prepared, corpus, selection)
-    meta = _meta(data, splits, corpus, selection, folds, quick, (dg, dr, dp))
+    learned = select_learned(prepared, corpus, data, selection, folds)
+    meta = _meta(data, splits, corpus, selection, folds, quick, (dg, dr, dp), learned)
     names = [
         NameRow(t, prepared.names.count(t), len(docs), tuple(prepared.names.written[t].most_common()))
         for t, docs in sorted(prepared.names.documents.items())
     ]
-    terms = [TermRow(t, c[0], c[1]) for t, c in sorted(prepared.total.items()) if c[1] > 0]
+    # the counts with each find's neighbouring words only when the learned decision reads them
+    counts = learned.counts if learned is not None and learned.chosen else prepared.total
+    terms = [TermRow(t, c[0], c[1]) for t, c in sorted(counts.items()) if c[1] > 0]
     model = Model(meta, tuple(names), tuple(terms))
     if out is not None:
         write_model(out, meta, names, terms, selection.decision)
@@ -214,6 +260,7 @@ def train_read(
         dp,
         data.exact_only,
         time.perf_counter() - t0,
+        learned,
     )
     return report, model
 
@@ -224,25 +271,45 @@ def predict(
     *,
     ontology: Dictionary | None,
     session: MatchingSession | None = None,
+    min_confidence: float | None = None,
 ) -> dict[str, list[Annotation]]:
-    """Annotate ``texts`` with a model (``ontology``: the set's dictionary for the model's configuration)."""
+    """Annotate ``texts`` with a model (``ontology``: the set's dictionary for the model's configuration).
+
+    Every annotation has a ``confidence``: the learned decision's probability, or the threshold
+    decision's precision estimate. ``min_confidence`` replaces the model's threshold (lower it
+    for recall, raise it for precision); the rules then run as trained.
+    """
     config = model.config
     normalization = config.normalization
     session = session or MatchingSession(texts, {})
-    names = GoldNames({r.term: frozenset({"model"}) for r in model.names})
+    # each name's number of training documents, which the learned decision reads (ids are not kept)
+    names = GoldNames({r.term: frozenset(str(i) for i in range(max(r.documents, 1))) for r in model.names})
     counts = {r.term: [r.tp, r.n] for r in model.terms}
     indexes = [SearchIndex(names.dictionary(normalization, config.synonyms), False)]
     if ontology is not None:
         indexes.append(SearchIndex(ontology, False))
     symbols = names.symbols()
-    candidates = {
-        d: find_candidates(d, session.normalized(d, normalization), indexes) + symbol_candidates(d, texts[d], symbols)
-        for d in texts
-    }
+    family = family_index(names, normalization, config.synonyms)
+    candidates = {}
+    for d in texts:
+        candidates[d] = find_candidates(d, session.normalized(d, normalization), indexes)
+        if model.rules.families:
+            candidates[d] += family_candidates(d, session, family, normalization, candidates[d])
+        candidates[d] += symbol_candidates(d, texts[d], symbols)
     prepared = Prepared(config, session, names, ontology.entries if ontology is not None else {}, candidates, {})
     prepared.total = counts
-    pairs = decide(prepared, sorted(texts), model.decision, model.rules)
-    return to_predictions(pairs, texts)
+    docs = sorted(texts)
+    view = FoldView(prepared, frozenset(), docs)
+    learned, decision = model.learned, model.decision
+    if learned is not None:
+        rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families)
+        threshold = learned.threshold if min_confidence is None else min_confidence
+        kept = choose_learned(rows, learned.probabilities(rows.x), threshold)
+    else:
+        if min_confidence is not None:
+            decision = replace(decision, threshold=min_confidence)
+        kept = {d: resolve(choose_options(view.options[d], decision)) for d in docs}
+    return with_confidence(with_rules(view, kept, model.rules, model.decision), texts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,17 +332,26 @@ def annotate_with_model(
     out_dir: Path | None = None,
     cache_dir: Path | None = None,
     curies: CurieMap | None = None,
+    min_confidence: float | None = None,
+    into_store: str | None = None,
 ) -> tuple[ApplyReport, dict[str, list[Annotation]]]:
     """Annotate ``texts`` with the model in ``model_dir`` (trained for ``set_key``); BioNLP files in ``out_dir``.
 
     The model is read and checked, and the set's ontology found, before anything is written.
+    ``out_dir`` also gets ``confidence.tsv`` (document, class, spans, confidence);
+    ``min_confidence``: see :func:`predict`. ``into_store`` names a new set graph for the
+    annotations, each with its ``craft:confidence`` (:mod:`.stored`; the store must be writable).
     """
     t0 = time.perf_counter()
     model = read_model(model_dir, set_key=set_key)
+    target = None
+    if into_store is not None:
+        check_run_name(store, into_store, registry)
+        target = require_writable(store, f"--into-store {into_store}")
     data_ontology = model.meta.get("ontology")
     ontology = None
+    ref = resolve_set(store, set_key)
     if data_ontology:
-        ref = resolve_set(store, set_key)
         if ref.ontology is None or ref.ontology not in store.batches():
             raise ConfigError(f"model {model_dir} uses the ontology of {set_key}, which this store does not hold")
         config = model.config
@@ -283,9 +359,14 @@ def annotate_with_model(
             store, ref, config.normalization, config.synonyms, registry=registry, cache_dir=cache_dir, curies=curies
         )
     session = MatchingSession(texts, {}, cache_dir=cache_dir)
-    predictions = predict(model, texts, ontology=ontology, session=session)
+    predictions = predict(model, texts, ontology=ontology, session=session, min_confidence=min_confidence)
     if out_dir is not None:
         write_bionlp_files(predictions, texts, out_dir)
+        write_confidences(predictions, out_dir / CONFIDENCES)
+    if target is not None and into_store is not None:
+        from .stored import write_model_run
+
+        write_model_run(target, into_store, ref, model, predictions, texts, curies or CurieMap())
     n = sum(len(v) for v in predictions.values())
     return ApplyReport(len(texts), n, out_dir, time.perf_counter() - t0), predictions
 

@@ -29,9 +29,10 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 
+from ...core.classexpr import And, Expr, Or, Restriction
 from ...core.vocab import OWL
 from ...ingest.cycles import strongly_connected_components
-from ..owlread import Expr, ObjectAnd, ObjectOr, ObjectRestriction, OntologyAxioms
+from ..owlread import OntologyAxioms
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ class StructuralReasoner:
 
     def _reset(self) -> None:
         self._anc: dict[str, frozenset[str]] | None = None
-        self._rest: dict[str, tuple[ObjectRestriction, ...]] = {}
+        self._rest: dict[str, tuple[Restriction, ...]] = {}
 
     # -- told closure ------------------------------------------------------------------
 
@@ -91,9 +92,9 @@ class StructuralReasoner:
     def _direct(self, e: Expr) -> set[str]:
         if isinstance(e, str):
             return {e}
-        if isinstance(e, ObjectAnd):
+        if isinstance(e, And):
             return set().union(*(self._direct(i) for i in e.items))
-        if isinstance(e, ObjectRestriction) and e.quantifier == "some":
+        if isinstance(e, Restriction) and e.quantifier == "some":
             return set(self.domains.get(e.prop, ()))
         return set()
 
@@ -101,22 +102,22 @@ class StructuralReasoner:
         """The named classes an expression is told to be under (itself included when named)."""
         if isinstance(e, str):
             return {e} | self.ancestors(e)
-        if isinstance(e, ObjectAnd):
+        if isinstance(e, And):
             return set().union(*(self.supers(i) for i in e.items))
-        if isinstance(e, ObjectOr) and e.items:
+        if isinstance(e, Or) and e.items:
             return set.intersection(*(self.supers(i) for i in e.items))
-        if isinstance(e, ObjectRestriction) and e.quantifier == "some":
+        if isinstance(e, Restriction) and e.quantifier == "some":
             # rdfs:domain D of R: whatever is R some X is a D
             return set().union(*({d} | self.ancestors(d) for d in self.domains.get(e.prop, ())))
         return set()
 
-    def restrictions(self, c: str) -> tuple[ObjectRestriction, ...]:
+    def restrictions(self, c: str) -> tuple[Restriction, ...]:
         """The ``some`` restrictions ``c`` has, its own and inherited."""
         hit = self._rest.get(c)
         if hit is not None:
             return hit
         self._rest[c] = ()
-        found: dict[ObjectRestriction, None] = {}
+        found: dict[Restriction, None] = {}
         for e in [*self.told.get(c, ()), *self.extra.get(c, ())]:
             for r in _conjunct_restrictions(e):
                 found[r] = None
@@ -135,13 +136,13 @@ class StructuralReasoner:
             return False
         if isinstance(e, str):
             return e == d or e in self.ancestors(d)
-        if isinstance(e, ObjectAnd):
+        if isinstance(e, And):
             return all(self.satisfies(d, i, depth + 1) for i in e.items)
-        if isinstance(e, ObjectOr):
+        if isinstance(e, Or):
             if any(self.satisfies(d, i, depth + 1) for i in e.items):
                 return True
             return any(self.below(u, e, depth + 1) for u in self.definitions.get(d, ()))
-        if isinstance(e, ObjectRestriction) and e.quantifier == "some":
+        if isinstance(e, Restriction) and e.quantifier == "some":
             return any(
                 r.prop == e.prop and self.below(r.filler, e.filler, depth + 1, e.prop) for r in self.restrictions(d)
             )
@@ -166,15 +167,15 @@ class StructuralReasoner:
                     if r.quantifier == "some"
                 )
             )
-        if isinstance(f, ObjectOr):
+        if isinstance(f, Or):
             return all(self.below(i, x, depth + 1, prop) for i in f.items)
-        if isinstance(x, ObjectAnd):
+        if isinstance(x, And):
             return all(self.below(f, i, depth + 1, prop) for i in x.items)
-        if isinstance(x, ObjectOr) and any(self.below(f, i, depth + 1, prop) for i in x.items):
+        if isinstance(x, Or) and any(self.below(f, i, depth + 1, prop) for i in x.items):
             return True
-        if isinstance(f, ObjectAnd):
+        if isinstance(f, And):
             return any(self.below(i, x, depth + 1, prop) for i in f.items)
-        if isinstance(f, ObjectRestriction) and isinstance(x, ObjectRestriction):
+        if isinstance(f, Restriction) and isinstance(x, Restriction):
             same = f.prop == x.prop and f.quantifier == x.quantifier == "some"
             return same and self.below(f.filler, x.filler, depth + 1, f.prop)
         return False
@@ -198,10 +199,10 @@ class StructuralReasoner:
                     new |= {(c, x) for x in self.supers(e) if x != c and x not in self.ancestors(c)}
         for c, defs in self.definitions.items():
             for e in defs:
-                if isinstance(e, ObjectOr):  # rule 1
+                if isinstance(e, Or):  # rule 1
                     new |= {(m, c) for m in e.items if isinstance(m, str) and c not in self.ancestors(m)}
                 new |= {(c, x) for x in self.supers(e) if x != c and x not in self.ancestors(c)}  # rule 2
-                if isinstance(e, ObjectOr):
+                if isinstance(e, Or):
                     members = (m for m in e.items if not isinstance(m, str))
                     candidates = unions.union(*(self._candidates(m, children, index, below) for m in members))
                 else:
@@ -220,10 +221,10 @@ class StructuralReasoner:
     ) -> set[str]:
         """Classes that may fall under a definition: those with a restriction it needs, else
         those below its first named conjunct, else every defined class."""
-        items = e.items if isinstance(e, ObjectAnd) else (e,)
+        items = e.items if isinstance(e, And) else (e,)
         found: list[set[str]] = []
         for i in items:
-            if isinstance(i, ObjectRestriction) and i.quantifier == "some" and isinstance(i.filler, str):
+            if isinstance(i, Restriction) and i.quantifier == "some" and isinstance(i.filler, str):
                 fillers = {i.filler} | _descendants(i.filler, children, below)
                 holders = set().union(*(index.get((i.prop, f), set()) for f in fillers))
                 found.append(holders.union(*(_descendants(h, children, below) for h in holders)))
@@ -280,18 +281,18 @@ def _finish(members: list[str], parents: dict[str, set[str]], out: dict[str, fro
         out[m] = frozenset(found - {m})
 
 
-def _conjunct_restrictions(e: Expr) -> list[ObjectRestriction]:
-    if isinstance(e, ObjectRestriction) and e.quantifier == "some":
+def _conjunct_restrictions(e: Expr) -> list[Restriction]:
+    if isinstance(e, Restriction) and e.quantifier == "some":
         return [e]
-    if isinstance(e, ObjectAnd):
+    if isinstance(e, And):
         return [r for i in e.items for r in _conjunct_restrictions(i)]
     return []
 
 
 def _has_union(e: Expr) -> bool:
-    if isinstance(e, ObjectOr):
+    if isinstance(e, Or):
         return True
-    return isinstance(e, ObjectAnd) and any(_has_union(i) for i in e.items)
+    return isinstance(e, And) and any(_has_union(i) for i in e.items)
 
 
 def _descendants(c: str, children: dict[str, set[str]], memo: dict[str, set[str]]) -> set[str]:
@@ -344,7 +345,7 @@ class _BaseHierarchy:
             ps = {p for p in c.parents if isinstance(p, str)}
             if not c.extension:
                 for e in c.equivalents:
-                    if isinstance(e, ObjectAnd):
+                    if isinstance(e, And):
                         ps |= {i for i in e.items if isinstance(i, str)}
             self.parents[c.iri] = ps
         self._memo: dict[str, frozenset[str]] = {}

@@ -79,6 +79,8 @@ class Ann:
     spans: tuple[Span, ...]
     text: str | None
     creator: str | None = None
+    #: a trained matcher's confidence (``craft:confidence``), None for gold and plain runs
+    confidence: float | None = None
 
 
 @cache
@@ -129,7 +131,7 @@ def annotations_by_document(store: ReadableStore, ref: SetRef, doc: ox.NamedNode
         rows = [by_index[i] for i in sorted(by_index)]
         first = rows[0]
         spans = tuple(Span(int(r["start"].value), int(r["end"].value)) for r in rows if r["start"] is not None)
-        text, creator = first["text"], first["creator"]
+        text, creator, confidence = first["text"], first["creator"], first["confidence"]
         doc_iri = first["doc"].value
         by_doc.setdefault(doc_iri, []).append(
             Ann(
@@ -139,6 +141,7 @@ def annotations_by_document(store: ReadableStore, ref: SetRef, doc: ox.NamedNode
                 spans,
                 text.value if text is not None else None,
                 creator.value if creator is not None else None,
+                float(confidence.value) if confidence is not None else None,
             )
         )
     return [(d, sorted(anns, key=_order)) for d, anns in sorted(by_doc.items())]

@@ -30,11 +30,13 @@ JsonldContext = Literal["inline", "remote"]
 #: The W3C Web Annotation JSON-LD context's IRI (written with ``context="remote"``).
 WA_CONTEXT = "http://www.w3.org/ns/anno.jsonld"
 
-#: The context object the JSON-LD export adds after the Web Annotation context: one term, ``spans``,
-#: an ordered list (``@list``) of the ``TextPositionSelector`` pieces of a discontinuous target.
+#: The context object the JSON-LD export adds after the Web Annotation context: ``spans``, an
+#: ordered list (``@list``) of the ``TextPositionSelector`` pieces of a discontinuous target, and
+#: ``confidence``, a trained matcher's confidence in the annotation (an ``xsd:decimal``).
 CRAFT_JSONLD_CONTEXT: Mapping[str, object] = {
     "craft": CRAFT.NS,
     "spans": {"@id": "craft:spans", "@container": "@list"},
+    "confidence": {"@id": "craft:confidence", "@type": "xsd:decimal"},
 }
 
 #: Every annotation's motivation: ``oa:classifying``, "the user intends to classify the Target as
@@ -100,6 +102,8 @@ def _annotation_jsonld(ann: Ann, text: str | None) -> dict[str, object]:
     if ann.creator is not None:
         # an Agent (Data Model 3.3.1 and 3.3.2); the store has the annotator's name, not an IRI
         out["creator"] = {"type": "Person", "name": ann.creator}
+    if ann.confidence is not None:
+        out["confidence"] = f"{ann.confidence:.4f}"  # a string: an xsd:decimal's lexical form, kept exact
     out["body"] = ann.cls
     out["target"] = target
     return out

@@ -23,11 +23,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TextIO, TypeGuard
 
+from ...core.classexpr import And, Expr, Or, Restriction
 from ...core.curie import CurieMap
 from ...core.vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDFS
-from ...ontology.owlread import ClassAxioms, Expr, ObjectAnd, ObjectOr, ObjectRestriction, OntologyAxioms
+from ...ontology.owlread import ClassAxioms, OntologyAxioms
 
 _ID_SPECIAL = re.compile(r'([\\"!{}\[\],])')
 _WS = {" ": "\\ ", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
@@ -93,18 +94,19 @@ class _Names:
             hit = self.props[iri] = self._fallback(iri)
         return hit
 
-    def named(self, e: Expr) -> bool:
+    def named(self, e: Expr) -> TypeGuard[str]:
+        """True for a class IRI of the file (not an external reference)."""
         return isinstance(e, str) and e not in self.external
 
 
 def _some(e: Expr, names: _Names) -> tuple[str, str] | None:
     """``(relation id, target id)`` of ``R some X`` with a named X."""
-    if isinstance(e, ObjectRestriction) and e.quantifier == "some" and names.named(e.filler):
-        return names.prop(e.prop), names.cls(e.filler)  # type: ignore[arg-type]
+    if isinstance(e, Restriction) and e.quantifier == "some" and names.named(e.filler):
+        return names.prop(e.prop), names.cls(e.filler)
     return None
 
 
-def _intersection_parts(e: ObjectAnd, names: _Names) -> list[str] | None:
+def _intersection_parts(e: And, names: _Names) -> list[str] | None:
     """``intersection_of`` values (a named genus, ``R X`` differentiae), or None if OBO cannot say it."""
     parts: list[str] = []
     for item in e.items:
@@ -124,17 +126,18 @@ def _logical_lines(cls: ClassAxioms, names: _Names) -> tuple[list[str], list[str
     used = {"intersection_of": False, "union_of": False}
     for e in cls.equivalents:
         if names.named(e):
-            lines.append(f"equivalent_to: {escape_id(names.cls(e))}")  # type: ignore[arg-type]
+            lines.append(f"equivalent_to: {escape_id(names.cls(e))}")
             continue
-        if isinstance(e, ObjectAnd) and not used["intersection_of"]:
+        if isinstance(e, And) and not used["intersection_of"]:
             parts = _intersection_parts(e, names)
             if parts is not None:
                 used["intersection_of"] = True
                 lines.extend(f"intersection_of: {p}" for p in parts)
                 continue
-        if isinstance(e, ObjectOr) and not used["union_of"] and all(names.named(i) for i in e.items):
+        members = [i for i in e.items if names.named(i)] if isinstance(e, Or) else []
+        if isinstance(e, Or) and not used["union_of"] and len(members) == len(e.items):
             used["union_of"] = True
-            lines.extend(f"union_of: {escape_id(names.cls(i))}" for i in e.items)  # type: ignore[arg-type]
+            lines.extend(f"union_of: {escape_id(names.cls(i))}" for i in members)
             continue
         problems.append("a nested expression or a class outside the file (OBO 1.4 has no tag for it)")
     return lines, problems
@@ -153,7 +156,7 @@ def _term(cls: ClassAxioms, names: _Names) -> tuple[list[str], list[str]]:
     out += [f"subset: {escape_id(s)}" for s in v.get(OBOINOWL.inSubset, ())]
     out += [f'synonym: "{escape_quoted(t)}" {scope} []' for scope, t in cls.synonyms]
     out += [f"xref: {escape_id(x)}" for x in v.get(OBOINOWL.hasDbXref, ())]
-    out += [f"is_a: {escape_id(names.cls(p))}" for p in cls.parents if names.named(p)]  # type: ignore[arg-type]
+    out += [f"is_a: {escape_id(names.cls(p))}" for p in cls.parents if names.named(p)]
     logical, problems = _logical_lines(cls, names)
     out += logical
     out += [f"disjoint_from: {escape_id(names.cls(d))}" for d in cls.disjoint]

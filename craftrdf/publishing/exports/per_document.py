@@ -87,13 +87,21 @@ def _pubannotation_document(
     a discontinuous ``Tn`` are ``Tn-0``, ``Tn-1``, ... (in the annotation's own order), all
     but the last with ``obj`` ``"_FRAGMENT"``, and relation ``C-Tn-<i-1>`` says
     ``Tn-<i> _lexicallyChainedTo Tn-<i-1>``: the form PubAnnotation's own ``chain_spans``
-    gives a denotation with several spans.
+    gives a denotation with several spans. A trained matcher's confidence is an attribute
+    ``{"subj": "Tn", "pred": "confidence", "obj": 0.87}`` (of the last piece's denotation,
+    the one carrying the class, for a discontinuous one).
     """
     denotations: list[dict[str, object]] = []
     relations: list[dict[str, object]] = []
+    attributes: list[dict[str, object]] = []
     for n, ann in enumerate(anns, start=1):
         obj = curies.compress(ann.cls)
         tid = f"T{n}"
+        if ann.confidence is not None:  # PubAnnotation's attribute of a denotation: subj, pred, obj
+            subj = tid if len(ann.spans) <= 1 else f"{tid}-{len(ann.spans) - 1}"
+            attributes.append(
+                {"id": f"A{len(attributes) + 1}", "subj": subj, "pred": "confidence", "obj": ann.confidence}
+            )
         if len(ann.spans) == 1:
             s = ann.spans[0]
             denotations.append({"id": tid, "span": {"begin": s.start, "end": s.end}, "obj": obj})
@@ -113,4 +121,6 @@ def _pubannotation_document(
     out["denotations"] = denotations
     if relations:
         out["relations"] = relations
+    if attributes:
+        out["attributes"] = attributes
     return out

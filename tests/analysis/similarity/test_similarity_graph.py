@@ -9,15 +9,15 @@ import pytest
 from craftrdf.analysis.similarity.definition import SimilarityWarning, UnknownTermError
 from craftrdf.analysis.similarity.graph import (
     GRAPH_QUERY,
-    SimilarityCache,
     load_term_graph,
     method_weights,
     parse_weights,
-    relation_iri,
     similarity_index,
 )
 from craftrdf.building.loader import load_files
 from craftrdf.core.errors import ConfigError
+from craftrdf.ontology.cache import SimilarityCache
+from craftrdf.ontology.model import relation_iri
 from craftrdf.querying.library import library
 from tests.helpers.corpus import DATA as TESTS_DATA
 

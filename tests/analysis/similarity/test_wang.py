@@ -229,9 +229,11 @@ def test_matrix_top_k_and_group():
     assert [t for t, _ in top] == ["C", "B"]
     assert top[0][1] == pytest.approx(2.88 / 5.96)
     assert len(idx.top_k("A", 100)) == len(idx) - 1
-    # group: [[A~B, A~C]] = [[.4295, .4832]]; BMA = (.4832 + .4295 + .4832) / 3
+    # group: [[A~B, A~C]] = [[.4295, .4832]]; GOSemSim's combineScores takes a one-row matrix
+    # as a vector, whose BMA and rcmax are its maximum
     ab, ac = 2.56 / 5.96, 2.88 / 5.96
-    assert idx.group(["A"], ["B", "C"], combine="bma") == pytest.approx((ac + ab + ac) / 3)
+    assert idx.group(["A"], ["B", "C"], combine="bma") == pytest.approx(ac)
+    assert idx.group(["A", "B"], ["B", "C"], combine="bma") == pytest.approx((ac + 1 + 1 + ac) / 4)
     assert idx.group(["A"], ["B", "C"], combine="max") == pytest.approx(ac)
     assert idx.group(["A"], ["B", "C"], combine="avg") == pytest.approx((ab + ac) / 2)
     with pytest.warns(SimilarityWarning, match="left out"):

@@ -16,25 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from craftrdf.analysis.similarity.definition import weighted_dag
-from craftrdf.analysis.similarity.wang import WangIndex
-from craftrdf.core.model import Term
-from craftrdf.ingest.obo import iter_obo
+from tests.helpers.corpus import go_wang_index
 
 REFERENCE = Path(__file__).resolve().parents[2] / "data" / "similarity" / "gosemsim_go_wang_uniform07.tsv"
-RELATIONS = ("is_a", "part_of", "regulates", "negatively_regulates", "positively_regulates")
 
 
 @pytest.mark.slow
 def test_wang_agrees_with_gosemsim_on_go_with_uniform_weights(go_obo):
-    nodes: list[str] = []
-    edges: list[tuple[str, str, str]] = []
-    for item in iter_obo(go_obo):
-        if isinstance(item, Term) and not item.obsolete:
-            nodes.append(item.id)
-            edges.extend((item.id, "is_a", p) for p in item.is_a)
-            edges.extend((item.id, rel, p) for rel, p in item.relationships)
-    index = WangIndex(weighted_dag(edges, dict.fromkeys(RELATIONS, 0.7), nodes=nodes))
+    index = go_wang_index(go_obo)
     with REFERENCE.open(encoding="utf-8") as fh:
         rows = list(csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t"))
     assert len(rows) == 180 and {r["ontology"] for r in rows} == {"BP", "CC", "MF"}

@@ -90,7 +90,14 @@ def test_kernels_equal_the_definition_on_random_dags(dag):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SimilarityWarning)
         got = fast.pairs(a, b)  # one batch: the scratch-vector branch
-        singles = np.array([fast.similarity(x, y) for x, y in zip(a, b)])  # merge branch when padded
+        singles = np.array([fast.similarity(x, y) for x, y in zip(a, b)])  # merged in Python: few pairs
+        # one pair at a time through the kernel itself: its merge branch when padded
+        kernels, r, one = fast._compiled(), fast.index, np.empty(1)
+        merged = []
+        for x, y in zip(a, b):
+            ra, rb = np.array([r[x]]), np.array([r[y]])
+            kernels.pair_similarities(fast._indptr, fast._cols, fast._vid, fast._table, fast.sv, ra, rb, one)
+            merged.append(one[0])
         numpy_path = slow.pairs(a, b)
     assert np.allclose(got, expected, rtol=0, atol=1e-12)
     assert np.allclose(singles, expected, rtol=0, atol=1e-12)
@@ -100,6 +107,7 @@ def test_kernels_equal_the_definition_on_random_dags(dag):
     assert np.array_equal(square, square.T)
     assert np.all(np.diag(square) == 1.0)
     assert np.array_equal(singles.reshape(square.shape), square)
+    assert np.array_equal(np.array(merged).reshape(square.shape), square)
     # the compiled S-value sweep gives the very floats of the per-level numpy one
     with_kernels = s_value_rows(dag, load_kernels("numba"))
     without = s_value_rows(dag)

@@ -12,7 +12,7 @@ import pytest
 
 from craftrdf.analysis.stats import ArticleStats
 from craftrdf.apps.reproduce.published import load_published, parse_published
-from craftrdf.apps.reproduce.report import render_report
+from craftrdf.apps.reproduce.report import Measured, render_report
 from craftrdf.apps.reproduce.sections import (
     CellCause,
     CountRow,
@@ -32,21 +32,19 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "reproduce"
 
 
 def _render(published, stats, *, counts=(), causes=(), nesting=(), documents=67):
-    return render_report(
-        counts=counts,
-        stats=stats,
-        stats_documents=documents,
-        test_documents=30,
+    measured = Measured(
+        counts=list(counts),
+        public=[f"p{i}" for i in range(documents)],
+        test=[f"t{i}" for i in range(30)],
+        causes=list(causes),
+        stats=list(stats),
+        nesting=list(nesting),
         sweeps={},
-        ser_sweeps={},
-        quick=True,
+        skipped=[],
         similarity=None,
-        published=published,
-        grid="g",
-        header="h",
-        causes=causes,
-        nesting=nesting,
+        trained=None,
     )
+    return render_report(measured, sweeps={}, quick=True, published=published, grid="g", header="h")
 
 
 def _cells(text: str, start: str, nth: int = 0) -> list[str]:

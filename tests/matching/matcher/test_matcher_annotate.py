@@ -10,6 +10,7 @@ import pytest
 
 from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
+from craftrdf.core.context import RunContext
 from craftrdf.core.errors import ConfigError, InputError
 from craftrdf.core.iris import set_iri
 from craftrdf.core.registry import load_registry
@@ -236,11 +237,11 @@ def test_a_new_configuration_replaces_the_stored_run_and_other_sets_are_protecte
     registry = load_registry()
     texts = {"d": "The Brain, the brain and the encephalon."}
     first = run_annotation(
-        store, "UBERON_EXT", MatcherConfig(caseMatch="CASE_SENSITIVE"), texts, registry=registry, into_store="RUN1"
+        store, "UBERON_EXT", MatcherConfig(caseMatch="CASE_SENSITIVE"), texts, RunContext(registry), into_store="RUN1"
     )
     assert first.quads > 0 and first.annotations == 2  # brain, encephalon: "Brain" is not folded
     second = run_annotation(
-        store, "UBERON_EXT", MatcherConfig(caseMatch="CASE_IGNORE"), texts, registry=registry, into_store="RUN1"
+        store, "UBERON_EXT", MatcherConfig(caseMatch="CASE_IGNORE"), texts, RunContext(registry), into_store="RUN1"
     )
     assert second.quads > 0 and second.annotations == 3
     assert len(fetch_annotations(store, "RUN1")) == 3
@@ -251,4 +252,4 @@ def test_a_new_configuration_replaces_the_stored_run_and_other_sets_are_protecte
         set_iri("MINE"), set_nquads("MINE", module=None, variant=None, ontology=None, mappings=None), digest="m"
     )
     with pytest.raises(ConfigError, match="not matcher output"):
-        run_annotation(store, "UBERON_EXT", MatcherConfig(), texts, registry=registry, into_store="MINE")
+        run_annotation(store, "UBERON_EXT", MatcherConfig(), texts, RunContext(registry), into_store="MINE")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from craftrdf.core.context import RunContext
 from craftrdf.core.registry import load_registry
 from craftrdf.ingest.bionlp import read_bionlp
 from craftrdf.matching.matcher.config import MatcherConfig
@@ -44,7 +45,7 @@ def test_default_configuration_finds_half_of_an_articles_gold_uberon_annotations
     text = (craft_dir / "articles/txt" / f"{PMID}.txt").read_text(encoding="utf-8")
     with AnnotationStore.open(corpus_store, mode="read") as store:
         report = run_annotation(
-            store, "UBERON", MatcherConfig(), {PMID: text}, registry=load_registry(), out_dir=tmp_path
+            store, "UBERON", MatcherConfig(), {PMID: text}, RunContext(load_registry()), out_dir=tmp_path
         )
     found = {
         (a.class_id, tuple((s.start, s.end) for s in a.spans))

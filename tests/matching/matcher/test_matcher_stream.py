@@ -13,6 +13,7 @@ import pytest
 
 from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
+from craftrdf.core.context import RunContext
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.iris import set_iri
 from craftrdf.core.model import Annotation
@@ -22,7 +23,7 @@ from craftrdf.ingest.bionlp import write_bionlp
 from craftrdf.matching.matcher.annotate import annotate_texts
 from craftrdf.matching.matcher.config import MatcherConfig
 from craftrdf.matching.matcher.dictionary import Dictionary, terms_from_names
-from craftrdf.matching.matcher.stream import MatcherAnnotator, annotate_stream, run_annotation_stream
+from craftrdf.matching.matcher.stream import Batching, MatcherAnnotator, annotate_stream, run_annotation_stream
 from craftrdf.matching.matcher.stream_io import iter_sources
 from craftrdf.runtime.executors import DaskExecutor, InlineExecutor
 from craftrdf.store.local import AnnotationStore
@@ -76,12 +77,9 @@ def _run(store_path: Path, corpus: Path, out: Path, name: str, executor: Any, **
             MatcherConfig(),
             [corpus],
             out,
-            registry=load_registry(),
-            executor=executor,
+            RunContext(load_registry(), executor=executor),
             into_store=name,
-            batch_size=2,
-            in_flight=3,
-            **kw,
+            batching=Batching(2, 3, **kw),
         )
 
 
@@ -158,7 +156,7 @@ def test_resuming_with_another_configuration_is_refused(store_path, corpus, tmp_
             MatcherConfig.from_params({"caseMatch": "CASE_IGNORE"}),
             [corpus],
             tmp_path / "out",
-            registry=load_registry(),
+            RunContext(load_registry()),
             into_store="RUN_A",
         )
 
@@ -183,7 +181,7 @@ def test_failing_documents_are_reported_and_the_others_survive(tmp_path, caplog)
     (docs / "d.txt").write_text("No organ; then a brain.", encoding="utf-8")
     out = tmp_path / "out"
     with caplog.at_level(logging.WARNING, logger="craftrdf.matching.matcher.stream"):
-        r = annotate_stream(iter_sources([docs]), _Picky(), out, batch_size=3)
+        r = annotate_stream(iter_sources([docs]), _Picky(), out, batching=Batching(3))
     assert (r.documents, r.failed, r.annotations) == (2, 2, 2)
     assert (out / "a.bionlp").read_text() == "T1\tUBERON:0000955 4 9\tbrain\n"
     assert (out / "d.bionlp").read_text() == "T1\tUBERON:0000955 17 22\tbrain\n"
@@ -194,7 +192,7 @@ def test_failing_documents_are_reported_and_the_others_survive(tmp_path, caplog)
     assert "RuntimeError: cannot annotate this one" in rows[1][3]
     assert "document b" in caplog.text and "document c" in caplog.text
     # a rerun skips every document, failed ones included
-    again = annotate_stream(iter_sources([docs]), _Picky(), out, batch_size=3)
+    again = annotate_stream(iter_sources([docs]), _Picky(), out, batching=Batching(3))
     assert (again.documents, again.resumed) == (0, 4)
 
 

@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from craftrdf.core.context import RunContext
 from craftrdf.core.registry import load_registry
 from craftrdf.matching.matcher.annotate import annotate_texts
 from craftrdf.matching.matcher.config import MatcherConfig
@@ -39,7 +40,7 @@ def test_dev_split_row_equals_an_independent_count(craft_dir, corpus_reader, tmp
     config = MatcherConfig()
     store = corpus_reader  # shared: the evaluation's tests may have read its bossy index already
     registry = load_registry()
-    inputs = prepare_inputs(store, "UBERON", split="dev", registry=registry, cache_dir=tmp_path)
+    inputs = prepare_inputs(store, "UBERON", RunContext(registry, cache_dir=tmp_path), split="dev")
     terms = fetch_terms(store, resolve_set(store, "UBERON"), registry=registry)
     assert sorted(inputs.texts) == sorted(dev) and inputs.texts == texts
     row = run_sweep(inputs, [config]).rows[0]
@@ -58,7 +59,7 @@ def test_uberon_ext_ser_equals_the_official_scorer_on_the_obo_file(craft_dir, co
 
     config = MatcherConfig(caseMatch="CASE_IGNORE", synonyms="ALL")
     registry = load_registry()
-    inputs = prepare_inputs(corpus_reader, "UBERON_EXT", split="dev", registry=registry, cache_dir=tmp_path)
+    inputs = prepare_inputs(corpus_reader, "UBERON_EXT", RunContext(registry, cache_dir=tmp_path), split="dev")
     terms = fetch_terms(corpus_reader, resolve_set(corpus_reader, "UBERON_EXT"), registry=registry)
     out = annotate_texts(dict(inputs.texts), terms, config)
     report = evaluate_sets(

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from craftrdf.apps.demo import sample_dir
+from craftrdf.core.context import RunContext
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.registry import load_registry
 from craftrdf.matching.sweeps import inputs as inputs_module
@@ -25,41 +26,36 @@ def _gold_count(pmids: list[str]) -> int:
 
 def test_one_read_serves_both_splits_as_two_reads_would(sample_store, tmp_path):
     registry = load_registry()
-    public, test = prepare_split_inputs(
-        sample_store, "CL", splits=["train,dev", "test"], registry=registry, apply_craft_rules=True, cache_dir=tmp_path
-    )
+    ctx = RunContext(registry, cache_dir=tmp_path)
+    public, test = prepare_split_inputs(sample_store, "CL", ctx, splits=["train,dev", "test"], apply_craft_rules=True)
     assert sorted(public.texts) == sorted(_ids("train") + _ids("dev")) and sorted(test.texts) == _ids("test")
     assert sum(map(len, public.gold.values())) == _gold_count(sorted(public.texts))
     assert sum(map(len, test.gold.values())) == _gold_count(_ids("test"))
     for split, got in (("train,dev", public), ("test", test)):
-        alone = prepare_inputs(
-            sample_store, "CL", split=split, registry=registry, apply_craft_rules=True, cache_dir=tmp_path
-        )
+        alone = prepare_inputs(sample_store, "CL", ctx, split=split, apply_craft_rules=True)
         # the token digests texts, gold, dictionary, rules and mappings
         assert got.token == alone.token and got.documents == alone.documents
 
 
 def test_an_unknown_split_is_refused_by_name(sample_store):
     with pytest.raises(ConfigError, match="invalid --split 'nonexistent'"):
-        prepare_split_inputs(sample_store, "CL", splits=["test", "nonexistent"], registry=load_registry())
+        prepare_split_inputs(sample_store, "CL", RunContext(load_registry()), splits=["test", "nonexistent"])
 
 
 def test_the_term_filter_only_takes_predictions_away(sample_store, tmp_path):
     from craftrdf.matching.matcher.config import MatcherConfig
-    from craftrdf.matching.sweeps.entry import sweep_store
+    from craftrdf.matching.sweeps.entry import SweepOptions, sweep_store
     from craftrdf.matching.sweeps.termfilter import TermFilter
 
     rep = sweep_store(
         sample_store,
         "SO_EXT",
         [MatcherConfig()],
-        registry=load_registry(),
+        RunContext(load_registry()),
         out_dir=tmp_path / "s",
-        split="train,dev",
-        report_on="test",
-        apply_craft_rules=True,
-        plot=False,
-        term_filter=TermFilter(min_count=1),
+        options=SweepOptions(
+            split="train,dev", report_on="test", apply_craft_rules=True, plot=False, term_filter=TermFilter(min_count=1)
+        ),
     )
     plain, filtered = rep.report["ser"], rep.filtered["ser"]
     test_gold = sum(
@@ -77,15 +73,14 @@ def test_the_term_filter_only_takes_predictions_away(sample_store, tmp_path):
 def test_annotations_read_beforehand_give_the_same_inputs_without_a_read(sample_store, tmp_path, monkeypatch):
     registry = load_registry()
     splits = ["train,dev", "test"]
-    read = prepare_split_inputs(sample_store, "CL", splits=splits, registry=registry, cache_dir=tmp_path)
+    ctx = RunContext(registry, cache_dir=tmp_path)
+    read = prepare_split_inputs(sample_store, "CL", ctx, splits=splits)
     annotations = fetch_annotations(sample_store, "CL")
 
     def no_read(*args: object, **kwargs: object) -> None:
         raise AssertionError("the set was read again")
 
     monkeypatch.setattr(inputs_module, "fetch_annotations", no_read)
-    given = prepare_split_inputs(
-        sample_store, "CL", splits=splits, registry=registry, cache_dir=tmp_path, annotations=annotations
-    )
+    given = prepare_split_inputs(sample_store, "CL", ctx, splits=splits, annotations=annotations)
     assert [g.token for g in given] == [r.token for r in read]  # the token digests texts and gold among the rest
     assert sum(map(len, given[1].gold.values())) == _gold_count(_ids("test"))

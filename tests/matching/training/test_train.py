@@ -159,7 +159,17 @@ def test_cli_train_then_annotate(sample_store_dir, tmp_path, capsys):
     run = tmp_path / "run"
     args = ["annotate", "--store", store, "--set", "PR", "--model", str(model), str(sample_dir()), "--split", "test"]
     assert main([*args, "--out", str(run), "--no-cache"]) == 0
-    assert [p.name for p in run.iterdir()] == [f"{split_ids('test')[0]}.bionlp"]
+    assert sorted(p.name for p in run.iterdir()) == [f"{split_ids('test')[0]}.bionlp", "confidence.tsv"]
+    # on a training document (whose names the model knows): one confidence per BioNLP line, by class and spans
+    (doc,) = split_ids("dev")
+    again = tmp_path / "again"
+    assert main([*args[:-1], "dev", "--out", str(again), "--no-cache"]) == 0
+    bionlp = (again / f"{doc}.bionlp").read_text().splitlines()
+    written = sorted(tuple(line.split("\t")[1].split(" ", 1)) for line in bionlp)  # "T1\tPR:1 0 3;8 14\ttext"
+    rows = [line.split("\t") for line in (again / "confidence.tsv").read_text().splitlines()]
+    assert rows[0] == ["document", "class", "spans", "confidence"]
+    assert written and sorted((c, s) for _, c, s, _ in rows[1:]) == written
+    assert all(d == doc and 0.0 <= float(v) <= 1.0 for d, _, _, v in rows[1:])
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -193,9 +203,12 @@ def _rewrite(m: Path, name: str, data: bytes) -> None:
     (m / "model.json").write_text(json.dumps(meta))
 
 
-def _version(m: Path) -> None:
+def _version_1(m: Path) -> None:
+    """A folder as the previous craftrdf wrote it: version 1, no contexts.tsv, no learned decision."""
     meta = json.loads((m / "model.json").read_text())
-    meta["version"] = 0
+    meta["version"] = 1
+    del meta["learned"], meta["files"]["contexts.tsv"]
+    (m / "contexts.tsv").unlink()
     (m / "model.json").write_text(json.dumps(meta))
 
 
@@ -207,7 +220,7 @@ def _files_not_a_table(m: Path) -> None:
 
 #: (what is done to a copy of a good model folder, what the one line must say)
 BAD_FOLDERS = {
-    "another version": (_version, "model format version 0; this craftrdf reads version 1"),
+    "the previous version": (_version_1, "model format version 1; this craftrdf reads version 2: train it again"),
     "model.json not JSON": (lambda m: (m / "model.json").write_text("{"), "unreadable model.json"),
     "a table edited": (
         lambda m: (m / "terms.tsv").write_text((m / "terms.tsv").read_text() + "a\tPR:1\t1\t1\t1.0\tyes\n"),
@@ -252,3 +265,38 @@ def test_cli_train_with_no_gold_in_the_split_is_one_line_and_keeps_the_old_folde
         "craftrdf: error: set MOP has no gold annotations in split dev: nothing to learn"
     ]
     assert {p.name: p.read_bytes() for p in m.iterdir()} == before
+
+
+def test_cli_train_and_annotate_on_an_ids_file(sample_store_dir, tmp_path, capsys):
+    store = str(sample_store_dir)
+    ids = tmp_path / "ids.txt"
+    (train_doc,), (dev_doc,) = split_ids("train"), split_ids("dev")
+    ids.write_text(f"# my own split\n{dev_doc}\n\n{train_doc}\n", encoding="utf-8")
+    model = tmp_path / "model"
+    assert main(["train", "--store", store, "--set", "PR", "--ids", str(ids), "--out", str(model), "--no-cache"]) == 0
+    meta = json.loads((model / "model.json").read_text())
+    assert meta["trained_on"] == {"splits": [], "documents": sorted([train_doc, dev_doc])}
+    one = tmp_path / "one.txt"
+    one.write_text(f"{dev_doc}\n", encoding="utf-8")
+    run = tmp_path / "run"
+    args = ["annotate", "--store", store, "--set", "PR", "--model", str(model), str(sample_dir()), "--ids", str(one)]
+    assert main([*args, "--out", str(run), "--no-cache"]) == 0
+    assert sorted(p.name for p in run.iterdir()) == [f"{dev_doc}.bionlp", "confidence.tsv"]
+
+
+@pytest.mark.parametrize("command", ["train", "annotate"])
+def test_cli_ids_file_naming_an_unknown_document_is_one_line_and_writes_nothing(
+    sample_store_dir, pr_model, tmp_path, capsys, command
+):
+    ids = tmp_path / "ids.txt"
+    ids.write_text(f"{split_ids('train')[0]}\n99999999\n", encoding="utf-8")
+    out = tmp_path / "out"
+    store = ["--store", str(sample_store_dir), "--set", "PR"]
+    if command == "train":
+        args = ["train", *store, "--ids", str(ids), "--out", str(out)]
+    else:
+        args = ["annotate", *store, "--model", str(pr_model), str(sample_dir()), "--ids", str(ids), "--out", str(out)]
+    assert main([*args, "--no-cache"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{ids}, line 2: unknown document '99999999'" in err[0], err
+    assert not out.exists()

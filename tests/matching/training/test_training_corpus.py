@@ -1,7 +1,7 @@
 """The trained matcher on the real corpus: trained on the 67 train+dev articles, scored on the 30 test ones.
 
-The targets are the CRAFT Shared Task 2019's best test-set slot error rates (its overview's Table 5),
-typed here from the paper, independently of craftrdf's own copy in reproduce/published.toml.
+The targets are the best published test-set slot error rates (issue 26's table), typed here from
+the papers, independently of craftrdf's own copy in reproduce/published.toml.
 """
 
 from __future__ import annotations
@@ -20,18 +20,20 @@ from craftrdf.store.local import AnnotationStore
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow, pytest.mark.long]
 
-#: CRAFT Shared Task 2019, concept annotation: best test SER per set (participants and baseline).
-ST2019_BEST = {
-    "CL": 0.53,
-    "CL_EXT": 0.33,
+#: The best published test-set slot error rates per set: the lower of the CRAFT Shared Task 2019's best
+#: (its overview's Table 5) and the result files of Boguslav et al. 2021 scored with the official scorer
+#: (../shared/published/best-published-ser.csv, issue 26's table), typed here from those sources.
+BEST_PUBLISHED = {
+    "CL": 0.4309,
+    "CL_EXT": 0.3281,
     "GO_MF": 0.04,
     "GO_MF_EXT": 0.39,
-    "MOP": 0.27,
-    "MOP_EXT": 0.34,
-    "SO": 0.16,
+    "MOP": 0.2477,
+    "MOP_EXT": 0.2401,
+    "SO": 0.1405,
     "SO_EXT": 0.13,
-    "UBERON": 0.37,
-    "UBERON_EXT": 0.36,
+    "UBERON": 0.3052,
+    "UBERON_EXT": 0.2960,
 }
 
 
@@ -44,31 +46,40 @@ def trained(corpus_store, tmp_path_factory):
     out = tmp_path_factory.mktemp("trained")
     with AnnotationStore.open(corpus_store, mode="read") as store:
         scores = train_and_test(
-            store, list(ST2019_BEST), registry=load_registry(), cache_dir=out / "cache", out_dir=out / "models"
+            store, list(BEST_PUBLISHED), registry=load_registry(), cache_dir=out / "cache", out_dir=out / "models"
         )
     return out, scores
 
 
-def test_beats_the_2019_best_on_at_least_6_of_10_sets_and_on_the_mean(trained):
+def test_cross_validated_scores_beat_the_best_published_on_at_least_7_of_10_sets(trained):
+    # blind: what is asserted is the cross-validation on train+dev, by which everything was chosen;
+    # the test split's scores are printed (pytest -s: the numbers docs/training.md quotes), never asserted
     _, scores = trained
-    ours = {k: scores[k].ser for k in ST2019_BEST}
-    wins = [k for k in ST2019_BEST if ours[k] < ST2019_BEST[k]]
-    for k, t in scores.items():  # shown with pytest -s: the numbers docs/reproduce.md quotes
-        sel = t.train.selection
+    cv = {k: scores[k].train.cv_ser for k in BEST_PUBLISHED}
+    for k, t in scores.items():
+        sel, learned = t.train.selection, t.train.learned
+        used = "learned" if learned is not None and learned.chosen else "threshold"
         print(
-            f"{k}: test SER {t.ser:.3f} (2019 {ST2019_BEST[k]}), cv {sel.cv_ser:.3f}, {sel.config.label()}, "
-            f"{sel.decision}, {sel.rules.label()}, trained in {t.train.seconds:.0f} s; FP {t.false_positives}; "
-            f"FN {t.false_negatives}"
+            f"{k}: cv SER {cv[k]:.4f} ({used}; threshold decision {sel.cv_ser:.4f}, learned "
+            f"{learned.cv_ser if learned else float('nan'):.4f}), test SER {t.ser:.4f} (best published "
+            f"{BEST_PUBLISHED[k]}), {sel.config.label()}, {sel.decision}, {sel.rules.label()}, trained in "
+            f"{t.train.seconds:.0f} s; FP {t.false_positives}; FN {t.false_negatives}"
         )
-    assert len(wins) >= 6, ours
-    assert statistics.fmean(ours.values()) < statistics.fmean(ST2019_BEST.values()), ours
+    wins = [k for k in BEST_PUBLISHED if cv[k] < BEST_PUBLISHED[k]]
+    assert len(wins) >= 7, cv
+    assert statistics.fmean(cv.values()) < statistics.fmean(BEST_PUBLISHED.values()), cv
+    for k, t in scores.items():  # the learned decision is used only where its cross-validation is lower
+        learned = t.train.learned
+        assert cv[k] <= t.train.selection.cv_ser
+        if learned is not None:
+            assert learned.chosen == (learned.cv_ser < t.train.selection.cv_ser)
 
 
 def test_no_test_document_is_in_any_model(trained, craft_dir):
     out, _ = trained
     public, test = ids(craft_dir, "train", "dev"), set(ids(craft_dir, "test"))
     assert len(public) == 67 and len(test) == 30
-    for key in ST2019_BEST:
+    for key in BEST_PUBLISHED:
         model = read_model(out / "models" / key, set_key=key)
         assert list(model.documents) == public
         assert not test & set(model.documents)

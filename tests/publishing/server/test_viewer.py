@@ -10,7 +10,6 @@ import html
 import json
 import re
 import warnings
-import zipfile
 from collections import Counter
 
 import pytest
@@ -25,7 +24,7 @@ from craftrdf.publishing.server.viewer import (
 from craftrdf.publishing.server.viewer_classes import ViewerState, class_view
 from craftrdf.publishing.server.viewer_data import document_view
 from tests.helpers.hostile import hostile_store
-from tests.helpers.sample import article_text, raw_set
+from tests.helpers.sample import article_text, raw_set, read_obo
 
 PMID = "11319941"
 DISC_ID = "UBERON_Instance_30000"
@@ -37,24 +36,6 @@ FOLDERS = {  # set key -> sample knowtator folder
     "GO_BP_EXT": "GO_BP/GO_BP+extensions",
     "CHEBI": "CHEBI/CHEBI",
 }
-
-
-def read_obo(module_folder: str) -> dict[str, dict[str, list[str]]]:
-    """id -> tag -> values for every [Term] of a sample OBO file, read from its zip without craftrdf."""
-    (zpath,) = (sample_dir() / "concept-annotation" / module_folder).glob("*.obo.zip")
-    with zipfile.ZipFile(zpath) as z:
-        text = z.read(z.namelist()[0]).decode("utf-8")
-    terms: dict[str, dict[str, list[str]]] = {}
-    for block in text.split("\n\n"):
-        lines = block.strip().splitlines()
-        if not lines or lines[0] != "[Term]":
-            continue
-        tags: dict[str, list[str]] = {}
-        for line in lines[1:]:
-            tag, _, value = line.partition(": ")
-            tags.setdefault(tag, []).append(value)
-        terms[tags["id"][0]] = tags
-    return terms
 
 
 def obo_parents(term: dict[str, list[str]]) -> set[tuple[str, str]]:

@@ -1,0 +1,268 @@
+"""Features of every (candidate, class) option: what the learned decision (:mod:`.learn`) sees.
+
+One row per class a candidate may take (:class:`~.select.FoldView`'s allowed classes: the
+ontology's, and gold names written outside the documents left out). Every count comes
+from the training documents *not* left out, so a row of a document never carries what
+that document taught. The columns (:data:`FEATURES`):
+
+- the term's record: its key's finds and true positives, its written form's, and the key's
+  with the word before it and with the word after it (:func:`~.engine.context_terms`),
+  each as a smoothed precision and a count; today's estimate (:class:`~.engine.Decision`);
+- the ontology's evidence: whether the class has the name in the ontology, in how many
+  training documents annotators wrote it;
+- the candidate itself: tokens, characters, capitals, digits, a symbol, pieces, how many
+  classes compete for it and this class's rank among them;
+- its neighbours: the best estimate of a longer candidate covering it, of one it covers,
+  of one it overlaps; how often the document has the key, how many other candidates of
+  the document have the class with an estimate of at least one half;
+- abbreviations (Schwartz & Hearst 2003, :mod:`.abbreviations`): whether it is a short form
+  the document defines, or ends where a defined long form ends; whether it stands alone in
+  parentheses.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .engine import Candidate, Term, context_terms, surface_term
+from .family import is_family
+from .select import Prepared
+
+FEATURES = (
+    "estimate",
+    "key_precision",
+    "key_finds",
+    "key_hits",
+    "form_precision",
+    "form_finds",
+    "before_precision",
+    "before_finds",
+    "after_precision",
+    "after_finds",
+    "unseen",
+    "ontology_name",
+    "gold_name_documents",
+    "classes",
+    "rank",
+    "margin",
+    "tokens",
+    "characters",
+    "all_capitals",
+    "first_capital",
+    "digit",
+    "symbol",
+    "pieces",
+    "covered_by",
+    "covers",
+    "overlaps",
+    "key_in_document",
+    "class_in_document",
+    "short_form",
+    "long_form_end",
+    "in_parentheses",
+    "family",
+)
+
+_ZERO = (0, 0)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Rows:
+    """Options of some documents: each row's candidate and class, its features, its document."""
+
+    candidates: tuple[Candidate, ...]
+    classes: tuple[str, ...]
+    x: npt.NDArray[np.float64]
+
+    def __len__(self) -> int:
+        return len(self.classes)
+
+
+def _p(tp: int, n: int, prior: float) -> float:
+    return (tp + prior) / (n + 1)
+
+
+def _backoff(tp: int, n: int, estimate: float) -> float:
+    return (tp + 2.0 * estimate) / (n + 2.0)
+
+
+def option_rows(
+    prepared: Prepared,
+    counts: Mapping[str, Mapping[tuple[Term, bool], int]],
+    totals: Mapping[Term, Sequence[int]],
+    documents: Sequence[str],
+    leave_out: frozenset[str],
+    *,
+    families: bool = True,
+) -> Rows:
+    """The rows of ``documents`` with counts ``totals`` less those of the ``leave_out`` documents.
+
+    ``totals`` maps a term to its ``[true positives, finds]`` over every training document
+    (contexts counted, :func:`.learn.context_counts`); ``counts`` gives each document's own.
+    ``families``: whether word-family candidates (:mod:`.family`) get rows.
+    """
+    own: dict[Term, list[int]] = {}
+    for d in leave_out:
+        for (term, hit), k in counts.get(d, {}).items():
+            c = own.setdefault(term, [0, 0])
+            if hit:
+                c[0] += k
+            c[1] += k
+
+    def stats(term: Term) -> tuple[int, int]:
+        t = totals.get(term, _ZERO)
+        o = own.get(term, _ZERO)
+        return t[0] - o[0], t[1] - o[1]
+
+    onto, name_docs = prepared.ontology, prepared.names.documents
+    cands: list[Candidate] = []
+    classes: list[str] = []
+    rows: list[list[float]] = []
+    for doc in sorted(documents):
+        _document_rows(prepared, doc, stats, onto, name_docs, leave_out, families, cands, classes, rows)
+    x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+    return Rows(tuple(cands), tuple(classes), x)
+
+
+def _document_rows(
+    prepared: Prepared,
+    doc: str,
+    stats: Callable[[Term], tuple[int, int]],
+    onto: Mapping[tuple[str, ...], frozenset[str]],
+    name_docs: Mapping[Term, frozenset[str]],
+    leave_out: frozenset[str],
+    families: bool,
+    cands: list[Candidate],
+    classes: list[str],
+    rows: list[list[float]],
+) -> None:
+    text = prepared.session.texts[doc]
+    options = _records(prepared.candidates[doc], stats, onto, name_docs, leave_out, families)
+    if not options:
+        return
+    best = [max(f[0] for _, f in opts) for _, opts in options]
+    starts = [c.start for c, _ in options]
+    key_count: dict[tuple[str, ...], int] = {}
+    class_count: dict[str, int] = {}
+    for (c, opts), b in zip(options, best):
+        key_count[c.key] = key_count.get(c.key, 0) + 1
+        for cls, f in opts:
+            if f[0] >= 0.5 and f[0] == b:
+                class_count[cls] = class_count.get(cls, 0) + 1
+    short = {(s, e) for sf in prepared.short_forms(doc) for s, e in sf.occurrences}
+    long_ends = {sf.long_end for sf in prepared.short_forms(doc)}
+    for i, (c, opts) in enumerate(options):
+        s, e = c.start, c.end
+        covered_by = covers = overlaps = 0.0
+        j = bisect.bisect_left(starts, s - 200)
+        stop = bisect.bisect_left(starts, e)
+        for k in range(j, stop):
+            if k == i:
+                continue
+            o = options[k][0]
+            if o.end <= s:
+                continue
+            if o.start <= s and o.end >= e:
+                covered_by = max(covered_by, best[k])
+            elif o.start >= s and o.end <= e:
+                covers = max(covers, best[k])
+            else:
+                overlaps = max(overlaps, best[k])
+        surface = text[s:e]
+        ests = sorted((f[0] for _, f in opts), reverse=True)
+        shared = [
+            float(len(c.key)),
+            float(e - s),
+            float(len(surface) > 1 and surface.isupper()),
+            float(surface[:1].isupper()),
+            float(any(ch.isdigit() for ch in surface)),
+            float(not any(ch.isalnum() for ch in surface)),
+            float(len(c.spans)),
+            covered_by,
+            covers,
+            overlaps,
+            math.log1p(key_count[c.key] - 1),
+        ]
+        parens = float(s > 0 and text[s - 1] == "(" and text[e : e + 1] == ")")
+        for cls, f in opts:
+            rank = sum(1 for v in ests if v > f[0])
+            margin = f[0] - (ests[1] if f[0] == ests[0] and len(ests) > 1 else ests[0])
+            own_class = class_count.get(cls, 0) - (1 if f[0] >= 0.5 and f[0] == best[i] else 0)
+            cands.append(c)
+            classes.append(cls)
+            rows.append(
+                [
+                    *f,
+                    float(len(opts)),
+                    float(rank),
+                    margin,
+                    *shared,
+                    math.log1p(max(own_class, 0)),
+                    float((s, e) in short),
+                    float(e in long_ends),
+                    parens,
+                    float(is_family(c.key)),
+                ]
+            )
+
+
+Options = list[tuple[Candidate, list[tuple[str, list[float]]]]]
+
+
+def _records(
+    candidates: Sequence[Candidate],
+    stats: Callable[[Term], tuple[int, int]],
+    onto: Mapping[tuple[str, ...], frozenset[str]],
+    name_docs: Mapping[Term, frozenset[str]],
+    leave_out: frozenset[str],
+    families: bool,
+) -> Options:
+    """Each candidate's allowed classes, with the features of their records (the first 13 columns)."""
+    options: Options = []
+    for c in candidates:
+        if not families and is_family(c.key):
+            continue
+        on = onto.get(c.key, ())
+        opts = []
+        for cls in c.classes:
+            in_onto = cls in on
+            docs = name_docs.get((c.key, cls))
+            name_n = len(docs - leave_out) if docs is not None else 0
+            if not in_onto and name_n == 0:
+                continue
+            tp, n = stats((c.key, cls))
+            stp, sn = stats(surface_term(c.surface, cls))
+            before, after = context_terms(c, cls)
+            btp, bn = stats(before)
+            atp, an = stats(after)
+            key_p = _p(tp, n, 0.5)
+            est = _backoff(stp, sn, key_p)
+            opts.append(
+                (
+                    cls,
+                    [
+                        est,
+                        key_p,
+                        math.log1p(n),
+                        math.log1p(tp),
+                        _p(stp, sn, 0.5),
+                        math.log1p(sn),
+                        _backoff(btp, bn, est),
+                        math.log1p(bn),
+                        _backoff(atp, an, est),
+                        math.log1p(an),
+                        float(n == 0),
+                        float(in_onto),
+                        math.log1p(name_n),
+                    ],
+                )
+            )
+        if opts:
+            options.append((c, opts))
+    return options

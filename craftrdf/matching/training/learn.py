@@ -1,0 +1,365 @@
+"""The learned per-candidate decision: a logistic regression over each (candidate, class) option's features.
+
+Today's decision (:class:`~.engine.Decision`) keeps or drops a term as a whole, by its
+training precision. The learned one judges each find with its context (:mod:`.features`):
+the word before and after it, its written form's record, capitals, overlapping
+candidates, abbreviations defined in the document, how often the document already has
+the class. For each candidate the class of highest probability is kept when its
+probability reaches a threshold; that probability is the annotation's *confidence*.
+
+Why scikit-learn's :class:`~sklearn.linear_model.LogisticRegression` (on standardized
+features): its probabilities are calibrated well enough to be a confidence a user picks
+an operating point on; the fitted model is a few dozen numbers written as plain JSON in
+model.json (no pickle, nothing version-bound to read back, byte-identical from the same
+data since L-BFGS is deterministic), and applying it needs numpy only.
+
+The discipline is the selection's (:mod:`.select`): folds of documents, no document's
+row ever carrying counts it contributed. For the cross-validated score of fold ``f``,
+the model is fitted on the rows of every other fold ``g`` whose counts leave out both
+``g`` and ``f`` (nested), then applied to ``f``'s rows, whose counts leave out ``f``.
+The model kept is fitted on every fold's rows (each leaving out its own fold): what a
+new document sees, counts of all training documents and none of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ...core.errors import ConfigError
+from ...core.model import Annotation, Span
+from .data import Corpus, SetData
+from .engine import Candidate, Term, add_counts, count_terms, resolve
+from .features import FEATURES, Rows, option_rows
+from .rules import RuleContext, Rules, apply_rules
+from .select import (
+    FoldView,
+    Pairs,
+    Prepared,
+    Selection,
+    comparer,
+    exact_error,
+    folds_of,
+    shared_task_ser,
+    to_predictions,
+)
+
+logger = logging.getLogger(__name__)
+
+#: Thresholds on the probability tried by the cross-validation.
+THRESHOLDS = tuple(round(0.05 + 0.05 * i, 2) for i in range(14))
+#: Inverse regularization strengths tried.
+STRENGTHS = (0.1, 1.0)
+#: Points (strength, threshold) scored with the slot error rate after ranking by exact error.
+LEARNED_FINALISTS = 4
+
+Counts = Mapping[str, Counter[tuple[Term, bool]]]
+#: (spans, class, confidence) kept per document
+Scored = dict[str, list[tuple[tuple[Span, ...], str, float]]]
+#: The file of confidences beside the BioNLP files of ``annotate --model``.
+CONFIDENCES = "confidence.tsv"
+
+
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """A fitted logistic regression over :data:`~.features.FEATURES` (standardized), and the threshold chosen."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+    strength: float
+
+    def probabilities(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """The probability that each row is a gold annotation."""
+        if len(x) == 0:
+            return np.zeros(0)
+        z = (x - np.asarray(self.mean)) / np.asarray(self.scale)
+        logit = z @ np.asarray(self.coef) + self.intercept
+        out: npt.NDArray[np.float64] = 1.0 / (1.0 + np.exp(-logit))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """model.json's ``learned`` entry: the features by name, with their mean, scale and weight."""
+        return {
+            "model": "scikit-learn LogisticRegression (L2, lbfgs) on standardized features",
+            "strength_C": self.strength,
+            "threshold": self.threshold,
+            "intercept": self.intercept,
+            "features": {
+                name: {"mean": m, "scale": s, "weight": w}
+                for name, m, s, w in zip(FEATURES, self.mean, self.scale, self.coef)
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Learned:
+        """Read model.json's ``learned`` entry back; ConfigError when its features are not this version's."""
+        feats = data["features"]
+        if list(feats) != list(FEATURES):
+            raise ConfigError("the learned decision's features are not this craftrdf's: train again")
+        return cls(
+            tuple(float(feats[n]["mean"]) for n in FEATURES),
+            tuple(float(feats[n]["scale"]) for n in FEATURES),
+            tuple(float(feats[n]["weight"]) for n in FEATURES),
+            float(data["intercept"]),
+            float(data["threshold"]),
+            float(data["strength_C"]),
+        )
+
+
+def fit(x: npt.NDArray[np.float64], y: npt.NDArray[np.bool_], strength: float, threshold: float = 0.5) -> Learned:
+    """Fit the logistic regression on rows ``x`` with labels ``y`` (both classes must occur)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(x)
+    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
+    model = LogisticRegression(C=strength, max_iter=2000).fit((x - scaler.mean_) / scale, y)
+    return Learned(
+        tuple(float(v) for v in scaler.mean_),
+        tuple(float(v) for v in scale),
+        tuple(float(v) for v in model.coef_[0]),
+        float(model.intercept_[0]),
+        threshold,
+        strength,
+    )
+
+
+def labels(rows: Rows, corpus: Corpus, compare: Callable[[str], str]) -> npt.NDArray[np.bool_]:
+    """Whether each row is a gold annotation: exactly its spans, its class as the scorer compares it."""
+    gold = {
+        (d, tuple(sorted(a.spans)), compare(a.class_id))
+        for d in {c.document for c in rows.candidates}
+        for a in corpus.gold[d]
+    }
+    return np.asarray(
+        [(c.document, tuple(sorted(c.spans)), compare(k)) in gold for c, k in zip(rows.candidates, rows.classes)],
+        dtype=bool,
+    )
+
+
+def context_counts(
+    prepared: Prepared, corpus: Corpus, compare: Callable[[str], str]
+) -> dict[str, Counter[tuple[Term, bool]]]:
+    """Each training document's term counts, with the words before and after every find (:func:`.context_terms`)."""
+    return {
+        d: count_terms(prepared.candidates[d], ((a.spans, a.class_id) for a in corpus.gold[d]), compare, contexts=True)
+        for d in corpus.texts
+    }
+
+
+def totals_of(counts: Counts) -> dict[Term, list[int]]:
+    """``term -> [true positives, finds]`` summed over documents."""
+    total: dict[Term, list[int]] = {}
+    for c in counts.values():
+        add_counts(total, c)
+    return total
+
+
+def choose_learned(
+    rows: Rows, p: npt.NDArray[np.float64], threshold: float
+) -> dict[str, list[tuple[Candidate, str, float]]]:
+    """Per document: each candidate's class of highest probability reaching ``threshold``; overlaps resolved."""
+    best: dict[int, tuple[float, Candidate, str]] = {}
+    for i, (c, cls) in enumerate(zip(rows.candidates, rows.classes)):
+        v = float(p[i])
+        hit = best.get(id(c))
+        if v >= threshold and (hit is None or (v, cls) > (hit[0], hit[2])):
+            best[id(c)] = (v, c, cls)
+    by_doc: dict[str, list[tuple[Candidate, str, float]]] = {}
+    for v, c, cls in best.values():
+        by_doc.setdefault(c.document, []).append((c, cls, v))
+    return {d: resolve(kept) for d, kept in by_doc.items()}
+
+
+def with_rules(
+    view: FoldView, kept: Mapping[str, Sequence[tuple[Candidate, str, float]]], rules: Rules, selection_decision: Any
+) -> Scored:
+    """The rules applied after the learned choices (with the selected threshold decision, as today); confidences kept.
+
+    An annotation a rule adds takes the confidence of the kept annotation that licensed it: for an
+    abbreviation, the long form's; for an elided head, the highest of its document's class.
+    """
+    prepared = view.prepared
+    normalization = prepared.config.normalization
+    normalizer = prepared.session.normalizer(normalization)
+    out: Scored = {}
+    for doc in view.documents:
+        chosen = list(kept.get(doc, ()))
+        conf = {(tuple(c.spans), cls): v for c, cls, v in chosen}
+        if rules.abbreviations or rules.coordination:
+            normalized = prepared.session.normalized(doc, normalization)
+            sf = prepared.short_forms(doc) if rules.abbreviations else ()
+            ctx = RuleContext(doc, normalized, normalizer, view.stats, view.classes_of, selection_decision, sf)
+            pairs = apply_rules(ctx, chosen, rules)
+            by_end = {c.end: v for c, _, v in chosen}
+            by_class: dict[str, float] = {}
+            for _, cls, v in chosen:
+                by_class[cls] = max(v, by_class.get(cls, 0.0))
+            long_end = {(s, e): f.long_end for f in sf for s, e in f.occurrences}
+            out[doc] = []
+            for spans, cls in pairs:
+                hit = conf.get((tuple(spans), cls))
+                if hit is None:
+                    end = long_end.get((spans[0].start, spans[-1].end))
+                    hit = by_end.get(end, 0.0) if end is not None else by_class.get(cls, 0.0)
+                out[doc].append((tuple(spans), cls, hit))
+        else:
+            out[doc] = [(tuple(c.spans), cls, v) for c, cls, v in chosen]
+    return out
+
+
+def pairs_of(scored: Scored) -> Pairs:
+    """(spans, class) per document, confidences dropped."""
+    return {d: [(s, c) for s, c, _ in kept] for d, kept in scored.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class LearnedSelection:
+    """The learned decision fitted on every training document, its cross-validated scores, and the PR curve."""
+
+    learned: Learned
+    cv_ser: float
+    cv_exact: tuple[float, int, int, int]
+    chosen: bool
+    #: (confidence at least, precision, recall) of exact matches on the cross-validation folds
+    curve: tuple[tuple[float, float, float], ...]
+    counts: dict[Term, list[int]]
+    rows: int
+
+
+def _curve(scored: Scored, corpus: Corpus, compare: Callable[[str], str]) -> tuple[tuple[float, float, float], ...]:
+    gold = {(d, tuple(sorted(a.spans)), compare(a.class_id)) for d in corpus.gold for a in corpus.gold[d]}
+    preds = sorted(
+        {(d, tuple(sorted(s)), compare(c)): v for d, kept in scored.items() for s, c, v in kept}.items(),
+        key=lambda x: -x[1],
+    )
+    out = []
+    for t in (0.0, *THRESHOLDS, 0.75, 0.8, 0.85, 0.9, 0.95):
+        kept = [k for k, v in preds if v >= t]
+        tp = sum(1 for k in kept if k in gold)
+        out.append((t, tp / max(len(kept), 1), tp / max(len(gold), 1)))
+    return tuple((t, round(p, 4), round(r, 4)) for t, p, r in out)
+
+
+def select_learned(
+    prepared: Prepared, corpus: Corpus, data: SetData, selection: Selection, folds: int = 5
+) -> LearnedSelection | None:
+    """Fit and cross-validate the learned decision on the selected configuration; None when it cannot be fitted.
+
+    ``chosen`` says whether its cross-validated slot error rate is below the selected
+    threshold decision's (then the model uses it).
+    """
+    compare = comparer(data.key)
+    counts = context_counts(prepared, corpus, compare)
+    totals = totals_of(counts)
+    groups = folds_of(list(corpus.texts), folds)
+    fam = selection.rules.families
+    outer = [option_rows(prepared, counts, totals, sorted(g), g, families=fam) for g in groups]
+    ys = [labels(r, corpus, compare) for r in outer]
+    y_all = np.concatenate(ys) if ys else np.zeros(0, dtype=bool)
+    if len(y_all) == 0 or y_all.all() or not y_all.any():
+        return None
+    # nested: the rows fold f is decided with were fitted on rows that never saw f's counts
+    probs: dict[float, list[npt.NDArray[np.float64]]] = {s: [] for s in STRENGTHS}
+    for f, g_f in enumerate(groups):
+        inner = [
+            option_rows(prepared, counts, totals, sorted(g), g | g_f, families=fam)
+            for i, g in enumerate(groups)
+            if i != f
+        ]
+        x = np.concatenate([r.x for r in inner])
+        y = np.concatenate([labels(r, corpus, compare) for r in inner])
+        for s in STRENGTHS:
+            if y.all() or not y.any():
+                probs[s].append(np.full(len(outer[f]), float(y.mean()) if len(y) else 0.0))
+                continue
+            probs[s].append(fit(x, y, s).probabilities(outer[f].x))
+    views = [FoldView(prepared, g) for g in groups]
+    ranked = []
+    for s in STRENGTHS:
+        for t in THRESHOLDS:
+            scored = _decide_folds(views, outer, probs[s], t, selection)
+            ranked.append((exact_error(pairs_of(scored), corpus, compare)[0], s, t))
+    ranked.sort()
+    best: tuple[float, float, float, Scored] | None = None
+    for _, s, t in ranked[:LEARNED_FINALISTS]:
+        scored = _decide_folds(views, outer, probs[s], t, selection)
+        ser = shared_task_ser(data, corpus, _predictions(scored, corpus))
+        if best is None or ser < best[0]:
+            best = (ser, s, t, scored)
+    assert best is not None
+    ser, s, t, scored = best
+    learned = fit(np.concatenate([r.x for r in outer]), y_all, s, t)
+    chosen = ser < selection.cv_ser
+    logger.info(
+        "learned decision %s: cv SER %.4f (threshold decision %.4f), C=%s threshold %.2f: %s",
+        data.key,
+        ser,
+        selection.cv_ser,
+        s,
+        t,
+        "chosen" if chosen else "not chosen",
+    )
+    return LearnedSelection(
+        learned,
+        ser,
+        exact_error(pairs_of(scored), corpus, compare),
+        chosen,
+        _curve(_decide_folds(views, outer, probs[s], 0.0, selection), corpus, compare),
+        totals,
+        len(y_all),
+    )
+
+
+def _decide_folds(
+    views: Sequence[FoldView],
+    rows: Sequence[Rows],
+    probs: Sequence[npt.NDArray[np.float64]],
+    threshold: float,
+    selection: Selection,
+) -> Scored:
+    out: Scored = {}
+    for view, r, p in zip(views, rows, probs):
+        out |= with_rules(view, choose_learned(r, p, threshold), selection.rules, selection.decision)
+    return out
+
+
+def _predictions(scored: Scored, corpus: Corpus) -> dict[str, list[Annotation]]:
+    return with_confidence(scored, corpus.texts)
+
+
+def with_confidence(scored: Scored, texts: Mapping[str, str]) -> dict[str, list[Annotation]]:
+    """Annotations ``M1``, ``M2``... per document (:func:`~.select.to_predictions`), each with its confidence."""
+    out = {}
+    for doc, pairs in to_predictions(pairs_of(scored), texts).items():
+        conf: dict[tuple[tuple[Span, ...], str], float] = {}
+        for spans, cls, v in scored[doc]:
+            conf[(spans, cls)] = max(v, conf.get((spans, cls), 0.0))
+        out[doc] = [replace(a, confidence=round(conf[(a.spans, a.class_id)], 4)) for a in pairs]
+    return out
+
+
+def write_confidences(predictions: Mapping[str, Sequence[Annotation]], path: Path) -> None:
+    """``confidence.tsv``: document, class, spans (as BioNLP writes them: ``0 3;8 14``), confidence."""
+    lines = ["document\tclass\tspans\tconfidence"]
+    for doc in sorted(predictions):
+        for a in predictions[doc]:
+            spans = ";".join(f"{s.start} {s.end}" for s in a.spans)
+            lines.append(f"{doc}\t{a.class_id}\t{spans}\t{'' if a.confidence is None else a.confidence}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def finite(values: Sequence[float]) -> bool:
+    """Whether every value is a finite number (a model.json read back is checked so)."""
+    return all(isinstance(v, float) and math.isfinite(v) for v in values)
