@@ -24,6 +24,7 @@ from tests.helpers.queries import (
     LIBRARY_PARAMS,
     PARAMETERISED,
     adversarial_cases,
+    assert_same_rows,
     params_of,
     required,
     rows_of,
@@ -75,8 +76,8 @@ def test_library_query_same_rows_as_pyoxigraph_substitutions(store, name: str) -
     for chosen in [*alone, params]:
         expected = run_query(store, q, chosen, named_graphs=graphs, functions=functions_for(store).session())
         got = run_query(_Rewriting(store), q, chosen, named_graphs=graphs, functions=functions_for(store).session())  # type: ignore[arg-type]
-        assert got.columns == expected.columns
-        assert sorted(map(str, got.rows)) == sorted(map(str, expected.rows)), (name, chosen)
+        # a SUM of doubles (wang-svalues) may add in another order under another plan: its last bit may differ
+        assert_same_rows(expected, got, tolerance=1e-12, what=(name, chosen))
     # the chosen values select something in the sample, so the comparison is not vacuous
     rows = run_query(store, q, params, named_graphs=graphs, functions=functions_for(store).session()).rows
     assert bool(rows) != (name in EMPTY_IN_SAMPLE), name
