@@ -275,3 +275,31 @@ def assert_same_rows(expected: object, got: object, *, tolerance: float = 1e-6, 
     for (_, da), (_, db) in zip(a, b):
         assert all(abs(x - y) <= tolerance for x, y in zip(da, db)), (what, da, db)
     return len(a)
+
+
+def check_adversarial(remote: object, value: str, tail: str) -> dict[str, list[ox.Quad]]:
+    """The tiny store with ``value`` written into ``remote``: each adversarial case finds its one row, as embedded.
+
+    Returns the tiny store's quads by graph.
+    """
+    try:
+        cls = ox.NamedNode("http://example.org/c/" + tail).value
+    except ValueError:
+        cls = "http://example.org/c/plain"
+    embedded = ox.Store()
+    data = tiny_quads(value, cls)
+    for graph, quads in data.items():
+        embedded.extend(quads)
+        remote.load_batch(graph, [f"{q} ." for q in quads], digest=digest_of(value, cls))  # type: ignore[attr-defined]
+    for sparql, subs, graphs in adversarial_cases(value, cls):
+        expected = rows_of(
+            embedded.query(
+                sparql,
+                substitutions={ox.Variable(k): v for k, v in subs.items()},
+                named_graphs=[ox.NamedNode(g) for g in graphs] if graphs else None,
+            )
+        )
+        got = rows_of(remote.query(sparql, substitutions=subs, named_graphs=graphs))  # type: ignore[attr-defined]
+        assert got == expected, (value, sparql[:60])
+        assert len(got) == 1
+    return data

@@ -35,12 +35,9 @@ from tests.helpers.queries import (
     ADVERSARIAL,
     EMPTY_IN_SAMPLE,
     IRI_TAIL,
-    adversarial_cases,
-    digest_of,
+    check_adversarial,
     params_of,
     required,
-    rows_of,
-    tiny_quads,
 )
 
 
@@ -289,26 +286,7 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RemoteStore]:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=ADVERSARIAL, tail=IRI_TAIL)
 def test_adversarial_values_same_results_remote(scratch: RemoteStore, value: str, tail: str) -> None:
-    try:
-        cls = ox.NamedNode("http://example.org/c/" + tail).value
-    except ValueError:
-        cls = "http://example.org/c/plain"
-    embedded = ox.Store()
-    data = tiny_quads(value, cls)
-    for graph, quads in data.items():
-        embedded.extend(quads)
-        scratch.load_batch(graph, [f"{q} ." for q in quads], digest=digest_of(value, cls))
-    for sparql, subs, graphs in adversarial_cases(value, cls):
-        expected = rows_of(
-            embedded.query(
-                sparql,
-                substitutions={ox.Variable(k): v for k, v in subs.items()},
-                named_graphs=[ox.NamedNode(g) for g in graphs] if graphs else None,
-            )
-        )
-        got = rows_of(scratch.query(sparql, substitutions=subs, named_graphs=graphs))
-        assert got == expected
-        assert len(got) == 1
+    data = check_adversarial(scratch, value, tail)
     # nothing but the three batches and their manifests is there: no value changed the store
     assert len(scratch) == sum(len(q) + 1 for q in data.values())
 

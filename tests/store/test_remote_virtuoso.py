@@ -34,13 +34,10 @@ from tests.helpers.queries import (
     EMPTY_IN_SAMPLE,
     IRI_TAIL,
     SVALUES,
-    adversarial_cases,
     assert_same_rows,
-    digest_of,
+    check_adversarial,
     params_of,
     required,
-    rows_of,
-    tiny_quads,
     uses_functions,
 )
 from tests.helpers.virtuoso import Virtuoso, virtuoso_command, virtuoso_server
@@ -216,23 +213,4 @@ def test_a_result_cut_at_the_row_limit_is_an_error_not_a_short_answer(limited: R
 @given(value=ADVERSARIAL, tail=IRI_TAIL)
 def test_adversarial_values_same_results_on_virtuoso(limited: RemoteStore, value: str, tail: str) -> None:
     # quotes, braces, newlines, \u escapes, "} DROP ALL {": bound as one term, they find the one annotation
-    try:
-        cls = ox.NamedNode("http://example.org/c/" + tail).value
-    except ValueError:
-        cls = "http://example.org/c/plain"
-    embedded = ox.Store()
-    data = tiny_quads(value, cls)
-    for graph, quads in data.items():
-        embedded.extend(quads)
-        limited.load_batch(graph, [f"{q} ." for q in quads], digest=digest_of(value, cls))
-    for sparql, subs, graphs in adversarial_cases(value, cls):
-        expected = rows_of(
-            embedded.query(
-                sparql,
-                substitutions={ox.Variable(k): v for k, v in subs.items()},
-                named_graphs=[ox.NamedNode(g) for g in graphs] if graphs else None,
-            )
-        )
-        got = rows_of(limited.query(sparql, substitutions=subs, named_graphs=graphs))
-        assert got == expected, (value, sparql[:60])
-        assert len(got) == 1
+    check_adversarial(limited, value, tail)
