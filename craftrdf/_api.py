@@ -116,11 +116,15 @@ def query(store: ReadableStore, name: str, params: Mapping[str, str] | None = No
     binds an IRI, anything else a string literal, never pasted into the query text.
     :meth:`QueryResult.records` gives the rows as Python values. QueryError names an
     unknown query or parameter; a library query's ``set`` is resolved as every command's
-    set key is (any case; ConfigError listing the sets for an unknown key). See
-    docs/queries.md for the library.
+    set key is (any case; ConfigError listing the sets for an unknown key). The query may
+    call ``craftrdf:wang(?a, ?b)`` and its kin (docs/similarity.md, "In SPARQL") and use the
+    CRAFT prefixes undeclared (``UBERON:0000955``). See docs/queries.md for the library.
     """
+    from .analysis.similarity.sparql import functions_for
+
     q = resolve_query(name)
-    return run_query(store, q, resolve_params(store, q, {**(params or {}), **bindings}))
+    bound = resolve_params(store, q, {**(params or {}), **bindings})
+    return run_query(store, q, bound, functions=functions_for(store).session())
 
 
 def export(

@@ -95,10 +95,48 @@ def query_form(sparql: str) -> str:
     raise QueryError("not a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE); updates go elsewhere")
 
 
-def _term_text(name: str, value: object) -> str:
+def _term(name: str, value: object) -> ox.NamedNode | ox.Literal:
     if isinstance(value, (ox.NamedNode, ox.Literal)):
-        return str(value)  # pyoxigraph's N-Triples serialization, escaped
+        return value  # written as pyoxigraph's N-Triples serialization, escaped
     raise QueryError(f"?{name}: only IRIs and literals can be bound in a remote query, not {value!r}")
+
+
+def same_term(expr: str, value: ox.NamedNode | ox.Literal) -> str:
+    """A SPARQL expression true when ``expr`` is the term ``value``: ``sameTerm`` spelt out for a literal.
+
+    Virtuoso 7 answers ``sameTerm(?stored, "a")`` false for a stored ``"a"`` (it keeps plain
+    strings apart from the ``xsd:string`` a constant gets), while comparing lexical form,
+    datatype and language tag separately gives what the RDF 1.1 term equality gives everywhere.
+
+    >>> same_term("?x", ox.Literal("a"))
+    '(isLiteral(?x) && STR(?x) = "a" && DATATYPE(?x) = <http://www.w3.org/2001/XMLSchema#string> && LANG(?x) = "")'
+    """
+    if isinstance(value, ox.NamedNode):
+        return f"sameTerm({expr}, {value})"
+    lexical, language = ox.Literal(value.value), ox.Literal(value.language or "")
+    return (
+        f"(isLiteral({expr}) && STR({expr}) = {lexical} && DATATYPE({expr}) = {value.datatype} "
+        f"&& LANG({expr}) = {language})"
+    )
+
+
+def _bind_filter(expr: str, var: str, value: ox.NamedNode | ox.Literal) -> str:
+    """What replaces ``BIND(expr AS ?var)`` when ``?var`` is bound to ``value``: rows where ``expr`` equals it or fails.
+
+    ``COALESCE(equal, true)`` says that in one filter. Virtuoso 7.2 answers false for a string
+    comparison inside COALESCE or IF when the string has a character beyond ASCII (measured:
+    ``COALESCE(STR(?s) = "é", true)`` drops the row holding ``"é"``), so such a value is compared
+    outside any function: the expression is bound to a variable of its own, unbound when it fails.
+
+    >>> _bind_filter("?a", "n", ox.Literal("x")).startswith("FILTER(COALESCE(")
+    True
+    >>> _bind_filter("?a", "n", ox.Literal("é")).split(" FILTER")[0]
+    'BIND((?a) AS ?craftrdf_bound_n)'
+    """
+    if isinstance(value, ox.NamedNode) or value.value.isascii():
+        return f"FILTER(COALESCE({same_term(f'({expr})', value)}, true))"
+    own = f"?craftrdf_bound_{var}"
+    return f"BIND(({expr}) AS {own}) FILTER(!BOUND({own}) || {same_term(own, value)})"
 
 
 def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
@@ -111,10 +149,11 @@ def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
     bound wherever it is used; an IRI also replaces the variable inside those groups, so the
     engine plans with a constant (a graph IRI after ``GRAPH``: one graph read instead of a
     join over all of them); and a
-    ``BIND(expr AS ?v)`` becomes ``FILTER(COALESCE(sameTerm(expr, value), true))``, which keeps
-    what pyoxigraph keeps (a row whose expression equals the value, or fails). Values are
-    serialized by pyoxigraph (N-Triples syntax, escaped) and inserted as single tokens at
-    positions found by :func:`_tokens`; nothing else of them reaches the text.
+    ``BIND(expr AS ?v)`` becomes ``FILTER(COALESCE(sameTerm(expr, value), true))`` (the
+    sameTerm spelt out for a literal: :func:`same_term`), which keeps what pyoxigraph keeps (a
+    row whose expression equals the value, or fails). Values are serialized by pyoxigraph
+    (N-Triples syntax, escaped) and inserted as single tokens at positions found by
+    :func:`_tokens`; nothing else of them reaches the text.
 
     Like pyoxigraph, a SELECT query must project every bound variable (RuntimeError
     otherwise). QueryError for a value that is neither an IRI nor a literal, or a variable
@@ -128,7 +167,7 @@ def bind_values(sparql: str, substitutions: Mapping[str, Term]) -> str:
     if not substitutions:
         return sparql
     names = list(substitutions)
-    values = {n: _term_text(n, substitutions[n]) for n in names}
+    values = {n: _term(n, substitutions[n]) for n in names}
     toks = list(tokenize(sparql))
     levels = _levels(toks, names)
 
@@ -192,7 +231,7 @@ def _edit_level(
     level: _Level,
     here: list[str],
     iris: set[str],
-    values: Mapping[str, str],
+    values: Mapping[str, ox.NamedNode | ox.Literal],
     edits: _Edits,
 ) -> None:
     """Record the edits of one level: VALUES blocks, IRIs for variables, BINDs made filters."""
@@ -217,7 +256,7 @@ def _edit_level(
         if bind is not None and bind[2] in here:
             expr_from, expr_to, var, last = bind
             expr = sparql[toks[expr_from].start : toks[expr_to].end]
-            replaced[i] = (last, f"FILTER(COALESCE(sameTerm(({expr}), {values[var]}), true))")
+            replaced[i] = (last, _bind_filter(expr, var, values[var]))
             mentions.setdefault(stack[-1], set()).update(
                 u.text[1:] for u in toks[expr_from : expr_to + 1] if u.kind == "var" and u.text[1:] in here
             )
@@ -232,7 +271,7 @@ def _edit_level(
         elif t.kind == "var" and t.text[1:] in here:
             n = t.text[1:]
             if n in iris and not toks[i - 1].kw("AS") and not (toks[i - 1].text == "(" and toks[i - 2].kw("BOUND")):
-                replaced[i] = (i, values[n])
+                replaced[i] = (i, str(values[n]))
             elif not toks[stack[-1] + 1].kw("SELECT"):
                 mentions.setdefault(stack[-1], set()).add(n)
         i += 1
@@ -240,7 +279,11 @@ def _edit_level(
         if ns:
             chosen = [n for n in here if n in ns]
             edits.inserts[g] = (
-                " VALUES (" + " ".join("?" + n for n in chosen) + ") { (" + " ".join(values[n] for n in chosen) + ") }"
+                " VALUES ("
+                + " ".join("?" + n for n in chosen)
+                + ") { ("
+                + " ".join(str(values[n]) for n in chosen)
+                + ") }"
             )
 
 

@@ -65,6 +65,7 @@ class XSD:
     integer: Final = NS + "integer"
     nonNegativeInteger: Final = NS + "nonNegativeInteger"
     boolean: Final = NS + "boolean"
+    double: Final = NS + "double"
     decimal: Final = NS + "decimal"
 
 
@@ -184,6 +185,21 @@ class CRAFT:
     #: has another, and readers ignore the stale inferred graph (docs/classify.md)
     sourceDigest: Final = NS + "sourceDigest"
     reasoner: Final = NS + "reasoner"
+    # materialized S-values of Wang similarity (craftrdf.analysis.similarity.svalue_graph, docs/similarity.md)
+    SValueGraph: Final = NS + "SValueGraph"
+    SValueLevel: Final = NS + "SValueLevel"
+    sValue: Final = NS + "sValue"
+    weights: Final = NS + "weights"
+    svaluesOf: Final = NS + "svaluesOf"
+
+
+class FN:
+    """craftrdf's SPARQL extension functions (prefix ``craftrdf:``; :mod:`craftrdf.analysis.similarity.sparql`)."""
+
+    NS: Final = BASE + "function#"
+    wang: Final = NS + "wang"
+    bossy: Final = NS + "bossy"
+    wangGroup: Final = NS + "wangGroup"
 
 
 class CM:

@@ -13,17 +13,18 @@ import difflib
 import io
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 import pyoxigraph as ox
 
-from ..core.curie import CurieMap
+from ..core.curie import CRAFT_PREFIXES, CurieMap
 from ..core.errors import QueryError
+from ..core.vocab import FN, OBO, prefixes
 from ..store.local import ReadableStore
 from .sets import resolve_set
 
@@ -233,6 +234,41 @@ def resolve_params(store: ReadableStore, query: NamedQuery, params: Mapping[str,
     return out
 
 
+class ExtensionFunctions(Protocol):
+    """SPARQL extension functions for one query (:class:`craftrdf.analysis.similarity.sparql.FunctionSession`).
+
+    ``functions`` goes to pyoxigraph's ``custom_functions``; ``check`` raises, once the rows are
+    read, a problem a function met (pyoxigraph makes a function's exception an unbound value).
+    """
+
+    @property
+    def functions(self) -> Mapping[ox.NamedNode, Callable[..., Any]]:
+        """The functions by IRI."""
+        ...
+
+    def check(self) -> None:
+        """Raise QueryError for a problem met during the query."""
+        ...
+
+
+def query_prefixes() -> dict[str, str]:
+    """The prefixes every query craftrdf runs may use undeclared: the library's, ``craftrdf:`` and the OBO ones.
+
+    ``craftrdf:`` is the extension functions' namespace (``craftrdf:wang``); each CRAFT ontology's
+    prefix and its ``_EXT`` variant map into the OBO PURL space, so ``UBERON:0000955`` and
+    ``UBERON_EXT:bone`` are IRIs in a query as on the command line. A query's own ``PREFIX`` wins.
+
+    >>> query_prefixes()["UBERON"], query_prefixes()["craftrdf"]
+    ('http://purl.obolibrary.org/obo/UBERON_', 'https://w3id.org/craftrdf/function#')
+    """
+    out = prefixes()
+    out["craftrdf"] = FN.NS
+    for p in CRAFT_PREFIXES:
+        out[p] = f"{OBO.NS}{p}_"
+        out[f"{p}_EXT"] = f"{OBO.NS}{p}_EXT_"
+    return out
+
+
 def bind_value(value: str, curies: CurieMap) -> ox.NamedNode | ox.Literal:
     """An IRI for a CURIE or an absolute IRI, else a plain string literal.
 
@@ -258,13 +294,16 @@ def run_query(
     *,
     curies: CurieMap | None = None,
     named_graphs: Sequence[str] | None = None,
+    functions: ExtensionFunctions | None = None,
 ) -> QueryResult:
     """Run a SELECT query with parameters bound by name; QueryError on any problem.
 
     ``query`` is a :class:`NamedQuery` or a library query's name or a ``.rq`` path
     (:func:`resolve_query`). Each parameter name must be a variable of the query's SELECT
     list. ``named_graphs`` restricts the graphs the query sees (how views choose their
-    annotation sets).
+    annotation sets). ``functions``: extension functions the query may call (an embedded
+    store runs them; a remote server runs its own). The prefixes of :func:`query_prefixes`
+    need no declaration.
     """
     if isinstance(query, str):
         query = resolve_query(query)
@@ -275,7 +314,17 @@ def run_query(
             raise QueryError(f"invalid parameter name {name!r}")
         subs[name] = bind_value(value, curies)
     try:
-        solutions = store.query(query.text, substitutions=subs, named_graphs=named_graphs)
+        solutions = store.query(
+            query.text,
+            substitutions=subs,
+            prefixes=query_prefixes(),
+            named_graphs=named_graphs,
+            custom_functions=functions.functions if functions is not None else None,
+        )
+        if not isinstance(solutions, ox.QuerySolutions):
+            raise QueryError(f"query {query.name} is not a SELECT query")
+        columns = tuple(v.value for v in solutions.variables)
+        rows = tuple(tuple(sol[c] for c in columns) for sol in solutions)
     except SyntaxError as exc:
         raise QueryError(f"query {query.name}: SPARQL syntax error: {exc}") from None
     except RuntimeError as exc:
@@ -287,10 +336,8 @@ def run_query(
                 f"parameters: {known}"
             ) from None
         raise QueryError(f"query {query.name} failed: {exc}") from None
-    if not isinstance(solutions, ox.QuerySolutions):
-        raise QueryError(f"query {query.name} is not a SELECT query")
-    columns = tuple(v.value for v in solutions.variables)
-    rows = tuple(tuple(sol[c] for c in columns) for sol in solutions)
+    if functions is not None:
+        functions.check()
     return QueryResult(columns, rows)
 
 

@@ -33,11 +33,11 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Protocol, cast, runtime_checkable
+from typing import IO, TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import pyoxigraph as ox
 
@@ -70,6 +70,8 @@ class BatchInfo:
 QueryAnswer = ox.QuerySolutions | ox.QueryBoolean | Iterable[ox.Triple]
 #: Values bound to query variables by name: IRIs and literals only.
 Substitutions = Mapping[str, ox.NamedNode | ox.Literal]
+#: SPARQL extension functions by IRI, as pyoxigraph's ``custom_functions`` takes them.
+CustomFunctions = Mapping[ox.NamedNode, Callable[..., Any]]
 Subject = ox.NamedNode | ox.BlankNode
 Object = ox.NamedNode | ox.BlankNode | ox.Literal
 
@@ -98,8 +100,9 @@ class ReadableStore(Protocol):
         substitutions: Substitutions | None = None,
         prefixes: Mapping[str, str] | None = None,
         named_graphs: Sequence[str] | None = None,
+        custom_functions: CustomFunctions | None = None,
     ) -> QueryAnswer:
-        """Run a SPARQL query with values bound by name."""
+        """Run a SPARQL query with values bound by name (and, on an embedded store, extension functions)."""
         ...
 
     def quads_for_pattern(
@@ -417,11 +420,13 @@ class AnnotationStore:
         substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
         prefixes: Mapping[str, str] | None = None,
         named_graphs: Sequence[str] | None = None,
+        custom_functions: CustomFunctions | None = None,
     ) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
         """Run SPARQL with values bound by name (never pasted into the text).
 
         ``named_graphs`` restricts the dataset ``GRAPH ?g`` ranges over (as the SPARQL
         protocol's ``named-graph-uri`` does); by default every graph of the store.
+        ``custom_functions`` are extension functions the query may call (pyoxigraph's).
         """
         subs: dict[ox.Variable, ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple] = {
             ox.Variable(k): v for k, v in (substitutions or {}).items()
@@ -430,5 +435,9 @@ class AnnotationStore:
             [ox.NamedNode(g) for g in named_graphs] if named_graphs is not None else None
         )
         return self.raw.query(
-            sparql, substitutions=subs or None, prefixes=dict(prefixes) if prefixes else None, named_graphs=graphs
+            sparql,
+            substitutions=subs or None,
+            prefixes=dict(prefixes) if prefixes else None,
+            named_graphs=graphs,
+            custom_functions=dict(custom_functions) if custom_functions else None,
         )

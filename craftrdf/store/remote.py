@@ -22,10 +22,9 @@ import itertools
 import logging
 import re
 import tempfile
-import urllib.error
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Literal
 
 import httpx
 import pyoxigraph as ox
@@ -33,7 +32,10 @@ import pyoxigraph as ox
 from ..core.bindings import bind_values, query_form
 from ..core.errors import QueryError, StoreError
 from ..core.vocab import CRAFT
-from .local import QueryAnswer, Substitutions
+from .local import CustomFunctions, QueryAnswer, Substitutions, solutions
+from .remote_dialect import GraphLister, is_virtuoso, rewrite
+from .remote_protocol import send_query, server_message
+from .remote_results import standard_json, truncated_at
 from .replace import nquads_file, replacement_update
 from .sparql_reads import SparqlReads
 
@@ -41,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 
 _PREFIX_NAME = re.compile(r"^(?:[A-Za-z][\w\-.]*)?$")
+#: How a server departs from SPARQL 1.1: ``standard``, or ``virtuoso`` (:mod:`craftrdf.store.remote_dialect`).
+Dialect = Literal["standard", "virtuoso"]
 
 
 # -- the store ---------------------------------------------------------------------------------
@@ -86,7 +90,10 @@ class RemoteStore(SparqlReads):
     ``http://host:port/store``; None: read-only); ``update_endpoint`` the SPARQL update URL
     replacements go through (default: :func:`default_update_endpoint`; without one, a
     replacement is a PUT, as atomic as the server makes it); ``timeout`` bounds every
-    request, in seconds. Errors: StoreError naming the URL (and HTTP status) when the endpoint is
+    request, in seconds; ``dialect`` how the server departs from SPARQL 1.1 (None: read from its
+    ``Server`` header; ``virtuoso`` rewrites what Virtuoso 7 gets wrong, :mod:`craftrdf.store.remote_dialect`,
+    and reads only the named graphs, as its default graph is their union). Errors: StoreError
+    naming the URL (and HTTP status) when the endpoint is
     unreachable, refuses or fails; QueryError when it rejects a query (HTTP 400).
     Use as a context manager like :class:`~craftrdf.store.local.AnnotationStore`.
     """
@@ -99,9 +106,12 @@ class RemoteStore(SparqlReads):
         update_endpoint: str | None = None,
         timeout: float = 60.0,
         user_agent: str = "craftrdf",
+        dialect: Dialect | None = None,
     ) -> None:
         if not endpoint.startswith(("http://", "https://")):
             raise StoreError(f"endpoint {endpoint!r} is not an http(s) URL")
+        self._dialect = dialect
+        self._graphs = GraphLister(self._select_as_is)
         self.endpoint = endpoint
         self.graph_store = graph_store
         self.update_endpoint = update_endpoint or default_update_endpoint(endpoint, graph_store)
@@ -131,74 +141,70 @@ class RemoteStore(SparqlReads):
         substitutions: Substitutions | None = None,
         prefixes: Mapping[str, str] | None = None,
         named_graphs: Sequence[str] | None = None,
+        custom_functions: CustomFunctions | None = None,
     ) -> QueryAnswer:
         """Run SPARQL on the endpoint with values bound by name (see :func:`bind_values`).
 
         Returns what ``AnnotationStore.query`` returns: QuerySolutions for SELECT,
         QueryBoolean for ASK, and for CONSTRUCT/DESCRIBE an iterator of Triples.
         ``named_graphs`` become the protocol's ``named-graph-uri`` parameters.
+        ``custom_functions`` are not sent (they cannot be): the server runs the functions it
+        has, as ``craftrdf serve`` runs ``craftrdf:wang``.
         """
-        from SPARQLWrapper import JSON, N3, POST, URLENCODED, SPARQLWrapper
-
         if prefixes:
             bad = [p for p in prefixes if not _PREFIX_NAME.match(p)]
             if bad:
                 raise QueryError(f"invalid prefix name {bad[0]!r}")
             sparql = "".join(f"PREFIX {p}: {ox.NamedNode(iri)}\n" for p, iri in prefixes.items()) + sparql
         text = bind_values(sparql, substitutions or {})
-        wrapper = SPARQLWrapper(self.endpoint, agent=self.user_agent)
-        wrapper.setMethod(POST)
-        wrapper.setRequestMethod(URLENCODED)  # the query and the dataset go in a form body
-        wrapper.setTimeout(int(max(1, self.timeout)))
-        wrapper.setQuery(text)
-        # SPARQLWrapper guesses the form with regular expressions that comments mislead (a
-        # header comment can make a SELECT look like LOAD, sent as an update): say it ourselves
+        if self.dialect == "virtuoso":
+            text = rewrite(text, self._graphs)
+        return self._ask(text, named_graphs)
+
+    def _ask(self, text: str, named_graphs: Sequence[str] | None = None) -> QueryAnswer:
+        """Send ``text`` as it is and read the answer (see :meth:`query`)."""
         form = query_form(text)
-        wrapper.queryType = form
-        graph_query = form in ("CONSTRUCT", "DESCRIBE")
-        wrapper.setReturnFormat(N3 if graph_query else JSON)
-        if graph_query:
-            wrapper.addCustomHttpHeader("Accept", "application/n-triples")
-        if named_graphs is not None:
-            for g in named_graphs:
-                wrapper.addParameter("named-graph-uri", g)
         logger.debug("remote query to %s: %s", self.endpoint, text)
-        body = self._send(wrapper)
+        answer = send_query(
+            self.endpoint, text, form=form, named_graphs=named_graphs, timeout=self.timeout, user_agent=self.user_agent
+        )
         try:
-            if graph_query:
-                return (q.triple for q in ox.parse(body, ox.RdfFormat.N_TRIPLES))
+            if form in ("CONSTRUCT", "DESCRIBE"):
+                return (q.triple for q in ox.parse(answer.body, ox.RdfFormat.N_TRIPLES))
+            body = standard_json(answer.body, ask=form == "ASK")
+            truncated_at(answer.headers, body, self.endpoint)
             return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
         except SyntaxError as exc:
             raise StoreError(f"endpoint {self.endpoint} sent results that cannot be read: {exc}") from None
 
-    def _send(self, wrapper: Any) -> bytes:  # a SPARQLWrapper: it ships no type hints
-        from SPARQLWrapper import SPARQLExceptions
+    @property
+    def dialect(self) -> Dialect:
+        """``virtuoso`` or ``standard``: told, or read once from the server's ``Server`` header."""
+        if self._dialect is None:
+            try:
+                r = httpx.get(
+                    self.endpoint,
+                    params={"query": "ASK {}"},
+                    headers={"Accept": "application/sparql-results+json", "User-Agent": self.user_agent},
+                    timeout=self.timeout,
+                )
+                server = r.headers.get("server", "")
+            except httpx.HTTPError:  # the query itself will say what is wrong with the endpoint
+                server = ""
+            self._dialect = "virtuoso" if is_virtuoso(server) else "standard"
+            logger.info("endpoint %s: %s SPARQL (server %r)", self.endpoint, self._dialect, server)
+        return self._dialect
 
-        try:
-            result = wrapper.query()
-            return bytes(result.response.read())
-        except SPARQLExceptions.QueryBadFormed as exc:
-            raise QueryError(
-                f"endpoint {self.endpoint} refused the query (HTTP 400): {_wrapper_message(exc)}"
-            ) from None
-        except SPARQLExceptions.SPARQLWrapperException as exc:
-            status = {
-                "EndPointNotFound": 404,
-                "Unauthorized": 401,
-                "URITooLong": 414,
-                "EndPointInternalError": 500,
-            }.get(type(exc).__name__, "error")
-            raise StoreError(f"endpoint {self.endpoint} failed (HTTP {status}): {_wrapper_message(exc)}") from None
-        except urllib.error.HTTPError as exc:
-            raise StoreError(
-                f"endpoint {self.endpoint} failed (HTTP {exc.code}): {_server_message(exc.read())}"
-            ) from None
-        except urllib.error.URLError as exc:
-            raise StoreError(f"cannot reach endpoint {self.endpoint}: {exc.reason}") from None
-        except TimeoutError:
-            raise StoreError(f"endpoint {self.endpoint} did not answer within {self.timeout:g} s") from None
-        except OSError as exc:
-            raise StoreError(f"cannot reach endpoint {self.endpoint}: {exc}") from None
+    def _select_as_is(self, text: str) -> ox.QuerySolutions:
+        return solutions(self._ask(text))
+
+    def __len__(self) -> int:
+        """The number of quads; on Virtuoso, of the named graphs' quads (its default graph is their union)."""
+        if self.dialect != "virtuoso":
+            return super().__len__()
+        rows = list(solutions(self.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")))
+        n = rows[0]["n"] if rows else None
+        return int(n.value) if isinstance(n, ox.Literal) else 0
 
     def quads_for_pattern(
         self,
@@ -208,7 +214,10 @@ class RemoteStore(SparqlReads):
         graph_name: ox.NamedNode | ox.DefaultGraph | None = None,
     ) -> Iterator[ox.Quad]:
         """The quads matching a pattern (None is a wildcard); a whole named graph is fetched
-        through the Graph Store Protocol when one is configured (no result-size limit applies)."""
+        through the Graph Store Protocol when one is configured (no result-size limit applies).
+        On Virtuoso the default graph is the union of the named graphs: it reads as empty."""
+        if isinstance(graph_name, ox.DefaultGraph) and self.dialect == "virtuoso":
+            return iter(())
         if (
             isinstance(graph_name, ox.NamedNode)
             and subject is None
@@ -238,6 +247,7 @@ class RemoteStore(SparqlReads):
         graph last (``<graph> craft:companion <c>`` listing them).
         Returns the lines written, 0 without writing when the same digest is there.
         """
+        self._graphs.forget()  # the graphs a rewritten query ranges over may change
         if self.graph_store is None:
             raise StoreError(
                 f"{self.endpoint} is open read-only: give a Graph Store Protocol URL (--graph-store) to write to it"
@@ -275,6 +285,7 @@ class RemoteStore(SparqlReads):
 
         An Oxigraph server applies a POST in one transaction (all or nothing); returns lines sent.
         """
+        self._graphs.forget()  # the graphs a rewritten query ranges over may change
         if self.graph_store is None:
             raise StoreError(f"{self.endpoint} is open read-only: give a Graph Store Protocol URL to write to it")
         node = ox.NamedNode(graph)
@@ -307,7 +318,7 @@ class RemoteStore(SparqlReads):
         if r.status_code != 200:
             raise StoreError(
                 f"graph store {self.graph_store} failed reading {graph.value} "
-                f"(HTTP {r.status_code}): {_server_message(r.content)}"
+                f"(HTTP {r.status_code}): {server_message(r.content)}"
             )
         return r.content
 
@@ -359,7 +370,7 @@ class RemoteStore(SparqlReads):
         if r.status_code not in (200, 204):
             raise StoreError(
                 f"update endpoint {self.update_endpoint} refused to replace {node.value} (HTTP {r.status_code}): "
-                f"{_server_message(r.content)}"
+                f"{server_message(r.content)}"
             )
 
     def optimize(self) -> None:
@@ -382,7 +393,7 @@ class RemoteStore(SparqlReads):
         if r.status_code not in (200, 201, 204):
             raise StoreError(
                 f"graph store {self.graph_store} refused batch {graph} (HTTP {r.status_code}): "
-                f"{_server_message(r.content)}"
+                f"{server_message(r.content)}"
             )
 
     def remove_batch(self, graph: str) -> bool:
@@ -393,6 +404,7 @@ class RemoteStore(SparqlReads):
         and the batch graph last, so an interrupted removal leaves the batch listed and a
         second call finishes it.
         """
+        self._graphs.forget()  # the graphs a rewritten query ranges over may change
         if self.graph_store is None:
             raise StoreError(f"{self.endpoint} is open read-only: give a Graph Store Protocol URL to write to it")
         node = ox.NamedNode(graph)
@@ -414,7 +426,7 @@ class RemoteStore(SparqlReads):
             if r.status_code not in (200, 204):
                 raise StoreError(
                     f"update endpoint {self.update_endpoint} refused to remove {graph} (HTTP {r.status_code}): "
-                    f"{_server_message(r.content)}"
+                    f"{server_message(r.content)}"
                 )
             return True
         for companion in companions:
@@ -458,20 +470,3 @@ def _triples_of(quads: Iterable[ox.Quad], graph: ox.NamedNode, owned: Sequence[s
             yield q.triple
         elif not isinstance(q.graph_name, ox.NamedNode) or q.graph_name.value not in owned:
             raise StoreError(f"internal error: a quad of a batch names graph {q.graph_name}")
-
-
-def _wrapper_message(exc: Exception) -> str:
-    """The server's message inside a SPARQLWrapper exception (it keeps only its own rendering)."""
-    _, _, body = str(exc).partition("Response:")
-    body = body.strip()
-    if body.startswith(("b'", 'b"')) and body[-1:] == body[1]:
-        body = body[2:-1].replace("\\n", " ")
-    return _server_message(body)
-
-
-def _server_message(body: object) -> str:
-    """The first lines of an error body, for a one-line message."""
-    if isinstance(body, bytes):
-        body = body.decode("utf-8", "replace")
-    text = " ".join(str(body or "").split())
-    return text[:300] or "(no message)"

@@ -13,7 +13,17 @@ from collections.abc import Iterator, Mapping, Sequence
 import pyoxigraph as ox
 
 from ..core.errors import StoreError
-from .local import BATCHES_QUERY, BatchInfo, Object, QueryAnswer, Subject, Substitutions, batches_of, solutions
+from .local import (
+    BATCHES_QUERY,
+    BatchInfo,
+    CustomFunctions,
+    Object,
+    QueryAnswer,
+    Subject,
+    Substitutions,
+    batches_of,
+    solutions,
+)
 
 _PATTERN = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 _DEFAULT_PATTERN = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
@@ -37,6 +47,7 @@ class SparqlReads:
         substitutions: Substitutions | None = None,
         prefixes: Mapping[str, str] | None = None,
         named_graphs: Sequence[str] | None = None,
+        custom_functions: CustomFunctions | None = None,
     ) -> QueryAnswer:
         raise NotImplementedError
 

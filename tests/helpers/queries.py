@@ -11,13 +11,16 @@ import re
 import pyoxigraph as ox
 from hypothesis import strategies as st
 
-from craftrdf.core.vocab import CRAFT
+from craftrdf.analysis.similarity.svalue_graph import svalue_graph
+from craftrdf.core.vocab import CRAFT, FN
 from craftrdf.querying.library import library, resolve_query
 
 SET_GRAPH = "https://w3id.org/craftrdf/set/UBERON_EXT"
 DOC = "https://w3id.org/craftrdf/doc/11319941"
 UBERON = "https://w3id.org/craftrdf/ontology/UBERON+extensions"
 BRAIN = "http://purl.obolibrary.org/obo/UBERON_0000955"
+#: The S-value graph the tests materialize (:func:`with_svalues`) for the library query wang-svalues.
+SVALUES = svalue_graph("UBERON+extensions", {"is_a": 0.8, "part_of": 0.6})
 
 #: The documented parameters of each library query, with values the sample holds.
 LIBRARY_PARAMS: dict[str, dict[str, str]] = {
@@ -42,7 +45,24 @@ LIBRARY_PARAMS: dict[str, dict[str, str]] = {
     "top-classes": {"set": "UBERON_EXT"},
     "unique-concepts": {"set": "SO_EXT"},
     "view": {"classes": "proper", "nesting": "outermost", "split": "test"},
+    "similar-annotations": {"set": "UBERON_EXT", "cls": "UBERON:0000955"},
+    "similarity-pairs": {"gold": "UBERON_EXT", "pred": "UBERON", "document": "11319941"},
+    "document-similarity": {"first": "UBERON_EXT", "second": "UBERON"},
+    "wang-svalues": {"a": "UBERON:0000955", "b": "UBERON:0002435", "svalues": SVALUES},
 }
+
+
+def uses_functions(name: str) -> bool:
+    """True for a library query calling craftrdf's SPARQL functions: only craftrdf runs it (not a plain server)."""
+    return FN.NS in library()[name].text
+
+
+def with_svalues(store: object) -> object:
+    """``store`` with the S-values of UBERON+extensions (default weights) written, for wang-svalues; returns it."""
+    from craftrdf.analysis.similarity.svalue_graph import materialize_svalues
+
+    materialize_svalues(store, ontology="UBERON+extensions")  # type: ignore[arg-type]
+    return store
 
 
 def rows_of(result: object) -> list[tuple[str, ...]]:
@@ -65,6 +85,7 @@ DEFAULTS = {
     "graph": UBERON,
     "source": UBERON,
     "split": "test",
+    "svalues": SVALUES,
 }
 
 
@@ -223,3 +244,62 @@ def adversarial_cases(value: str, cls: str) -> list[tuple[str, dict[str, ox.Name
 def digest_of(value: str, cls: str) -> str:
     """A batch digest for the tiny store's content."""
     return hashlib.sha256(f"{value}\0{cls}".encode()).hexdigest()
+
+
+_DOUBLE = "http://www.w3.org/2001/XMLSchema#double"
+
+
+def _cells(row: tuple[object, ...]) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """A row as (its cells as N-Triples text, doubles left out) and (its doubles as floats)."""
+    text: list[str] = []
+    doubles: list[float] = []
+    for t in row:
+        if isinstance(t, ox.Literal) and t.datatype.value == _DOUBLE:
+            text.append("double")
+            doubles.append(float(t.value))
+        else:
+            text.append("UNDEF" if t is None else str(t))
+    return tuple(text), tuple(doubles)
+
+
+def assert_same_rows(expected: object, got: object, *, tolerance: float = 1e-6, what: object = "") -> int:
+    """The rows of two QueryResults are the same, xsd:double cells within ``tolerance``; returns their number.
+
+    Virtuoso 7 writes a double with 6 significant digits in its answers (openlink/virtuoso-opensource#1006),
+    so doubles are compared as numbers; every other cell as its N-Triples text.
+    """
+    assert got.columns == expected.columns, what  # type: ignore[attr-defined]
+    a = sorted(_cells(r) for r in expected.rows)  # type: ignore[attr-defined]
+    b = sorted(_cells(r) for r in got.rows)  # type: ignore[attr-defined]
+    assert [t for t, _ in b] == [t for t, _ in a], what
+    for (_, da), (_, db) in zip(a, b):
+        assert all(abs(x - y) <= tolerance for x, y in zip(da, db)), (what, da, db)
+    return len(a)
+
+
+def check_adversarial(remote: object, value: str, tail: str) -> dict[str, list[ox.Quad]]:
+    """The tiny store with ``value`` written into ``remote``: each adversarial case finds its one row, as embedded.
+
+    Returns the tiny store's quads by graph.
+    """
+    try:
+        cls = ox.NamedNode("http://example.org/c/" + tail).value
+    except ValueError:
+        cls = "http://example.org/c/plain"
+    embedded = ox.Store()
+    data = tiny_quads(value, cls)
+    for graph, quads in data.items():
+        embedded.extend(quads)
+        remote.load_batch(graph, [f"{q} ." for q in quads], digest=digest_of(value, cls))  # type: ignore[attr-defined]
+    for sparql, subs, graphs in adversarial_cases(value, cls):
+        expected = rows_of(
+            embedded.query(
+                sparql,
+                substitutions={ox.Variable(k): v for k, v in subs.items()},
+                named_graphs=[ox.NamedNode(g) for g in graphs] if graphs else None,
+            )
+        )
+        got = rows_of(remote.query(sparql, substitutions=subs, named_graphs=graphs))  # type: ignore[attr-defined]
+        assert got == expected, (value, sparql[:60])
+        assert len(got) == 1
+    return data

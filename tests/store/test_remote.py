@@ -10,7 +10,6 @@ reason, when the ``oxigraph`` command (PyPI package ``oxigraph``) is not install
 from __future__ import annotations
 
 import contextlib
-import filecmp
 import shutil
 import sys
 from collections.abc import Iterator
@@ -29,18 +28,16 @@ from craftrdf.core.registry import load_registry
 from craftrdf.querying.library import library, resolve_query, run_query
 from craftrdf.store.local import AnnotationStore
 from craftrdf.store.remote import RemoteStore
+from tests.helpers.commands import assert_same_outputs, command_outputs
 from tests.helpers.oxigraph import free_port
 from tests.helpers.oxigraph import oxigraph_server as oxigraph_at
 from tests.helpers.queries import (
     ADVERSARIAL,
     EMPTY_IN_SAMPLE,
     IRI_TAIL,
-    adversarial_cases,
-    digest_of,
+    check_adversarial,
     params_of,
     required,
-    rows_of,
-    tiny_quads,
 )
 
 
@@ -146,65 +143,8 @@ def test_cli_commands_same_output(
     out: dict[str, dict[str, str]] = {}
     for side, where in sides.items():
         d = tmp_path / side
-        o = out.setdefault(side, {})
-        o["query"] = _run(["-q", "query", "annotation-counts", *where, "--format", "csv"], capsys)
-        o["view"] = _run(
-            [
-                "-q",
-                "view",
-                *where,
-                "--sets",
-                "UBERON_EXT,CL_EXT",
-                "--classes",
-                "proper",
-                "--nesting",
-                "outermost",
-                "--split",
-                "test",
-                "--format",
-                "csv",
-            ],
-            capsys,
-        )
-        o["view-count"] = _run(["-q", "view", *where, "--sets", "*_EXT", "--nesting", "nested"], capsys)
-        _run(["-q", "export", *where, "--set", "UBERON_EXT", "--format", "bionlp", "--out", str(d / "bionlp")], capsys)
+        o = out[side] = command_outputs(where, d, capsys)
         _run(["-q", "export", *where, "--set", "CL_EXT", "--format", "nquads", "--out", str(d / "cl.nq")], capsys)
-        o["similarity"] = _run(["-q", "similarity", *where, "--top-k", "5", "UBERON:0000955"], capsys)
-        o["pair"] = _run(["-q", "similarity", *where, "UBERON:0000955", "UBERON:0002435"], capsys)
-        _run(
-            [
-                "-q",
-                "annotate",
-                *where,
-                "--set",
-                "UBERON_EXT",
-                str(sample_dir()),
-                "--out",
-                str(d / "annotate"),
-                "--no-cache",
-                "--jobs",
-                "1",
-            ],
-            capsys,
-        )
-        shutil.copytree(d / "annotate", d / "pred" / "UBERON_EXT")  # a Shared Task directory: one folder per set
-        _run(
-            [
-                "-q",
-                "evaluate",
-                *where,
-                "--gold",
-                "UBERON_EXT",
-                "--pred",
-                str(d / "pred"),
-                "--criteria",
-                "exact",
-                "--out",
-                str(d / "evaluate"),
-            ],
-            capsys,
-        )
-        o["evaluate"] = (d / "evaluate" / "UBERON_EXT_results.tsv").read_text()
         _run(
             [
                 "-q",
@@ -228,18 +168,8 @@ def test_cli_commands_same_output(
         o["sweep"] = "\n".join(
             sorted(r.rsplit(",", 1)[0] for r in (d / "sweep" / "results.csv").read_text().splitlines())
         )
-    assert out["store"].keys() == out["endpoint"].keys()
-    for k in out["store"]:
-        assert out["store"][k] == out["endpoint"][k], k
-    assert len(out["store"]["view"].splitlines()) > 10
+    assert_same_outputs(out["store"], out["endpoint"], tmp_path / "store", tmp_path / "endpoint")
     assert len(out["store"]["sweep"].splitlines()) == 17  # the header and the 16 configurations of the quick grid
-    assert out["store"]["evaluate"].splitlines()[-1].startswith("TOTAL\t")
-    for folder in ("bionlp", "annotate"):
-        a, b = tmp_path / "store" / folder, tmp_path / "endpoint" / folder
-        names = sorted(p.name for p in a.iterdir())
-        assert names and names == sorted(p.name for p in b.iterdir())
-        _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
-        assert not mismatch and not errors, (folder, mismatch)
 
     def lines(p):
         return sorted(p.read_text().splitlines())
@@ -356,26 +286,7 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RemoteStore]:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=ADVERSARIAL, tail=IRI_TAIL)
 def test_adversarial_values_same_results_remote(scratch: RemoteStore, value: str, tail: str) -> None:
-    try:
-        cls = ox.NamedNode("http://example.org/c/" + tail).value
-    except ValueError:
-        cls = "http://example.org/c/plain"
-    embedded = ox.Store()
-    data = tiny_quads(value, cls)
-    for graph, quads in data.items():
-        embedded.extend(quads)
-        scratch.load_batch(graph, [f"{q} ." for q in quads], digest=digest_of(value, cls))
-    for sparql, subs, graphs in adversarial_cases(value, cls):
-        expected = rows_of(
-            embedded.query(
-                sparql,
-                substitutions={ox.Variable(k): v for k, v in subs.items()},
-                named_graphs=[ox.NamedNode(g) for g in graphs] if graphs else None,
-            )
-        )
-        got = rows_of(scratch.query(sparql, substitutions=subs, named_graphs=graphs))
-        assert got == expected
-        assert len(got) == 1
+    data = check_adversarial(scratch, value, tail)
     # nothing but the three batches and their manifests is there: no value changed the store
     assert len(scratch) == sum(len(q) + 1 for q in data.values())
 

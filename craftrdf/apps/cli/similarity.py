@@ -167,6 +167,8 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     from ...analysis.similarity.wang import WangIndex
     from ...ontology.placement import place_in_store
 
+    if args.materialize:
+        return _materialize(args)
     _check_args(args)
     weights = parse_weights(args.weights) if args.weights else None
     missing: Missing = "nan" if args.unknown == "nan" else "raise"
@@ -275,6 +277,27 @@ def _group_rows(
     if math.isnan(value):
         raise ConfigError(f"no class of {names[0]} or of {names[1]} has a {scorer.measure} similarity in the graph")
     return _fmt(value, digits) + "\n"
+
+
+def _materialize(args: argparse.Namespace) -> int:
+    """``--materialize``: write the S-values of the ontology and weights as a batch (docs/similarity.md)."""
+    from ...analysis.similarity.graph import parse_weights
+    from ...analysis.similarity.svalue_graph import materialize_svalues
+    from ...store.local import require_writable
+
+    if args.terms or args.pairs or args.matrix or args.top_k is not None or any(getattr(args, m) for m in _GROUP_MODES):
+        raise ConfigError("--materialize takes no terms and no --pairs, --matrix, --top-k or group mode")
+    if args.method != "wang" or args.classify_extensions:
+        raise ConfigError("--materialize writes the wang method's S-values (--weights chooses the relations)")
+    weights = parse_weights(args.weights) if args.weights else None
+    with open_store(args, mode="write") as store:
+        report = materialize_svalues(require_writable(store, "--materialize"), ontology=args.ontology, weights=weights)
+    done = f"{report.triples:,} triples written" if report.triples else "already in the store"
+    print(
+        f"S-values of {args.ontology or 'every ontology graph'}: {report.graph}: {report.classes:,} classes, "
+        f"{report.svalues:,} S-values, {report.levels:,} levels; {done} in {report.seconds:.1f} s"
+    )
+    return 0
 
 
 def _result_rows(
@@ -402,6 +425,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="a term not in the graph: stop with an error (default) or leave its similarity empty",
     )
     s.add_argument("--digits", type=int, default=6, help="decimals printed (default 6)")
+    s.add_argument(
+        "--materialize",
+        action="store_true",
+        help="write the S-values of --ontology (default: all, merged) and --weights into the store as "
+        "triples, for the library query wang-svalues on any SPARQL server (docs/similarity.md)",
+    )
     s.add_argument(
         "--no-cache",
         action="store_true",

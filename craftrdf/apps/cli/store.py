@@ -120,7 +120,9 @@ def _cmd_query(args: argparse.Namespace) -> int:
     if args.store is None and args.endpoint is None:
         raise ConfigError("give --store DIR or --endpoint URL")
     with open_store(args, mode="read") as store:
-        result = run_query(store, q, resolve_params(store, q, params))
+        from ...analysis.similarity.sparql import functions_for  # craftrdf:wang and its kin, on an embedded store
+
+        result = run_query(store, q, resolve_params(store, q, params), functions=functions_for(store).session())
     sys.stdout.write(format_result(result, args.format))
     return 0
 

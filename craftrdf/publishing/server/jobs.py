@@ -15,6 +15,9 @@ from typing import Any
 
 import pyoxigraph as ox
 
+from ...analysis.similarity.sparql import functions_for
+from ...core.errors import QueryError
+from ...querying.library import query_prefixes
 from ...store.local import AnnotationStore
 from .guard import RequestRefused
 from .protocol import names_dataset
@@ -109,8 +112,25 @@ def _dataset(job: QueryJob) -> dict[str, Any]:
 
 
 def _answer(store: AnnotationStore, job: QueryJob) -> Answer:
-    """The query's answer, row-limited (see :func:`run_sparql`)."""
-    result = store.raw.query(job.text, base_iri=job.base_iri, **_dataset(job))
+    """The query's answer, row-limited, with the CRAFT functions and prefixes (see :func:`run_sparql`)."""
+    functions = functions_for(store).session()
+    result = store.raw.query(
+        job.text,
+        base_iri=job.base_iri,
+        prefixes=query_prefixes(),
+        custom_functions=dict(functions.functions),
+        **_dataset(job),
+    )
+    answer = _serialize(result, job)
+    try:
+        functions.check()
+    except QueryError as exc:
+        raise RequestRefused(400, str(exc)) from None
+    return answer
+
+
+def _serialize(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, job: QueryJob) -> Answer:
+    """The whole answer of ``result`` in the format ``job`` negotiated (see :func:`run_sparql`)."""
     if isinstance(result, ox.QueryBoolean):
         if job.results_format is None:
             raise RequestRefused(406, "no acceptable format for an ASK result: accept SPARQL JSON or XML")
@@ -155,7 +175,9 @@ def run_sparql(store: AnnotationStore, job: QueryJob) -> Answer:
     past ``max_results`` stops early (RequestRefused 422); TSV keeps every term exactly, so it is
     then re-serialized by pyoxigraph in the negotiated format. An answer longer than ``max_bytes``
     is refused with 422 too. Raises RequestRefused 406 when the client accepts no format for this
-    kind of result, SyntaxError for a bad query.
+    kind of result, SyntaxError for a bad query. The query may call ``craftrdf:wang`` and its kin
+    (each worker builds an index once; their limits: :mod:`craftrdf.analysis.similarity.sparql`; a
+    limit reached is a 400) and use the CRAFT prefixes undeclared (:func:`craftrdf.querying.query_prefixes`).
     """
     answer = _answer(store, job)
     if len(answer.body) > job.max_bytes:

@@ -442,8 +442,12 @@ class PooledStore(SparqlReads):
         prefixes: Mapping[str, str] | None = None,
         named_graphs: Sequence[str] | None = None,
         default_graph: Sequence[str] | None = None,
+        custom_functions: Mapping[ox.NamedNode, Callable[..., Any]] | None = None,
     ) -> Any:
-        """Run a query in a worker with values bound by name (see ``AnnotationStore.query``)."""
+        """Run a query in a worker with values bound by name (see ``AnnotationStore.query``).
+
+        ``custom_functions`` are not sent: the workers run the server's own (``craftrdf:wang``).
+        """
         subs = tuple((str(k), v) for k, v in (substitutions or {}).items())
         try:
             kind, body = self.pool.call(
