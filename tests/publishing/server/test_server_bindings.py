@@ -18,8 +18,11 @@ from hypothesis import strategies as st
 
 from craftrdf.core.curie import CurieMap
 from craftrdf.querying.library import bind_value, library, run_query
+from tests.helpers.queries import uses_functions
 
-PARAMETERISED = [(name, p) for name, q in library().items() for p in q.params]
+# The queries calling craftrdf:wang and its kin bind their values through the same code; their
+# adversarial values are checked in tests/core/test_bindings.py (each call here would build an index).
+PARAMETERISED = [(name, p) for name, q in library().items() if not uses_functions(name) for p in q.params]
 
 NASTY = [
     '"',
