@@ -215,7 +215,7 @@ def test_nested_count_over_three_ext_sets_matches_the_knowtator_files(craft_dir:
 
 
 @pytest.mark.corpus
-@pytest.mark.slow
+@pytest.mark.long("the nesting view over every _EXT set of the corpus: 25 s; three sets are checked in the suite")
 def test_nested_count_over_all_ext_sets_matches_the_knowtator_files(corpus_reader: AnnotationStore, craft_dir: Path):
     # read-only, as `craftrdf view` reads: the build made the view indexes (23 s at load 3, most of
     # it the count from the XML; it wrote 160,000 view rows, about 45 s, before the build made them)

@@ -62,7 +62,15 @@ def test_the_listed_queries_exist() -> None:
     assert set(LIBRARY_PARAMS) <= set(PARAMETERISED)
 
 
-@pytest.mark.parametrize("name", PARAMETERISED)
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.long("craftrdf:wang on every pair of two sets, bound three ways: 40 s"))
+        if n == "similarity-pairs"
+        else n
+        for n in PARAMETERISED
+    ],
+)
 def test_library_query_same_rows_as_pyoxigraph_substitutions(store, name: str) -> None:  # type: ignore[no-untyped-def]
     q = resolve_query(name)
     params = params_of(name)

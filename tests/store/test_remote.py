@@ -292,7 +292,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RemoteStore]:
         yield RemoteStore(f"{base}/query", graph_store=f"{base}/store")
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 10 examples (0.7 s each over HTTP): the binding itself is checked on 150 in tests/core/test_bindings.py
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=ADVERSARIAL, tail=IRI_TAIL)
 def test_adversarial_values_same_results_remote(scratch: RemoteStore, value: str, tail: str) -> None:
     data = check_adversarial(scratch, value, tail)

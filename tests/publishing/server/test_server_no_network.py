@@ -240,7 +240,7 @@ def test_no_query_text_crashes_a_worker(name: str, tmp_path: Path) -> None:
         from craftrdf.publishing.server.jobs import QueryJob, run_sparql
 
         try:
-            pool.call(run_sparql, QueryJob(CRASHERS[name]), timeout=8)
+            pool.call(run_sparql, QueryJob(CRASHERS[name]), timeout=3)
             status = 200
         except RequestRefused as exc:
             status, message = exc.status, exc.message
