@@ -64,6 +64,10 @@ def rdf_file_nquads(path: Path, *, graph: str, relations: str | None = None) -> 
                 collector.add(q.subject, q.predicate.value, q.object)
     except SyntaxError as exc:
         raise InputError(f"RDF syntax error: {exc}", source=str(path)) from None
+    except UnicodeDecodeError as exc:
+        # the decoder sees the file in chunks, so its offset is not the file's: name the byte instead
+        bad = exc.object[exc.start : exc.start + 1].hex()
+        raise InputError(f"not UTF-8 text (byte 0x{bad}): RDF files are read as UTF-8", source=str(path)) from None
     if relations is not None:
         r = iri(relations)
         yield quad(g, iri(CRAFT.relationsGraph), r, g)
