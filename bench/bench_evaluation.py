@@ -25,9 +25,9 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
+from craftrdf import similarity_index
 from craftrdf.analysis.evaluation.inputs import load_side
 from craftrdf.analysis.evaluation.run import evaluate_store
-from craftrdf.analysis.similarity.graph import similarity_index
 from craftrdf.core.model import Annotation, Span
 from craftrdf.ingest.bionlp import write_bionlp
 from craftrdf.querying.webanno import fetch_annotations

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from craftrdf.analysis.similarity.graph import similarity_index
+from craftrdf import similarity_index
 from craftrdf.analysis.similarity.ic import ICIndex
 from craftrdf.store.local import AnnotationStore
 

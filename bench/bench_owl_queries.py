@@ -13,7 +13,7 @@ import time
 import warnings
 from pathlib import Path
 
-from craftrdf.analysis.similarity.graph import similarity_index
+from craftrdf import similarity_index
 from craftrdf.building.builder import build_store
 from craftrdf.core.curie import CurieMap
 from craftrdf.core.registry import load_registry

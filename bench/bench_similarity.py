@@ -43,9 +43,10 @@ from typing import Any, TypeVar
 import numpy as np
 import pyoxigraph as ox
 
+from craftrdf import similarity_index
 from craftrdf.analysis.similarity._svalues import load_kernels
 from craftrdf.analysis.similarity.definition import SimilarityWarning
-from craftrdf.analysis.similarity.graph import TermGraph, load_term_graph, similarity_index
+from craftrdf.analysis.similarity.graph import TermGraph, load_term_graph
 from craftrdf.analysis.similarity.wang import WangIndex
 from craftrdf.building.builder import build_store
 from craftrdf.core.curie import CurieMap

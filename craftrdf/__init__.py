@@ -24,8 +24,21 @@ from types import MappingProxyType as _MappingProxyType
 from .core._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from ._api import annotate, build, evaluate, export, index, load, open, query, serve, sweep, train, view
-    from .analysis.similarity.graph import similarity_index
+    from ._api import (
+        annotate,
+        build,
+        evaluate,
+        export,
+        index,
+        load,
+        open,
+        query,
+        serve,
+        similarity_index,
+        sweep,
+        train,
+        view,
+    )
     from .analysis.similarity.wang import WangIndex
     from .core.errors import CraftrdfError
     from .core.model import Annotation, Document, Span
@@ -42,7 +55,7 @@ if _typing.TYPE_CHECKING:
 _HOMES = _MappingProxyType(
     {
         **dict.fromkeys(("annotate", "build", "evaluate", "export", "index", "load", "open", "query"), "_api"),
-        **dict.fromkeys(("serve", "sweep", "train", "view"), "_api"),
+        **dict.fromkeys(("serve", "similarity_index", "sweep", "train", "view"), "_api"),
         "CraftrdfError": "core.errors",
         "MatcherConfig": "matching.matcher.config",
         **dict.fromkeys(("Annotation", "Document", "Span"), "core.model"),
@@ -50,7 +63,6 @@ _HOMES = _MappingProxyType(
         "RemoteStore": "store.remote",
         "SetRef": "querying.sets",
         "WangIndex": "analysis.similarity.wang",
-        "similarity_index": "analysis.similarity.graph",
         **dict.fromkeys(("AnnotationStore", "ReadableStore", "WritableStore"), "store.local"),
     }
 )

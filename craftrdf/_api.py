@@ -21,12 +21,16 @@ from .core.curie import CurieMap
 from .core.errors import ConfigError
 from .core.model import Annotation
 from .core.registry import load_registry
+from .ontology.cache import DEFAULT_CACHE, SimilarityCache
 from .querying.indexes import Progress, update_indexes
 from .querying.library import QueryResult, resolve_params, resolve_query, run_query
 from .store.local import AnnotationStore, ReadableStore, WritableStore
 
 if TYPE_CHECKING:
     from .analysis.evaluation.run import SetReport
+    from .analysis.similarity.definition import Engine
+    from .analysis.similarity.graph import Method
+    from .analysis.similarity.wang import WangIndex
     from .matching.matcher.config import MatcherConfig
     from .matching.sweeps.entry import SweepReport
     from .matching.training.train import TrainReport
@@ -164,6 +168,37 @@ def view(
     """
     keys = (sets,) if isinstance(sets, str) else tuple(sets)
     return run_view(store, ViewSpec(keys, classes, nesting, split))
+
+
+def similarity_index(
+    store: ReadableStore,
+    *,
+    method: Method = "wang",
+    weights: Mapping[str, float] | None = None,
+    ontology: str | None = None,
+    classify_extensions: bool = False,
+    curies: CurieMap | None = None,
+    cache: SimilarityCache | None = DEFAULT_CACHE,
+    engine: Engine = "auto",
+    placements: Sequence[tuple[str, str]] | None = None,
+    cache_dir: Path | None = None,
+) -> WangIndex:
+    """A Wang similarity index over the store's ontology graph (``ontology``; every graph merged by default).
+
+    ``method`` ``wang`` follows ``weights`` (relation name -> weight; the paper's is_a 0.8,
+    part_of 0.6 by default), ``bossy`` is is_a only at 0.65; ``classify_extensions`` places the
+    extension classes by their logical definitions first. Cached per store (``cache=None`` builds
+    afresh); ``cache_dir`` also keeps it on disk between processes (not with ``curies``, an index of
+    other CURIEs). See :func:`craftrdf.analysis.similarity.graph.wang_index` for every option and
+    docs/similarity.md.
+    """
+    from .analysis.similarity.graph import IndexSpec, wang_index
+
+    spec = IndexSpec(method, weights, ontology, classify_extensions, engine)
+    ctx = None
+    if curies is not None or cache_dir is not None:  # the index on disk is of the default CURIEs: not with curies
+        ctx = RunContext(load_registry(), curies or CurieMap(), cache_dir if curies is None else None)
+    return wang_index(store, spec, ctx, cache=cache, placements=placements)
 
 
 def evaluate(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..analysis.evaluation.run import SetReport, evaluate_store
-from ..analysis.similarity.graph import similarity_index
+from ..analysis.similarity.graph import IndexSpec, wang_index
 from ..building.builder import BuildReport, build_store
 from ..core.context import RunContext
 from ..core.curie import CurieMap
@@ -110,7 +110,7 @@ def run_demo(
     counts = run_query(store, resolve_query("annotation-counts"), curies=curies)
     brain = run_query(store, resolve_query("annotations-of-class"), {"cls": DEMO_CLASS}, curies=curies)
     # the sample's graph is small: numpy answers at once where compiling the kernels would take seconds
-    index = similarity_index(store, method="wang", ontology="UBERON", engine="numpy")
+    index = wang_index(store, IndexSpec(ontology="UBERON", engine="numpy"))
     similar = tuple((t, index.labels.get(t, ""), s) for t, s in index.top_k(DEMO_CLASS, 5))
     config = MatcherConfig()
     ctx = RunContext(registry, curies)

@@ -20,8 +20,9 @@ import pyoxigraph as ox
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from craftrdf import similarity_index
 from craftrdf.analysis.similarity.definition import SimilarityWarning
-from craftrdf.analysis.similarity.graph import load_term_graph, similarity_index
+from craftrdf.analysis.similarity.graph import load_term_graph
 from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
 from craftrdf.core.errors import StoreError

@@ -7,8 +7,8 @@
 
 From a store::
 
-    from craftrdf.analysis.similarity.graph import similarity_index
-    idx = similarity_index(store)                       # is_a 0.8, part_of 0.6; all ontologies
+    import craftrdf
+    idx = craftrdf.similarity_index(store)              # is_a 0.8, part_of 0.6; all ontologies
     idx.similarity("UBERON:0000955", "UBERON:0001017")  # brain vs central nervous system
     idx.pairs(terms_a, terms_b)                         # numpy array, one value per pair
     idx.matrix(terms)                                   # all pairs, numpy matrix

@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Literal
 
 import pyoxigraph as ox
 
+from ...core.context import RunContext
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.iris import annotation_document
@@ -25,8 +25,7 @@ from ...core.vocab import BASE, OA
 from ...ontology.cache import DEFAULT_CACHE, SimilarityCache
 from ...querying.sets import resolve_set
 from ...store.local import ReadableStore
-from .definition import Engine
-from .graph import similarity_index
+from .graph import DEFAULT_SPEC, IndexSpec, wang_index
 from .ic import ICIndex
 
 logger = logging.getLogger(__name__)
@@ -119,38 +118,28 @@ def annotation_counts(store: ReadableStore, set_key: str, *, splits: Iterable[st
 
 def ic_index(
     store: ReadableStore,
+    spec: IndexSpec = DEFAULT_SPEC,
+    ctx: RunContext | None = None,
     *,
     ic: ICSource = "corpus",
     set_key: str | None = None,
     splits: Iterable[str] | None = None,
     counts: Mapping[str, float] | None = None,
-    ontology: str | None = None,
-    weights: Mapping[str, float] | None = None,
-    classify_extensions: bool = False,
-    engine: Engine = "auto",
     cache: SimilarityCache | None = DEFAULT_CACHE,
-    cache_dir: Path | None = None,
 ) -> ICIndex:
-    """An :class:`ICIndex` over the store's ontology graph (``ontology``, all merged by default).
+    """An :class:`ICIndex` over the store's ontology graph (``spec.ontology``, all merged by default).
 
-    The ancestors are those of :func:`~craftrdf.analysis.similarity.graph.similarity_index` with the
-    same ``weights`` (their relations: is_a and part_of by default; the weights themselves
-    play no part) and ``classify_extensions``. ``ic="corpus"`` takes the information content
+    The ancestors are those of :func:`~craftrdf.analysis.similarity.graph.wang_index` with the
+    same ``spec`` (the relations of its weights: is_a and part_of by default; the weights themselves
+    play no part; ``classify_extensions``). ``ic="corpus"`` takes the information content
     from ``counts`` (class -> annotations), or else from :func:`annotation_counts` of set
     ``set_key`` (and ``splits``); ``ic="intrinsic"`` from the graph alone. Cached with the
-    Wang index, per store; ``cache_dir`` as :func:`~craftrdf.analysis.similarity.graph.similarity_index`'s.
+    Wang index, per store; ``ctx`` (its ``cache_dir``) as :func:`~craftrdf.analysis.similarity.graph.wang_index`'s.
     """
     if ic not in ("corpus", "intrinsic"):
         raise ConfigError(f"unknown information content {ic!r}: use corpus or intrinsic")
-    ancestry = similarity_index(
-        store,
-        weights=weights,
-        ontology=ontology,
-        classify_extensions=classify_extensions,
-        engine=engine,
-        cache=cache,
-        cache_dir=cache_dir,
-    )
+    engine = spec.engine
+    ancestry = wang_index(store, spec, ctx, cache=cache)
     if ic == "intrinsic":
         key: tuple[object, ...] = ("ic", id(ancestry), "intrinsic")
     elif counts is not None:

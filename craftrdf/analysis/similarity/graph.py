@@ -5,7 +5,7 @@ Similarity's graph is a projection of the store's ontology model
 graph of the store merged): the classes, their relations, labels, deprecation flags,
 extension classes' logical definitions, and the parallel extension classes.
 :func:`load_term_graph` gives it as a :class:`TermGraph` (CURIEs throughout);
-:func:`similarity_index` weights it for a method and builds a
+:func:`wang_index` weights it (an :class:`IndexSpec`) for a method and builds a
 :class:`~craftrdf.analysis.similarity.wang.WangIndex`.
 
 Both are cached per store (weakly: the cache goes with the store object) and per
@@ -32,9 +32,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
+from ...core.context import RunContext
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.vocab import RDFS
@@ -155,20 +155,35 @@ def term_graph(model: OntologyModel) -> TermGraph:
     )
 
 
-def similarity_index(
+@dataclass(frozen=True, slots=True)
+class IndexSpec:
+    """Which Wang index to build: method and relation weights, ontology graph, extension placement, engine.
+
+    The fields are :func:`craftrdf.similarity_index`'s keywords of the same names: ``weights`` maps
+    relation names to weights (method ``wang`` only; None: the paper's is_a 0.8, part_of 0.6),
+    ``ontology`` names one ontology graph (None merges them all), ``engine`` is :class:`WangIndex`'s.
+    """
+
+    method: Method = "wang"
+    weights: Mapping[str, float] | None = None
+    ontology: str | None = None
+    classify_extensions: bool = False
+    engine: Engine = "auto"
+
+
+#: Method wang with the paper's weights (is_a 0.8, part_of 0.6) over every ontology graph merged.
+DEFAULT_SPEC = IndexSpec()
+
+
+def wang_index(
     store: ReadableStore,
+    spec: IndexSpec = DEFAULT_SPEC,
+    ctx: RunContext | None = None,
     *,
-    method: Method = "wang",
-    weights: Mapping[str, float] | None = None,
-    ontology: str | None = None,
-    classify_extensions: bool = False,
-    curies: CurieMap | None = None,
     cache: SimilarityCache | None = DEFAULT_CACHE,
-    engine: Engine = "auto",
     placements: Sequence[tuple[str, str]] | None = None,
-    cache_dir: Path | None = None,
 ) -> WangIndex:
-    """A :class:`WangIndex` over the store's ontology graph, for ``method`` and ``weights``.
+    """A :class:`WangIndex` over the store's ontology graph, as ``spec`` says (:func:`craftrdf.similarity_index`).
 
     ``weights`` maps relation names to weights (``{"is_a": 0.8, "part_of": 0.6}``, the
     default of method ``wang``); only those relations are followed. Method ``bossy``
@@ -183,14 +198,20 @@ def similarity_index(
     ``ontology``, the structural reasoner's placements of it computed beforehand
     (:func:`~craftrdf.ontology.placement.reasoned_placements` of this store's ontology, on a worker
     process say); None computes them here when needed.
-    ``cache_dir`` (:func:`craftrdf.analysis.similarity.persist.default_cache_dir`, say): keep the built
-    index on disk there, keyed by the digests of the store's ontology graphs, and read it back
-    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`); not with
-    ``curies`` (an index of other CURIEs).
+
+    ``ctx``: the run's CURIE map (``ctx.curies``; None: a new :class:`CurieMap`) and
+    ``ctx.cache_dir`` (:func:`craftrdf.analysis.similarity.persist.default_cache_dir`, say): keep the
+    built index on disk there, keyed by the digests of the store's ontology graphs, and read it back
+    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`). The index
+    on disk is of the default CURIEs: with a ``cache_dir``, ``ctx.curies`` is a plain ``CurieMap()`` (as
+    :meth:`RunContext.create` makes).
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
     """
+    method, weights, ontology = spec.method, spec.weights, spec.ontology
+    classify_extensions, engine = spec.classify_extensions, spec.engine
+    cache_dir = ctx.cache_dir if ctx is not None else None
     w = method_weights(method, weights)
     entries = cache.entries(store) if cache is not None else {}
     key = ("index", ontology, tuple(sorted(w.items())), classify_extensions, engine)
@@ -198,7 +219,7 @@ def similarity_index(
     if isinstance(hit, WangIndex):
         return hit
     disk_key = None
-    if cache_dir is not None and curies is None:  # an index of other CURIEs is not the one on disk
+    if cache_dir is not None:
         from .persist import index_key, load_index
 
         disk_key = index_key(
@@ -208,7 +229,7 @@ def similarity_index(
         if loaded is not None:
             entries[key] = loaded
             return loaded
-    cm = curies or CurieMap()
+    cm = ctx.curies if ctx is not None else CurieMap()
     model = read_store_model(store, ontology, curies=cm, cache=cache)
     graph = term_graph(model)
     by_iri = {relation_iri(name, cm): weight for name, weight in w.items()}

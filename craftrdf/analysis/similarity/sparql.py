@@ -52,7 +52,7 @@ from ...core.vocab import FN, XSD
 from ...querying.sets import resolve_ontology, resolve_set
 from ...store.local import ReadableStore
 from .definition import SimilarityWarning
-from .graph import Method, parse_weights, similarity_index
+from .graph import IndexSpec, Method, parse_weights, wang_index
 from .wang import WangIndex
 
 logger = logging.getLogger(__name__)
@@ -177,7 +177,7 @@ class SimilarityFunctions:
 
             built = _Index(store_official_index(store, ontology=ontology))
         else:
-            built = _Index(similarity_index(store, method="wang", weights=dict(weights) or None, ontology=ontology))
+            built = _Index(wang_index(store, IndexSpec(weights=dict(weights) or None, ontology=ontology)))
         logger.info("similarity functions: built the %s index of %s", method, ontology or "every ontology graph")
         with self._lock:
             self.builds += 1

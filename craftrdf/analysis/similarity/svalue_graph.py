@@ -32,7 +32,7 @@ from ...core.iris import ontology_graph
 from ...core.rdf import iri, literal, mint, quad
 from ...core.vocab import BASE, CRAFT, RDF, XSD
 from ...store.local import ReadableStore, WritableStore
-from .graph import method_weights, similarity_index
+from .graph import IndexSpec, method_weights, wang_index
 from .wang import WangIndex
 
 logger = logging.getLogger(__name__)
@@ -119,15 +119,15 @@ def materialize_svalues(
 ) -> SValueReport:
     """Write the S-values of ``ontology`` (None: every ontology graph, merged) for ``weights`` as a batch.
 
-    ``weights`` as for :func:`~craftrdf.analysis.similarity.graph.similarity_index` (default: the paper's,
+    ``weights`` as for :func:`~craftrdf.analysis.similarity.graph.wang_index` (default: the paper's,
     is_a 0.8, part_of 0.6). Nothing is written when the batch is there and its ontology unchanged.
-    Raises what ``similarity_index`` raises (ConfigError for an unknown ontology or weights).
+    Raises what ``wang_index`` raises (ConfigError for an unknown ontology or weights).
     """
     started = time.perf_counter()
     w = method_weights("wang", weights)
     graph = svalue_graph(ontology, w)
     digest = _digest(store, ontology, w)
-    index = similarity_index(store, weights=w, ontology=ontology, cache=None)
+    index = wang_index(store, IndexSpec(weights=w, ontology=ontology), cache=None)
     levels = {v for t in index.terms for v in index.semantic_values(t).values()}
     classes = len(index.index)
     svalues = sum(len(index.semantic_values(t)) for t in index.index)

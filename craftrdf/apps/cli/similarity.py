@@ -163,8 +163,9 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _cmd_similarity(args: argparse.Namespace) -> int:
-    from ...analysis.similarity.graph import parse_weights, similarity_index
+    from ...analysis.similarity.graph import IndexSpec, parse_weights, wang_index
     from ...analysis.similarity.wang import WangIndex
+    from ...core.context import RunContext
     from ...ontology.placement import place_in_store
 
     if args.materialize:
@@ -180,14 +181,8 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
         elif args.measure != "wang":
             index = _ic_scorer(store, args, weights)
         else:
-            index = similarity_index(
-                store,
-                method=args.method,
-                weights=weights,
-                ontology=args.ontology,
-                classify_extensions=args.classify_extensions,
-                cache_dir=_cache_dir(args),
-            )
+            spec = IndexSpec(args.method, weights, args.ontology, args.classify_extensions)
+            index = wang_index(store, spec, RunContext.create(cache_dir=_cache_dir(args)))
         if args.classify_extensions:
             # the union pass's report (the reasoner's placements are cached from the index's build)
             _report_extensions(place_in_store(store, args.ontology).unions, args.extensions_report)
@@ -212,7 +207,9 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
 def _ic_scorer(store: ReadableStore, args: argparse.Namespace, weights: dict[str, float] | None) -> Scorer:
     """The IC measure the options ask for, with its information content."""
     from ...analysis.similarity.corpus import ic_index
+    from ...analysis.similarity.graph import IndexSpec
     from ...analysis.similarity.groups import Scorer
+    from ...core.context import RunContext
     from ...matching.matcher.run import parse_splits
 
     ic_set = args.ic_set or args.set
@@ -222,13 +219,11 @@ def _ic_scorer(store: ReadableStore, args: argparse.Namespace, weights: dict[str
         )
     index = ic_index(
         store,
+        IndexSpec(weights=weights, ontology=args.ontology, classify_extensions=args.classify_extensions),
+        RunContext.create(cache_dir=_cache_dir(args)),
         ic=args.ic,
         set_key=ic_set,
         splits=parse_splits(args.ic_split),
-        ontology=args.ontology,
-        weights=weights,
-        classify_extensions=args.classify_extensions,
-        cache_dir=_cache_dir(args),
     )
     return Scorer(index, args.measure)
 

@@ -318,7 +318,7 @@ def similarity_distribution(
     Classes outside that graph count as 0. ``placements``: that graph's structural placements
     computed beforehand (:func:`craftrdf.ontology.placement.reasoned_placements`), else computed here.
     """
-    from ...analysis.similarity.graph import similarity_index
+    from ...analysis.similarity.graph import IndexSpec, wang_index
 
     texts = document_texts(store, documents)
     ref = resolve_set(store, key)
@@ -336,9 +336,7 @@ def similarity_distribution(
     ontology = ontology_name(ref.require_ontology())
     values = []
     for classify in (False, True):
-        index = similarity_index(
-            store, method="wang", classify_extensions=classify, ontology=ontology, placements=placements
-        )
+        index = wang_index(store, IndexSpec(ontology=ontology, classify_extensions=classify), placements=placements)
         sims = index.pairs(left, right, missing="nan")
         values.append(tuple(0.0 if v != v else float(v) for v in sims))  # NaN: a class the graph lacks
     return SimilarityDistribution(

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ...analysis.similarity.definition import CycleError, UnknownTermError
-from ...analysis.similarity.graph import similarity_index
+from ...analysis.similarity.graph import IndexSpec
+from ...analysis.similarity.graph import wang_index as build_wang_index
 from ...analysis.similarity.wang import WangIndex
 from ...core.curie import CurieMap, is_extension_curie
 from ...core.vocab import CRAFT, OBO, OBOINOWL, OWL, RDF, RDFS
@@ -154,7 +155,7 @@ _T = TypeVar("_T")
 
 def wang_index(store: ReadableStore, ontology: str) -> WangIndex:
     """The Wang index of one ontology graph with the paper's weights (is_a 0.8, part_of 0.6)."""
-    return similarity_index(store, method="wang", ontology=ontology, cache=None)
+    return build_wang_index(store, IndexSpec(ontology=ontology), cache=None)
 
 
 class ViewerState:

@@ -20,7 +20,7 @@ Decisions:
   take a colour derived from their key.
 - By default one set per module is shown: its +extensions set when there is one, else
   the first by key; sets without a module start hidden.
-- Similar classes come from a Wang index (:func:`craftrdf.analysis.similarity.graph.similarity_index`)
+- Similar classes come from a Wang index (:func:`craftrdf.analysis.similarity.graph.wang_index`)
   over the largest ontology graph that declares the class (the +extensions file when
   there is one), built once per graph and kept in a :class:`ViewerState`.
 """

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ...analysis.similarity.graph import similarity_index
+from ...analysis.similarity.graph import IndexSpec, wang_index
 from ...analysis.similarity.wang import WangIndex
 from ...core.curie import CurieMap
 from ...ontology.cache import SimilarityCache
@@ -39,11 +39,11 @@ def extension_placements(store: ReadableStore, ontology: str) -> Placements:
     """What ``craftrdf similarity --classify-extensions`` does to one ontology graph, kept for the viewer.
 
     The placement is :func:`craftrdf.ontology.placement.place_in_store`'s; the index is
-    :func:`~craftrdf.analysis.similarity.graph.similarity_index` with ``classify_extensions`` (paper's weights).
+    :func:`~craftrdf.analysis.similarity.graph.wang_index` with ``classify_extensions`` (paper's weights).
     Seconds on the sample, about half a minute for UBERON+extensions of the full corpus.
     """
     curies = CurieMap()
     cache = SimilarityCache()  # this build's own: the ontology is read once for the report and the index
     report = place_in_store(store, ontology, curies=curies, cache=cache)
-    index = similarity_index(store, method="wang", ontology=ontology, classify_extensions=True, cache=cache)
+    index = wang_index(store, IndexSpec(ontology=ontology, classify_extensions=True), cache=cache)
     return Placements(index, report.parents(), report.unplaced())

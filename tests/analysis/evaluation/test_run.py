@@ -95,7 +95,7 @@ def test_parse_criteria():
 
 
 def test_cli_on_the_sample_with_a_class_moved_to_its_parent(tmp_path, capsys):
-    from craftrdf.analysis.similarity.graph import similarity_index
+    from craftrdf import similarity_index
     from craftrdf.apps.cli import main
     from craftrdf.apps.demo import sample_dir
     from craftrdf.querying.webanno import fetch_annotations

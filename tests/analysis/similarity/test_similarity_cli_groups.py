@@ -8,8 +8,9 @@ import warnings
 
 import pytest
 
+from craftrdf import similarity_index
 from craftrdf.analysis.similarity.corpus import document_classes, ic_index
-from craftrdf.analysis.similarity.graph import similarity_index
+from craftrdf.analysis.similarity.graph import IndexSpec
 from craftrdf.analysis.similarity.groups import Scorer
 from craftrdf.apps.cli import main
 from craftrdf.store.local import AnnotationStore
@@ -29,9 +30,9 @@ def expected(sample_store_dir):
     """Python's answers (whose measures the other tests check by hand and against GOSemSim), from the store."""
     with AnnotationStore.open(sample_store_dir, mode="read") as store:
         classes = document_classes(store, "UBERON_EXT")
-        lin = Scorer(ic_index(store, set_key="UBERON_EXT", ontology="UBERON+extensions"), "lin")
+        lin = Scorer(ic_index(store, IndexSpec(ontology="UBERON+extensions"), set_key="UBERON_EXT"), "lin")
         wang = Scorer(similarity_index(store, ontology="UBERON+extensions"))
-        intrinsic = Scorer(ic_index(store, ic="intrinsic", ontology="UBERON+extensions"), "resnik")
+        intrinsic = Scorer(ic_index(store, IndexSpec(ontology="UBERON+extensions"), ic="intrinsic"), "resnik")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return {

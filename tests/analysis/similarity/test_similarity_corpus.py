@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from craftrdf import similarity_index
 from craftrdf.analysis.similarity.definition import SimilarityWarning
-from craftrdf.analysis.similarity.graph import load_term_graph, similarity_index
+from craftrdf.analysis.similarity.graph import load_term_graph
 from craftrdf.core.curie import CurieMap
 from craftrdf.core.iris import set_iri
 from craftrdf.core.vocab import OBO, RDFS

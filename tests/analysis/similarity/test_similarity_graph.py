@@ -6,13 +6,15 @@ import warnings
 
 import pytest
 
+from craftrdf import similarity_index
 from craftrdf.analysis.similarity.definition import SimilarityWarning, UnknownTermError
 from craftrdf.analysis.similarity.graph import (
     GRAPH_QUERY,
+    IndexSpec,
     load_term_graph,
     method_weights,
     parse_weights,
-    similarity_index,
+    wang_index,
 )
 from craftrdf.building.loader import load_files
 from craftrdf.core.errors import ConfigError
@@ -40,6 +42,17 @@ def test_fig1_through_the_store(toy_store):
     merged = similarity_index(toy_store, cache=None)
     assert merged.similarity("GO:0043229", "GO:0043231") == pytest.approx(FIG1_SIM, abs=1e-12)
     assert "TOY:0000001" in merged and "TOY:0000001" not in idx
+
+
+def test_the_library_index_takes_a_spec(toy_store):
+    # craftrdf.similarity_index's keywords, as one IndexSpec: Figure 1 by hand, and is_a alone at 0.8
+    # (SV(43231) = 1+.8+.8+.64+.512 = 3.752, SV(43229) = 1+.8+.64 = 2.44, common .8+.64+.512)
+    idx = wang_index(toy_store, IndexSpec(ontology="wang2007_fig1"), cache=None)
+    assert idx.similarity("GO:0043229", "GO:0043231") == pytest.approx(FIG1_SIM, abs=1e-12)
+    is_a = wang_index(toy_store, IndexSpec(weights={"is_a": 0.8}, ontology="wang2007_fig1"), cache=None)
+    assert is_a.similarity("GO:0043231", "GO:0043229") == pytest.approx(4.392 / 6.192, abs=1e-12)
+    with pytest.raises(ConfigError, match="fixed weights"):
+        wang_index(toy_store, IndexSpec(method="bossy", weights={"is_a": 0.8}), cache=None)
 
 
 def test_term_graph_holds_classes_edges_labels_definitions(toy_store):

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from craftrdf.analysis.similarity.corpus import annotation_counts, document_classes, ic_index
 from craftrdf.analysis.similarity.definition import SimilarityWarning, UnknownTermError, combine_scores, weighted_dag
+from craftrdf.analysis.similarity.graph import IndexSpec
 from craftrdf.analysis.similarity.groups import COMBINES, Scorer
 from craftrdf.analysis.similarity.ic import ICIndex, intrinsic_ic
 from craftrdf.analysis.similarity.wang import WangIndex
@@ -145,14 +146,14 @@ def test_counts_and_document_classes_equal_the_knowtator_files(sample_store):
 
 def test_ic_index_from_a_set_in_the_store(sample_store):
     total, _ = _raw_counts()
-    idx = ic_index(sample_store, set_key="UBERON_EXT", ontology="UBERON+extensions")
+    idx = ic_index(sample_store, IndexSpec(ontology="UBERON+extensions"), set_key="UBERON_EXT")
     # p(brain) by hand: annotations of UBERON:0000955 and of every class whose ancestors include it
     below = [t for t in total if t in idx.index and "UBERON:0000955" in _ancestors(idx, t)]
     p = sum(total[t] for t in below) / sum(n for t, n in total.items() if t in idx.index)
     assert idx.information_content("UBERON:0000955") == pytest.approx(-math.log(p))
-    assert ic_index(sample_store, set_key="UBERON_EXT", ontology="UBERON+extensions") is idx  # cached
+    assert ic_index(sample_store, IndexSpec(ontology="UBERON+extensions"), set_key="UBERON_EXT") is idx  # cached
     with pytest.raises(ConfigError, match="needs an annotation set"):
-        ic_index(sample_store, ontology="UBERON+extensions")
+        ic_index(sample_store, IndexSpec(ontology="UBERON+extensions"))
 
 
 def _ancestors(idx: ICIndex, term: str) -> set[str]:

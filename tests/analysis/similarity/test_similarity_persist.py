@@ -7,11 +7,15 @@ import pickle
 
 import pytest
 
+from craftrdf import similarity_index
 from craftrdf.analysis.similarity import graph as graph_module
-from craftrdf.analysis.similarity.graph import similarity_index
+from craftrdf.analysis.similarity.graph import IndexSpec, wang_index
 from craftrdf.analysis.similarity.persist import default_cache_dir, graph_fingerprint
 from craftrdf.apps.cli import main
 from craftrdf.building.loader import load_files
+from craftrdf.core.context import RunContext
+from craftrdf.core.curie import CurieMap
+from craftrdf.core.registry import load_registry
 from craftrdf.ontology.cache import SimilarityCache
 from craftrdf.store.local import AnnotationStore
 from tests.helpers.corpus import DATA as TESTS_DATA
@@ -38,6 +42,26 @@ def test_a_saved_index_is_read_back_instead_of_the_graph(tmp_path, monkeypatch):
     # other options are another index: built, not read
     with pytest.raises(AssertionError, match="read from the store"):
         similarity_index(store, cache=None, cache_dir=tmp_path, weights={"is_a": 0.8})
+
+
+def test_the_library_keeps_the_index_in_the_run_context_cache_dir(tmp_path, monkeypatch):
+    store = AnnotationStore.memory()
+    load_files(store, [FIG1_OBO])
+    ctx = RunContext(load_registry(), cache_dir=tmp_path)
+    wang_index(store, IndexSpec(ontology="wang2007_fig1"), ctx, cache=None)
+    assert len(list(tmp_path.glob("wang-*.pickle"))) == 1
+    _no_graph_reads(monkeypatch)
+    again = wang_index(store, IndexSpec(ontology="wang2007_fig1"), ctx, cache=None)
+    assert again.similarity("GO:0043229", "GO:0043231") == pytest.approx(FIG1, abs=1e-12)
+
+
+def test_the_public_function_with_curies_keeps_nothing_on_disk(tmp_path):
+    # an index of a caller's CURIE map is not the index of the default CURIEs that the disk holds
+    store = AnnotationStore.memory()
+    load_files(store, [FIG1_OBO])
+    idx = similarity_index(store, cache=None, cache_dir=tmp_path, curies=CurieMap())
+    assert idx.similarity("GO:0043229", "GO:0043231") == pytest.approx(FIG1, abs=1e-12)
+    assert not list(tmp_path.glob("wang-*.pickle"))
 
 
 def test_a_changed_ontology_is_never_served_from_the_old_entry(tmp_path):

@@ -6,8 +6,8 @@ import warnings
 
 import pytest
 
+from craftrdf import similarity_index
 from craftrdf.analysis.similarity.definition import SimilarityWarning
-from craftrdf.analysis.similarity.graph import similarity_index
 from craftrdf.apps.reproduce.warmup import WarmUpInputs, place_on_worker, split_on_worker, start_warm_up
 from craftrdf.building.loader import load_files
 from craftrdf.core.iris import DOCUMENTS_GRAPH, document_iri

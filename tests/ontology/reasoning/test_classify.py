@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from craftrdf.analysis.similarity.graph import load_term_graph, similarity_index
+from craftrdf import similarity_index
+from craftrdf.analysis.similarity.graph import load_term_graph
 from craftrdf.building.loader import load_files
 from craftrdf.core.curie import CurieMap
 from craftrdf.core.iris import inferred_graph
