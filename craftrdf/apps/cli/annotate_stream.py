@@ -34,7 +34,7 @@ def run_streamed(args: argparse.Namespace) -> int:
     from ...core.context import RunContext
     from ...matching.matcher.config import MatcherConfig
     from ...matching.matcher.dictionary import default_cache_dir
-    from ...matching.matcher.stream import Batching, run_annotation_stream
+    from ...matching.matcher.stream import Batching, StreamPlan, run_annotation_stream
     from ...runtime.executors import DaskExecutor, InlineExecutor, LocalPool
     from ._common import index_progress, open_store, parse_params, worker_count
 
@@ -60,14 +60,16 @@ def run_streamed(args: argparse.Namespace) -> int:
             store,
             args.set,
             config,
-            [Path(p) for p in args.inputs],
-            Path(args.out),
-            RunContext.create(cache_dir=cache_dir, executor=executor, progress=index_progress(args)),
-            split=args.split,
-            into_store=args.into_store,
-            batching=Batching(
-                args.batch_size, worker_count("--in-flight", args.in_flight, 2 * threads), restart=args.restart
+            StreamPlan(
+                [Path(p) for p in args.inputs],
+                Path(args.out),
+                split=args.split,
+                into_store=args.into_store,
+                batching=Batching(
+                    args.batch_size, worker_count("--in-flight", args.in_flight, 2 * threads), restart=args.restart
+                ),
             ),
+            RunContext.create(cache_dir=cache_dir, executor=executor, progress=index_progress(args)),
         )
     print(
         f"annotated {r.documents:,} documents in {r.batches:,} batches with {args.set}: {r.annotations:,} "

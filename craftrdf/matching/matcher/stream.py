@@ -198,6 +198,23 @@ class Batching:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamPlan:
+    """What a streamed run reads and where it writes.
+
+    ``inputs``: files or folders of texts (``split``: only the documents of that CRAFT split);
+    ``out_dir``: the BioNLP folder (and the run's journal, to resume); ``into_store``: the set graph
+    the annotations are appended to, batch by batch (None: the folder only); ``batching``: how the
+    stream is cut.
+    """
+
+    inputs: Sequence[Path]
+    out_dir: Path
+    split: str | None = None
+    into_store: str | None = None
+    batching: Batching = Batching()
+
+
+@dataclass(frozen=True, slots=True)
 class StreamReport:
     """What :func:`annotate_stream` did in this call (``resumed``: documents a previous call had finished)."""
 
@@ -425,27 +442,24 @@ def run_annotation_stream(
     store: ReadableStore,
     set_key: str,
     config: MatcherConfig,
-    inputs: Sequence[Path],
-    out_dir: Path,
+    plan: StreamPlan,
     ctx: RunContext,
     *,
-    split: str | None = None,
-    into_store: str | None = None,
     annotator: DocumentAnnotator | None = None,
-    batching: Batching = Batching(),
 ) -> StreamReport:
-    """``craftrdf annotate --stream/--scheduler``: the matcher (or ``annotator``) over ``inputs``, streamed.
+    """``craftrdf annotate --stream/--scheduler``: the matcher (or ``annotator``) over ``plan.inputs``, streamed.
 
     The batches run on ``ctx.executor`` (None: this process). The dictionary of set ``set_key``'s
     ontology is read once on the client (``ctx.cache_dir`` as for
     :func:`~craftrdf.matching.matcher.annotate.run_annotation`) unless ``annotator`` is given (a trained
-    model, say). ``into_store`` names the set graph the annotations are appended to, batch by batch (the
+    model, say). ``plan.into_store`` names the set graph the annotations are appended to, batch by batch (the
     store must be an :class:`~craftrdf.matching.matcher.stream_io.AppendableStore`: a local store open for
     writing or a remote one with a Graph Store URL); the view indexes are made again at the end (reporting
     to ``ctx.progress``). Raises ConfigError
     as ``run_annotation`` does.
     """
     registry, curies = ctx.registry, ctx.curies
+    into_store = plan.into_store
     ref = resolve_set(store, set_key)
     if into_store is not None:
         check_run_name(store, into_store, registry)
@@ -454,7 +468,7 @@ def run_annotation_stream(
                 f"--into-store {into_store}: streaming needs a local store open for writing, "
                 "or an endpoint with its Graph Store Protocol URL"
             )
-    sources = iter_sources(inputs, split=split)
+    sources = iter_sources(plan.inputs, split=plan.split)
     if annotator is None:
         dictionary = load_dictionary(
             store, ref, config.normalization, config.synonyms, registry=registry, cache_dir=ctx.cache_dir, curies=curies
@@ -464,7 +478,9 @@ def run_annotation_stream(
     if into_store is not None:
         assert isinstance(store, AppendableStore)
         target = _store_target(store, ref, into_store, config, annotator.token, curies)
-    report = annotate_stream(sources, annotator, out_dir, executor=ctx.executor, target=target, batching=batching)
+    report = annotate_stream(
+        sources, annotator, plan.out_dir, executor=ctx.executor, target=target, batching=plan.batching
+    )
     if into_store is not None:
         # the run's set grew batch by batch under one digest, which cannot tell its indexes are stale
         update_indexes(store, changed=[into_store], progress=ctx.progress)

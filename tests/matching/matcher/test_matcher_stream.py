@@ -23,7 +23,13 @@ from craftrdf.ingest.bionlp import write_bionlp
 from craftrdf.matching.matcher.annotate import annotate_texts
 from craftrdf.matching.matcher.config import MatcherConfig
 from craftrdf.matching.matcher.dictionary import Dictionary, terms_from_names
-from craftrdf.matching.matcher.stream import Batching, MatcherAnnotator, annotate_stream, run_annotation_stream
+from craftrdf.matching.matcher.stream import (
+    Batching,
+    MatcherAnnotator,
+    StreamPlan,
+    annotate_stream,
+    run_annotation_stream,
+)
 from craftrdf.matching.matcher.stream_io import iter_sources
 from craftrdf.runtime.executors import DaskExecutor, InlineExecutor
 from craftrdf.store.local import AnnotationStore
@@ -75,11 +81,8 @@ def _run(store_path: Path, corpus: Path, out: Path, name: str, executor: Any, **
             store,
             "UBERON_EXT",
             MatcherConfig(),
-            [corpus],
-            out,
+            StreamPlan([corpus], out, into_store=name, batching=Batching(2, 3, **kw)),
             RunContext(load_registry(), executor=executor),
-            into_store=name,
-            batching=Batching(2, 3, **kw),
         )
 
 
@@ -154,10 +157,8 @@ def test_resuming_with_another_configuration_is_refused(store_path, corpus, tmp_
             store,
             "UBERON_EXT",
             MatcherConfig.from_params({"caseMatch": "CASE_IGNORE"}),
-            [corpus],
-            tmp_path / "out",
+            StreamPlan([corpus], tmp_path / "out", into_store="RUN_A"),
             RunContext(load_registry()),
-            into_store="RUN_A",
         )
 
 
