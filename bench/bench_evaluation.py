@@ -29,6 +29,7 @@ from craftrdf import similarity_index
 from craftrdf.analysis.evaluation.inputs import load_side
 from craftrdf.analysis.evaluation.run import evaluate_store
 from craftrdf.core.model import Annotation, Span
+from craftrdf.core.registry import load_registry
 from craftrdf.ingest.bionlp import write_bionlp
 from craftrdf.querying.webanno import fetch_annotations
 from craftrdf.store.local import AnnotationStore
@@ -102,7 +103,7 @@ def main() -> None:
             load_side(str(pred_dir), store)
             floor.append(time.perf_counter() - t)
             t = time.perf_counter()
-            reports = evaluate_store(store, spec, str(pred_dir))
+            reports = evaluate_store(store, spec, str(pred_dir), load_registry())
             full.append(time.perf_counter() - t)
     for r in reports:
         t = r.total

@@ -215,10 +215,15 @@ def evaluate(
     Shared Task run). One :class:`~craftrdf.analysis.evaluation.run.SetReport` per set. See
     :func:`craftrdf.analysis.evaluation.run.evaluate_store` and docs/evaluation.md.
     """
-    from .analysis.evaluation.run import evaluate_store
+    from .analysis.evaluation.run import EvaluateOptions, evaluate_store
 
     return evaluate_store(
-        store, gold, pred, craft=Path(craft) if craft is not None else None, apply_craft_rules=apply_craft_rules
+        store,
+        gold,
+        pred,
+        load_registry(),
+        options=EvaluateOptions(apply_craft_rules=apply_craft_rules),
+        craft=Path(craft) if craft is not None else None,
     )
 
 

@@ -23,6 +23,29 @@ LONG_FUNCTIONS: dict[tuple[str, str], str] = {}
 #: Modules allowed over MAX_MODULE_LINES (none today).
 LONG_MODULES: dict[str, str] = {}
 
+#: At most this many parameters (self and cls not counted) outside the CLI layer, craftrdf/apps/cli: more
+#: travel together as a frozen dataclass (an options or spec object) or the run context (core/context.py).
+MAX_PARAMETERS = 8
+#: Functions allowed over MAX_PARAMETERS, (module, function) -> why.
+MANY_PARAMETERS: dict[tuple[str, str], str] = {
+    # issue 25: reduced on branch i26speed; the lead removes this at merge
+    ("matching/training/evaluate.py", "_read_inputs"): "issue 25: reduced on branch i26speed",
+    ("matching/training/evaluate.py", "train_and_test"): "issue 25: reduced on branch i26speed",
+    ("matching/training/evaluate.py", "start_training"): "issue 25: reduced on branch i26speed",
+    ("matching/training/features.py", "_document_rows"): "issue 25: reduced on branch i26speed",
+    ("matching/training/select.py", "select"): "issue 25: reduced on branch i26speed",
+    ("matching/training/train.py", "train_set"): "issue 25: reduced on branch i26speed",
+    ("matching/training/train.py", "train_read"): "issue 25: reduced on branch i26speed",
+    ("matching/training/train.py", "annotate_with_model"): "issue 25: reduced on branch i26speed",
+    # the public API: craftrdf.similarity_index keeps the keywords users call it with; inside, the library
+    # takes them as one IndexSpec (analysis/similarity/graph.py wang_index)
+    ("_api.py", "similarity_index"): "the public signature, unchanged for users",
+}
+#: The modules that may call ``load_registry``: the entry points (the public API, the apps: the command,
+#: reproduce, the demo) and the run context's factory ``RunContext.create`` in core/context.py. Library
+#: code takes the registry from the run context (or a ``registry`` argument) its entry point passes.
+REGISTRY_LOADERS = ("_api.py", "apps/", "core/context.py")
+
 #: The layers, lowest first, and the folders of each. A module may import from its own folder and from
 #: the folders of lower layers; folders of one layer (the branches) do not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -46,6 +69,26 @@ ALLOWED_UPWARD = {
     ("apps", "__init__"): "the command prints craftrdf.__version__ (--version), which craftrdf/__init__ defines "
     "from the installed distribution's metadata",
 }
+
+
+def _parameter_count(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """The parameters of ``fn``, ``*args`` and ``**kwargs`` included, a leading self or cls not."""
+    a = fn.args
+    names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)] + [p.arg for p in (a.vararg, a.kwarg) if p]
+    return len(names) - (1 if names[:1] in (["self"], ["cls"]) else 0)
+
+
+def _calls_of(tree: ast.AST, name: str) -> list[int]:
+    """The lines where ``tree`` calls ``name`` (as ``name(...)`` or ``module.name(...)``)."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == name)
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == name)
+        )
+    ]
 
 
 def _rank(folder: str) -> int:
@@ -141,6 +184,48 @@ def test_functions_are_at_most_80_lines(path):
     assert not long, f"{_rel(path)}: functions over {MAX_FUNCTION_LINES} lines: {', '.join(long)}"
 
 
+@pytest.mark.parametrize("path", [p for p in _modules() if not _rel(p).startswith("apps/cli/")], ids=_rel)
+def test_functions_outside_the_cli_take_at_most_8_parameters(path):
+    many = [
+        f"{node.name} ({_parameter_count(node)} parameters, line {node.lineno})"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and _parameter_count(node) > MAX_PARAMETERS
+        and (_rel(path), node.name) not in MANY_PARAMETERS
+    ]
+    assert not many, (
+        f"{_rel(path)}: functions over {MAX_PARAMETERS} parameters: {', '.join(many)}; pass a frozen dataclass "
+        "of the options that travel together, or the RunContext"
+    )
+
+
+@pytest.mark.parametrize(("where", "why"), sorted(MANY_PARAMETERS.items()))
+def test_each_function_allowed_many_parameters_still_has_them(where, why):
+    rel, name = where
+    tree = ast.parse((PACKAGE / rel).read_text(encoding="utf-8"))
+    counts = [_parameter_count(n) for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name]
+    assert counts, f"{rel} has no function {name} any more: drop it from MANY_PARAMETERS"
+    assert max(counts) > MAX_PARAMETERS, f"{rel} {name} takes at most {MAX_PARAMETERS} now: drop it ({why})"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_rel)
+def test_only_entry_points_load_the_registry(path):
+    if _rel(path).startswith(REGISTRY_LOADERS) or _rel(path) == "core/registry.py":
+        return
+    lines = _calls_of(ast.parse(path.read_text(encoding="utf-8")), "load_registry")
+    assert not lines, (
+        f"{_rel(path)} calls load_registry (line {', '.join(map(str, lines))}): take the registry from the "
+        "RunContext, or a registry argument, that the entry point (craftrdf/_api.py, craftrdf/apps) passes"
+    )
+
+
+def test_the_run_context_factory_is_the_core_s_one_registry_loader():
+    tree = ast.parse((PACKAGE / "core" / "context.py").read_text(encoding="utf-8"))
+    create = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "create")
+    assert _calls_of(create, "load_registry")
+    assert len(_calls_of(tree, "load_registry")) == len(_calls_of(create, "load_registry"))
+
+
 @pytest.mark.parametrize(("where", "why"), sorted(LONG_FUNCTIONS.items()))
 def test_each_long_function_is_still_long_and_its_file_says_why(where, why):
     rel, name = where
@@ -207,3 +292,10 @@ def test_the_rules_catch_what_they_forbid():
         "matching.sweeps.run._WorkerState"
     ]
     assert not _private_names([(["analysis", "similarity"], ["_kernels"]), ([], ["__version__"])])
+    made_up = ast.parse(
+        "class C:\n    def m(self, a, b, *, c=1, **kw): load_registry()\n"
+        "def f(a, /, b, *args, c, d, e, f, g, h): registry.load_registry(path)\n"
+    )
+    method, fn = sorted((n for n in ast.walk(made_up) if isinstance(n, ast.FunctionDef)), key=lambda n: n.lineno)
+    assert (_parameter_count(method), _parameter_count(fn)) == (4, 9)
+    assert sorted(_calls_of(made_up, "load_registry")) == [2, 3]

@@ -115,7 +115,7 @@ def run_demo(
     config = MatcherConfig()
     ctx = RunContext(registry, curies)
     run = run_annotation(store, DEMO_SET, config, document_texts(store), ctx, into_store=DEMO_MATCHER_SET)
-    (scores,) = evaluate_store(store, DEMO_SET, DEMO_MATCHER_SET)
+    (scores,) = evaluate_store(store, DEMO_SET, DEMO_MATCHER_SET, registry)
     export = None
     if out_dir is not None:
         export = export_set(store, DEMO_SET, Path(out_dir) / f"{DEMO_SET}.jsonld", format="jsonld", curies=curies)

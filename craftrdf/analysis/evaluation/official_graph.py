@@ -43,6 +43,7 @@ from ...ontology.cache import DEFAULT_CACHE
 from ...ontology.model import OntologyModel, read_obo_model
 
 if TYPE_CHECKING:
+    from ...core.registry import Registry
     from ...store.local import ReadableStore
 
 logger = logging.getLogger(__name__)
@@ -229,7 +230,7 @@ def store_official_graph(store: ReadableStore, ontology: str | None) -> Official
     ``official-graph``). A store whose ontology graph holds only is_a triples gives the
     is_a graph. ConfigError when the store has no such ontology graph.
     """
-    # the query library, the similarity cache and the registry load here, not with the module: the scorer
+    # the query library and the similarity cache load here, not with the module: the scorer
     # itself (an OBO file's graph, the pair scores) needs neither pyoxigraph nor scipy
     from ...querying.library import run_query
 
@@ -320,18 +321,17 @@ class OfficialWang:
         return value
 
 
-def set_scorers(store: ReadableStore | None, craft: str | Path | None) -> Callable[[str], OfficialWang]:
+def set_scorers(
+    store: ReadableStore | None, craft: str | Path | None, registry: Registry
+) -> Callable[[str], OfficialWang]:
     """For a set key, the :class:`OfficialWang` of that set's ontology, built once per ontology.
 
     As the official scorer, from the set's OBO file in the CRAFT directory ``craft`` when it is
     there; otherwise from the OWL axioms of the store's graph of that ontology
     (:func:`store_official_graph`; the is_a graph on a store built before ontologies kept
-    their logical axioms). ConfigError for a set key the registry does not know, or one with
+    their logical axioms). ConfigError for a set key ``registry`` does not know, or one with
     neither source.
     """
-    from ...core.registry import load_registry  # see store_official_graph
-
-    registry = load_registry()
     built: dict[str, OfficialWang] = {}
 
     def scorer(key: str) -> OfficialWang:

@@ -22,7 +22,7 @@ from pathlib import Path
 from ...building.builder import build_store
 from ...core.errors import ConfigError
 from ...core.model import Annotation
-from ...core.registry import load_registry
+from ...core.registry import Registry
 from ...ingest.ids import only_documents
 from ...querying.webanno import document_texts
 from ...store.local import AnnotationStore, ReadableStore
@@ -62,6 +62,21 @@ class SetReport:
     criteria: tuple[CriterionScores, ...]
     rules: tuple[RuleReport, ...] = ()
     text_mismatches: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluateOptions:
+    """How :func:`evaluate_store` scores: the ``craftrdf evaluate`` options of the same names.
+
+    ``boundary`` and ``criteria`` as for :func:`evaluate_sets`; ``apply_craft_rules`` runs CRAFT's
+    post-processing rules on the prediction first; ``ids`` (a file of document ids): only those
+    predicted documents are scored.
+    """
+
+    boundary: Boundary = "jaccard"
+    criteria: Sequence[str] = CRITERIA
+    apply_craft_rules: bool = False
+    ids: Path | None = None
 
 
 def parse_criteria(spec: str) -> tuple[str, ...]:
@@ -299,27 +314,25 @@ def evaluate_store(
     store: ReadableStore,
     gold: str,
     pred: str,
+    registry: Registry,
     *,
-    boundary: Boundary = "jaccard",
-    criteria: Sequence[str] = CRITERIA,
+    options: EvaluateOptions = EvaluateOptions(),
     craft: str | Path | None = None,
-    apply_craft_rules: bool = False,
-    ids: Path | None = None,
 ) -> list[SetReport]:
     """:func:`evaluate_sets` with the official scorer's graph of each set's ontology
-    (:func:`~craftrdf.analysis.evaluation.official_graph.set_scorers`: the set's OBO file in
-    ``craft`` when given and there, else the store's ontology graph); ``craft`` (a CRAFT
+    (:func:`~craftrdf.analysis.evaluation.official_graph.set_scorers` of ``registry``: the set's OBO file
+    in ``craft`` when given and there, else the store's ontology graph); ``craft`` (a CRAFT
     directory) also supplies document texts for the fragment criterion.
 
-    With ``apply_craft_rules`` the prediction goes through :func:`craft_rules` first, with
-    the mapping files the store holds for the gold set key. ``ids``: a file of document ids
+    With ``options.apply_craft_rules`` the prediction goes through :func:`craft_rules` first, with
+    the mapping files the store holds for the gold set key. ``options.ids``: a file of document ids
     (:mod:`craftrdf.ingest.ids`): only those predicted documents are scored.
     """
     articles = document_texts(store)
     g = load_side(gold, store, texts=articles)
     p = g if pred == gold else load_side(pred, store, texts=articles)
-    if ids is not None:
-        p = only_documents(p, ids)
+    if options.ids is not None:
+        p = only_documents(p, options.ids)
     docs = {d for side in p.values() for d in side}
 
     def mappings(key: str) -> Mappings:
@@ -331,11 +344,11 @@ def evaluate_store(
     return evaluate_sets(
         g,
         p,
-        official=set_scorers(store, craft),
-        boundary=boundary,
-        criteria=criteria,
+        official=set_scorers(store, craft, registry),
+        boundary=options.boundary,
+        criteria=options.criteria,
         texts=_texts(craft, docs),
-        rules=mappings if apply_craft_rules else None,
+        rules=mappings if options.apply_craft_rules else None,
         articles=articles,
     )
 
@@ -344,11 +357,9 @@ def evaluate_craft(
     craft: str | Path,
     gold: str,
     pred: str,
+    registry: Registry,
     *,
-    boundary: Boundary = "jaccard",
-    criteria: Sequence[str] = CRITERIA,
-    apply_craft_rules: bool = False,
-    ids: Path | None = None,
+    options: EvaluateOptions = EvaluateOptions(),
 ) -> list[SetReport]:
     """:func:`evaluate_store` without a store: the sets named are read from a CRAFT directory.
 
@@ -357,7 +368,6 @@ def evaluate_craft(
     :func:`evaluate_store` does. Sets whose ontology file is absent score nothing: every
     class is then outside the ontology, which is logged.
     """
-    registry = load_registry()
     keys = {registry.set(k).key for side in (gold, pred) for k in set_keys(side, registry.sets)}
     if not keys:
         raise ConfigError(
@@ -366,13 +376,4 @@ def evaluate_craft(
         )
     store = AnnotationStore.memory()
     build_store(Path(craft), store, registry=registry, sets=sorted(keys))
-    return evaluate_store(
-        store,
-        gold,
-        pred,
-        boundary=boundary,
-        criteria=criteria,
-        craft=craft,
-        apply_craft_rules=apply_craft_rules,
-        ids=ids,
-    )
+    return evaluate_store(store, gold, pred, registry, options=options, craft=craft)

@@ -20,40 +20,25 @@ from ...core.errors import ConfigError
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     from ...analysis.evaluation.run import (
+        EvaluateOptions,
         evaluate_craft,
         evaluate_store,
         format_table,
         parse_criteria,
         write_report,
     )
+    from ...core.registry import load_registry
     from ._common import open_store
 
-    criteria = parse_criteria(args.criteria)
     ids = Path(args.ids) if args.ids is not None else None
+    options = EvaluateOptions(args.boundary, parse_criteria(args.criteria), args.apply_craft_rules, ids)
     if args.store is None and args.endpoint is None:
         if args.craft is None:
             raise ConfigError("give --store S (a built store), --endpoint URL, or --craft DIR (a CRAFT directory)")
-        reports = evaluate_craft(
-            args.craft,
-            args.gold,
-            args.pred,
-            boundary=args.boundary,
-            criteria=criteria,
-            apply_craft_rules=args.apply_craft_rules,
-            ids=ids,
-        )
+        reports = evaluate_craft(args.craft, args.gold, args.pred, load_registry(), options=options)
     else:
         with open_store(args, mode="read") as store:
-            reports = evaluate_store(
-                store,
-                args.gold,
-                args.pred,
-                boundary=args.boundary,
-                criteria=criteria,
-                craft=args.craft,
-                apply_craft_rules=args.apply_craft_rules,
-                ids=ids,
-            )
+            reports = evaluate_store(store, args.gold, args.pred, load_registry(), options=options, craft=args.craft)
     write_report(reports, args.out, boundary=args.boundary)
     sys.stdout.write(format_table(reports))
     return 0

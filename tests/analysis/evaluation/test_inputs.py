@@ -105,8 +105,9 @@ def test_the_count_reaches_the_report_and_summary(tmp_path):
 def test_the_craft_directory_alone_needs_a_side_that_names_its_set(tmp_path):
     from craftrdf.analysis.evaluation.run import evaluate_craft
     from craftrdf.apps.demo import sample_dir
+    from craftrdf.core.registry import load_registry
 
     write(tmp_path / "gold", "11319941", [])
     write(tmp_path / "pred", "11319941", [])
     with pytest.raises(ConfigError, match="--gold UBERON_EXT"):
-        evaluate_craft(sample_dir(), str(tmp_path / "gold"), str(tmp_path / "pred"))
+        evaluate_craft(sample_dir(), str(tmp_path / "gold"), str(tmp_path / "pred"), load_registry())

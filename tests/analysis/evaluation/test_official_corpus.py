@@ -25,6 +25,7 @@ import pytest
 
 from craftrdf.analysis.evaluation.official_graph import set_scorers
 from craftrdf.analysis.evaluation.run import evaluate_sets, write_report
+from craftrdf.core.registry import load_registry
 
 pytestmark = pytest.mark.corpus
 
@@ -127,7 +128,10 @@ def test_perturbed_uberon_ext_test_prediction(craft_dir: Path, tmp_path: Path) -
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         (rep,) = evaluate_sets(
-            {"UBERON_EXT": gold}, {"UBERON_EXT": pred}, official=set_scorers(None, craft_dir), criteria=["exact"]
+            {"UBERON_EXT": gold},
+            {"UBERON_EXT": pred},
+            official=set_scorers(None, craft_dir, load_registry()),
+            criteria=["exact"],
         )
     assert (rep.total.ref_count, rep.total.pred_count, rep.total.insertions, rep.total.deletions) == (n, n, 0, 0)
     assert rep.total.exact == expected_m

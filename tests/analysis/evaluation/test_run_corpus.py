@@ -14,7 +14,8 @@ from collections import deque
 
 import pytest
 
-from craftrdf.analysis.evaluation.run import evaluate_craft, evaluate_sets, evaluate_store
+from craftrdf.analysis.evaluation.run import EvaluateOptions, evaluate_craft, evaluate_sets, evaluate_store
+from craftrdf.core.registry import load_registry
 
 pytestmark = pytest.mark.corpus
 
@@ -42,7 +43,9 @@ def _check_gold_against_itself(corpus_store, sets: tuple[str, ...]) -> None:
     with AnnotationStore.open(corpus_store, mode="read") as store, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         spec = ",".join(sets)
-        reports = evaluate_store(store, spec, spec, criteria=["exact", "fragment"])
+        reports = evaluate_store(
+            store, spec, spec, load_registry(), options=EvaluateOptions(criteria=("exact", "fragment"))
+        )
     assert sorted(r.key for r in reports) == sorted(sets)
     for r in reports:
         assert 0 < len(r.documents) <= 97, r.key
@@ -133,7 +136,10 @@ def test_gold_moved_to_is_a_parents_scores_as_computed_by_hand(corpus_reader, cr
 
     by_doc = lambda anns: {d: [a for a in anns if a.document == d] for d in {a.document for a in anns}}  # noqa: E731
     (rep,) = evaluate_sets(
-        {"UBERON": by_doc(gold)}, {"UBERON": by_doc(pred)}, set_scorers(corpus_reader, craft_dir), criteria=["exact"]
+        {"UBERON": by_doc(gold)},
+        {"UBERON": by_doc(pred)},
+        set_scorers(corpus_reader, craft_dir, load_registry()),
+        criteria=["exact"],
     )
     n = len(gold)
     assert (rep.total.ref_count, rep.total.pred_count, rep.total.insertions, rep.total.deletions) == (n, n, 0, 0)
@@ -157,7 +163,9 @@ def test_evaluate_from_the_craft_directory_alone(craft_dir, tmp_path):
     (pred_dir / f"{doc}.bionlp").write_text("\n".join(lines) + "\n", encoding="utf-8")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        (rep,) = evaluate_craft(craft_dir, "MOP", str(tmp_path / "pred"), criteria=["exact"])
+        (rep,) = evaluate_craft(
+            craft_dir, "MOP", str(tmp_path / "pred"), load_registry(), options=EvaluateOptions(criteria=("exact",))
+        )
     assert [d for d, _ in rep.documents] == [doc]
     assert rep.total.ref_count == len(raw) == 26
     assert rep.total.ser == 0.0

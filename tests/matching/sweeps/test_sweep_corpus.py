@@ -65,7 +65,7 @@ def test_uberon_ext_ser_equals_the_official_scorer_on_the_obo_file(craft_dir, co
     report = evaluate_sets(
         {"UBERON_EXT": dict(inputs.gold)},
         {"UBERON_EXT": out},
-        official=set_scorers(None, craft_dir),
+        official=set_scorers(None, craft_dir, registry),
         criteria=("exact",),
     )[0]
     assert run_sweep(inputs, [config]).rows[0].ser == report.total.ser

@@ -107,6 +107,6 @@ def test_the_score_is_craftrdf_evaluates(trained, corpus_store, craft_dir, tmp_p
         model = out / "models" / "GO_MF"
         run = tmp_path / "run"
         annotate_with_model(store, "GO_MF", model, texts, registry=load_registry(), out_dir=run / "GO_MF")
-        (report,) = evaluate_store(store, "GO_MF", str(run))
+        (report,) = evaluate_store(store, "GO_MF", str(run), load_registry())
     assert len(report.documents) == 30
     assert report.total.ser == pytest.approx(scores["GO_MF"].ser, abs=1e-9)
