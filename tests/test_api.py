@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,25 @@ def test_similarity_matrix_is_symmetric_with_ones_on_the_diagonal(store):
     assert m.shape == (3, 3)
     assert all(m[i, i] == pytest.approx(1.0) for i in range(3))
     assert (m == m.T).all()
+
+
+def test_similarity_index_keeps_the_keywords_users_call_it_with():
+    # issue 25 moved the options inside the library into an IndexSpec; the public call is as docs/guide.md shows
+    params = inspect.signature(craftrdf.similarity_index).parameters
+    assert list(params) == [
+        "store",
+        "method",
+        "weights",
+        "ontology",
+        "classify_extensions",
+        "curies",
+        "cache",
+        "engine",
+        "placements",
+        "cache_dir",
+    ]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in list(params.values())[1:])
+    assert (params["method"].default, params["engine"].default, params["cache_dir"].default) == ("wang", "auto", None)
 
 
 def test_annotate_finds_a_label_of_the_ontology(store):
