@@ -10,6 +10,7 @@ to its module: no other module imports it.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,12 @@ ALLOWED_UPWARD = {
     ("apps", "__init__"): "the command prints craftrdf.__version__ (--version), which craftrdf/__init__ defines "
     "from the installed distribution's metadata",
 }
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed module (parsed once for the checks that walk every module)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def _parameter_count(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
@@ -188,7 +195,7 @@ def test_functions_are_at_most_80_lines(path):
 def test_functions_outside_the_cli_take_at_most_8_parameters(path):
     many = [
         f"{node.name} ({_parameter_count(node)} parameters, line {node.lineno})"
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(_tree(path))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         and _parameter_count(node) > MAX_PARAMETERS
         and (_rel(path), node.name) not in MANY_PARAMETERS
@@ -212,7 +219,7 @@ def test_each_function_allowed_many_parameters_still_has_them(where, why):
 def test_only_entry_points_load_the_registry(path):
     if _rel(path).startswith(REGISTRY_LOADERS) or _rel(path) == "core/registry.py":
         return
-    lines = _calls_of(ast.parse(path.read_text(encoding="utf-8")), "load_registry")
+    lines = _calls_of(_tree(path), "load_registry")
     assert not lines, (
         f"{_rel(path)} calls load_registry (line {', '.join(map(str, lines))}): take the registry from the "
         "RunContext, or a registry argument, that the entry point (craftrdf/_api.py, craftrdf/apps) passes"
