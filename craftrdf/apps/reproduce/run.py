@@ -13,13 +13,13 @@ from ...core.context import RunContext
 from ...core.errors import ConfigError
 from ...core.iris import ontology_name
 from ...core.model import Annotation
-from ...core.registry import Registry
 from ...matching.matcher.config import MatcherConfig
 from ...matching.sweeps.entry import SweepOptions, SweepReport
 from ...matching.sweeps.grid import load_grid
 from ...matching.sweeps.run import Progress
 from ...matching.sweeps.termfilter import TermFilter
-from ...matching.training.evaluate import Training, collect_trained, start_training
+from ...matching.training.evaluate import SplitPlan, Training, collect_trained, start_training
+from ...matching.training.train import TrainOptions
 from ...querying.sets import resolve_set
 from ...runtime.executors import SweepExecutor
 from ...store.local import AnnotationStore
@@ -195,9 +195,7 @@ def _measure(
         )
     lap("sweeps")
     # --quick trains on the sweeps' executor while this process computes the similarity distribution
-    training = _train(
-        store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor, fetched=fetched
-    )
+    training = _train(store, with_ontology, ctx, quick=quick, out_dir=out_dir, fetched=fetched)
     similarity = (
         similarity_distribution(
             store,
@@ -230,11 +228,10 @@ def _warm_up(store: AnnotationStore, executor: SweepExecutor | None, cache_dir: 
 def _train(
     store: AnnotationStore,
     with_ontology: set[str],
+    ctx: RunContext,
     *,
-    registry: Registry,
     quick: bool,
     out_dir: Path,
-    executor: SweepExecutor | None,
     fetched: dict[str, list[Annotation]],
 ) -> Training:
     """Start the trained matcher of section 4: every set with an ontology, in a full run the sets without one too.
@@ -249,11 +246,8 @@ def _train(
     return start_training(
         store,
         keys,
-        registry=registry,
-        quick=quick,
-        cache_dir=out_dir / "cache",
-        out_dir=out_dir / "models",
-        executor=executor if quick else None,
+        ctx.with_(cache_dir=out_dir / "cache", executor=ctx.executor if quick else None),
+        SplitPlan(options=TrainOptions(quick=quick), out_dir=out_dir / "models"),
         fetched=fetched,
     )
 

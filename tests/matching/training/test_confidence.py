@@ -77,10 +77,10 @@ def test_min_confidence_picks_the_operating_point(sample_store_dir, tmp_path):
 
 
 def test_the_train_report_has_the_cross_validated_precision_recall_curve(sample_store, tmp_path):
-    from craftrdf.core.registry import load_registry
-    from craftrdf.matching.training.train import train_set
+    from craftrdf.core.context import RunContext
+    from craftrdf.matching.training.train import TrainOptions, train_set
 
-    report, _ = train_set(sample_store, "CL", registry=load_registry(), out=tmp_path / "m", quick=True)
+    report, _ = train_set(sample_store, "CL", RunContext.create(), out=tmp_path / "m", options=TrainOptions(quick=True))
     curve = report.learned.curve
     thresholds = [t for t, _, _ in curve]
     assert thresholds == sorted(thresholds) and thresholds[0] == 0.0
