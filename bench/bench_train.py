@@ -11,7 +11,10 @@
    run prints its wall time, the CPU time of the parent (reading the store, shipping the inputs)
    and of each worker, and the estimate of the wall time on an idle machine: the parent's CPU plus
    the busiest worker's (the workers run side by side on the two cores). The two trees' model
-   folders are compared byte for byte and their test SERs printed side by side.
+   folders are compared byte for byte (every run with ``PYTHONHASHSEED=0``: the order of a
+   candidate's classes, a frozenset, orders the learned decision's rows, so without one seed the
+   last digits of the fitted weights differ between two runs of the same code) and their test
+   SERs printed side by side.
 2. **annotate --model**: ``craftrdf annotate --set KEY --model MODEL`` on the 30 test articles in a
    fresh process, each tree with its own models, one untimed run first (warm cache), then the
    median of ``--repeat``: wall and CPU seconds (one process, so its CPU time is an idle machine's
@@ -41,8 +44,13 @@ from typing import Any
 TEN = "CL,CL_EXT,GO_MF,GO_MF_EXT,MOP,MOP_EXT,SO,SO_EXT,UBERON,UBERON_EXT"
 
 
-def _env(src: str | None) -> dict[str, str] | None:
-    return dict(os.environ, PYTHONPATH=src) if src else None
+def _env(src: str | None) -> dict[str, str]:
+    # one hash seed for every run: a candidate's classes are a frozenset, whose order (string hashing)
+    # orders the learned decision's rows, and so the last digits of its fitted weights
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    if src:
+        env["PYTHONPATH"] = src
+    return env
 
 
 def run_together(commands: list[tuple[list[str], Path, str | None]]) -> list[tuple[float, float]]:
