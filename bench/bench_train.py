@@ -16,7 +16,7 @@
    last digits of the fitted weights differ between two runs of the same code) and their test
    SERs printed side by side.
 2. **annotate --model**: ``craftrdf annotate --set KEY --model MODEL`` on the 30 test articles in a
-   fresh process, each tree with its own models, one untimed run first (warm cache), then the
+   fresh process, each tree with its own models and the cache its training filled (warm), the
    median of ``--repeat``: wall and CPU seconds (one process, so its CPU time is an idle machine's
    wall time, give or take the disk).
 
@@ -137,6 +137,8 @@ def train_together(a: argparse.Namespace, runs: list[tuple[Path, str | None]]) -
     """Ten-set training runs side by side, each in a fresh process (a tree's source, or None: this one)."""
     procs = []
     for out, src in runs:
+        if (out / "result.json").is_file() and (out / "result.json").stat().st_size:
+            continue  # --out given again: this run's result is there (and its models, for step 2)
         cmd = [sys.executable, str(Path(__file__).resolve()), "--child-train", str(out), "--store", a.store]
         cmd += ["--craft", a.craft, "--sets", a.sets, "--workers", str(a.workers)]
         out.mkdir(parents=True, exist_ok=True)  # the working directory: see run_together
@@ -165,7 +167,9 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=2, help="training processes (0: in the parent, one set at a time)")
     p.add_argument("--repeat", type=int, default=1, help="timed runs of each command (medians)")
     p.add_argument("--baseline", help="another source tree to time beside this one (same commands, same run)")
-    p.add_argument("--out", help="keep the models and runs here (default: a temporary folder)")
+    p.add_argument(
+        "--out", help="keep the models and runs here (default: a temporary folder); given again, the training is reused"
+    )
     p.add_argument("--child-train", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child_train:
@@ -193,7 +197,7 @@ def main() -> None:
                 cmd += ["--cache-dir", str(run / "cache"), "--model", str(run / "models" / key)]
                 cmd += ["--out", str(run / "annotate" / key)]
                 commands.append((cmd, run, src))
-            run_together(commands)  # untimed: the cache warm for this set
+            # no untimed run first: the training runs filled each tree's cache (dictionaries, sentences)
             timed = [run_together(commands) for _ in range(a.repeat)]
             for j, (name, _) in enumerate(trees):
                 annotate[name][key] = [t[j] for t in timed]
