@@ -194,7 +194,7 @@ def _measure(
             fetched=fetched,
         )
     lap("sweeps")
-    # --quick trains on the sweeps' executor while this process computes the similarity distribution
+    # the sets train on the sweeps' executor while this process computes the similarity distribution
     training = _train(store, with_ontology, ctx, quick=quick, out_dir=out_dir, fetched=fetched)
     similarity = (
         similarity_distribution(
@@ -236,9 +236,9 @@ def _train(
 ) -> Training:
     """Start the trained matcher of section 4: every set with an ontology, in a full run the sets without one too.
 
-    --quick trains on ``executor`` (one task per set; the same models as in this process); a
-    full run trains here, since shipping every normalization's dictionary of every set at once
-    would hold them all in memory.
+    The sets train on ``ctx.executor`` (one task per set, largest first; the same models as in this
+    process), while this process computes section 5. Shipping every normalization's dictionary of
+    the ten sets with an ontology costs each worker about 0.8 GB (bench/bench_train.py).
     """
     keys = [k for k in SWEEP_SETS if k in with_ontology]
     if not quick:  # from gold names alone
@@ -246,7 +246,7 @@ def _train(
     return start_training(
         store,
         keys,
-        ctx.with_(cache_dir=out_dir / "cache", executor=ctx.executor if quick else None),
+        ctx.with_(cache_dir=out_dir / "cache"),
         SplitPlan(options=TrainOptions(quick=quick), out_dir=out_dir / "models"),
         fetched=fetched,
     )

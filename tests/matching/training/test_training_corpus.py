@@ -16,6 +16,7 @@ from craftrdf.analysis.evaluation.run import evaluate_store
 from craftrdf.core.context import RunContext
 from craftrdf.matching.training.evaluate import SplitPlan, train_and_test
 from craftrdf.matching.training.folder import read_model
+from craftrdf.runtime.executors import LocalPool
 from craftrdf.store.local import AnnotationStore
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow, pytest.mark.long]
@@ -44,8 +45,9 @@ def ids(craft: Path, *splits: str) -> list[str]:
 @pytest.fixture(scope="module")
 def trained(corpus_store, tmp_path_factory):
     out = tmp_path_factory.mktemp("trained")
-    with AnnotationStore.open(corpus_store, mode="read") as store:
-        ctx = RunContext.create(cache_dir=out / "cache")
+    # the sets side by side on the two cores, as craftrdf reproduce trains them (the same models as in one process)
+    with AnnotationStore.open(corpus_store, mode="read") as store, LocalPool(2) as pool:
+        ctx = RunContext.create(cache_dir=out / "cache", executor=pool)
         scores = train_and_test(store, list(BEST_PUBLISHED), ctx, SplitPlan(out_dir=out / "models"))
     return out, scores
 
