@@ -324,15 +324,14 @@ def train(
     ``craftrdf annotate --model`` or :func:`craftrdf.matching.training.train.annotate_with_model`. See
     :func:`craftrdf.matching.training.train.train_set` and docs/training.md.
     """
-    from .matching.training.train import train_set
+    from .matching.training.train import TrainOptions, train_set
 
     report, _ = train_set(
         store,
         set_key,
+        RunContext.create(cache_dir=Path(cache_dir) if cache_dir is not None else None),
         on=on,
-        registry=load_registry(),
         out=Path(out) if out is not None else None,
-        quick=quick,
-        cache_dir=Path(cache_dir) if cache_dir is not None else None,
+        options=TrainOptions(quick=quick),
     )
     return report

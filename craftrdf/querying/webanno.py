@@ -25,7 +25,7 @@ Both live here so the model is written down once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from urllib.parse import unquote
 
 import pyoxigraph as ox
@@ -179,13 +179,16 @@ def fetch_annotations(
 ) -> list[Annotation]:
     """The annotations of a set (optionally one document), spans in their original order.
 
-    With ``document``, the cost is that document's annotations, whatever the set's size.
-    Annotation ids are the source file's own ids (the last segment of the annotation
-    IRI); classes come back as CURIEs. Sorted by document, then annotation IRI.
+    With ``document``, the cost is that document's annotations, whatever the set's size (and
+    the set's confidences, which only a trained matcher's run has). Annotation ids are the
+    source file's own ids (the last segment of the annotation IRI); classes come back as
+    CURIEs; ``confidence`` is the annotation's ``craft:confidence`` (None where it has none).
+    Sorted by document, then annotation IRI.
     """
     curies = curies or CurieMap()
+    confidences = _confidences(store, set_key)
     if document is None:
-        return _records(set_rows(store, set_key, curies=curies), curies)
+        return _records(set_rows(store, set_key, curies=curies), curies, confidences)
     # from the document's targets, at the cost of its own annotations (``annotations`` with
     # ?document bound filters the whole set); the IRI is the one whose text after doc/ is
     # ``document``, as that query's test compares, so both select the same rows
@@ -195,7 +198,25 @@ def fetch_annotations(
     except ValueError:  # no IRI has this text after doc/ (a newline, a bad %-escape): no document
         return []
     result = run_query(store, resolve_query("document-annotations"), {"set": set_key, "doc": doc}, curies=curies)
-    return rows_to_annotations(result.columns, _sorted_rows(result), curies)
+    return rows_to_annotations(result.columns, _sorted_rows(result), curies, confidences)
+
+
+def _confidences(store: ReadableStore, set_key: str) -> dict[str, float]:
+    """Annotation IRI -> its ``craft:confidence`` in the set's graph (empty for gold and plain runs).
+
+    Read by pattern on the one predicate of the one graph (one request to a remote store) rather
+    than as a column of the set's query, whose rows the derived views read as they are.
+    """
+    quads = store.quads_for_pattern(None, ox.NamedNode(CRAFT.confidence), None, ox.NamedNode(set_iri(set_key)))
+    out = {}
+    for q in quads:
+        if not isinstance(q.object, ox.Literal):
+            raise StoreError(f"craft:confidence of {q.subject} is not a literal: {q.object}")
+        try:
+            out[_value(q.subject)] = float(q.object.value)
+        except ValueError:
+            raise StoreError(f"craft:confidence of {q.subject} is not a number: {q.object.value!r}") from None
+    return out
 
 
 def _sorted_rows(result: QueryResult) -> list[tuple[Term | None, ...]]:
@@ -253,17 +274,26 @@ def _annotation_key(row: _Row) -> str:
 
 
 def rows_to_annotations(
-    columns: tuple[str, ...], rows: Iterable[tuple[object, ...]], curies: CurieMap
+    columns: tuple[str, ...],
+    rows: Iterable[tuple[object, ...]],
+    curies: CurieMap,
+    confidences: Mapping[str, float] | None = None,
 ) -> list[Annotation]:
-    """Records from result rows with columns annotation, document, class, spans, text (one row each)."""
+    """Records from result rows with columns annotation, document, class, spans, text (one row each).
+
+    ``confidences``: annotation IRI -> confidence, for the records' ``confidence``.
+    """
     col = {c: i for i, c in enumerate(columns)}
     a, d, c, s, t = col["annotation"], col["document"], col["class"], col["spans"], col["text"]
-    return _records(((row[a], row[d], row[c], row[s], row[t]) for row in rows), curies)
+    return _records(((row[a], row[d], row[c], row[s], row[t]) for row in rows), curies, confidences)
 
 
-def _records(rows: Iterable[tuple[object, ...]], curies: CurieMap) -> list[Annotation]:
-    """Records from (annotation, document, class, spans, text) cells."""
+def _records(
+    rows: Iterable[tuple[object, ...]], curies: CurieMap, confidences: Mapping[str, float] | None = None
+) -> list[Annotation]:
+    """Records from (annotation, document, class, spans, text) cells (``confidences`` by annotation IRI)."""
     compress = curies.compress
+    confidence = (confidences or {}).get
     return [
         Annotation(
             id=unquote(_value(a).rsplit("/", 1)[1]),
@@ -271,6 +301,7 @@ def _records(rows: Iterable[tuple[object, ...]], curies: CurieMap) -> list[Annot
             class_id=compress(_value(c)),
             spans=parse_spans_text(s.value) if isinstance(s, ox.Literal) else (),
             text=t.value if isinstance(t, ox.Literal) else None,
+            confidence=confidence(_value(a)),
         )
         for a, d, c, s, t in rows
     ]

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from craftrdf.core.curie import CurieMap
-from craftrdf.core.errors import DataWarning
+from craftrdf.core.errors import DataWarning, StoreError
+from craftrdf.core.iris import annotation_iri
 from craftrdf.core.model import Annotation, Span
 from craftrdf.core.rdf import literal
 from craftrdf.ingest.bionlp import read_bionlp, write_bionlp
@@ -21,12 +22,14 @@ from craftrdf.store.local import AnnotationStore
 from tests.helpers.corpus import DATA
 
 OA = "http://www.w3.org/ns/oa#"
+CONFIDENCE = "https://w3id.org/craftrdf/vocab#confidence"
 
 
-def _store(annotations: list[Annotation], key: str = "TEST") -> AnnotationStore:
+def _store(annotations: list[Annotation], key: str = "TEST", extra: tuple[str, ...] = ()) -> AnnotationStore:
     store = AnnotationStore.memory()
     lines = list(set_nquads(key, module=None, variant=None, ontology=None, mappings=None))
     lines += annotation_nquads(annotations, set_key=key, curies=CurieMap())
+    lines += extra
     store.load_batch(f"https://w3id.org/craftrdf/set/{key}", lines, digest="t")
     return store
 
@@ -123,6 +126,35 @@ def test_literal_escaping_round_trips_through_oxigraph(value):
     line = f"<http://ex.org/s> <http://ex.org/p> {literal(value)} <http://ex.org/g> .\n"
     (q,) = list(ox.parse(line.encode("utf-8"), ox.RdfFormat.N_QUADS))
     assert q.object.value == value
+
+
+def test_confidences_are_read_back_with_the_annotations():
+    # two annotations carry a craft:confidence written here by hand (as annotate --model stores it), one none
+    anns = [
+        Annotation("M1", "1234", "CL:0000540", (Span(0, 6),)),
+        Annotation("M2", "1234", "CL:0000066", (Span(8, 12),)),
+    ]
+    anns.append(Annotation("M1", "5678", "CL:0000540", (Span(3, 9),)))
+    graph = "<https://w3id.org/craftrdf/set/TEST>"
+    decimal = "<http://www.w3.org/2001/XMLSchema#decimal>"
+    store = _store(
+        anns,
+        extra=tuple(
+            f'<{annotation_iri("TEST", doc, ann)}> <{CONFIDENCE}> "{v}"^^{decimal} {graph} .'
+            for doc, ann, v in (("1234", "M1", "0.8734"), ("5678", "M1", "0.0500"))
+        ),
+    )
+    back = {(a.document, a.id): a.confidence for a in fetch_annotations(store, "TEST")}
+    assert back == {("1234", "M1"): 0.8734, ("1234", "M2"): None, ("5678", "M1"): 0.05}
+    one = {(a.document, a.id): a.confidence for a in fetch_annotations(store, "TEST", document="1234")}
+    assert one == {("1234", "M1"): 0.8734, ("1234", "M2"): None}
+
+
+def test_a_confidence_that_is_not_a_number_is_one_store_error():
+    line = f'<{annotation_iri("TEST", "1234", "M1")}> <{CONFIDENCE}> "high" <https://w3id.org/craftrdf/set/TEST> .'
+    store = _store([Annotation("M1", "1234", "CL:0000540", (Span(0, 6),))], extra=(line,))
+    with pytest.raises(StoreError, match="not a number: 'high'"):
+        fetch_annotations(store, "TEST")
 
 
 def test_one_document_lookup_is_the_set_filtered_by_document(sample_store):

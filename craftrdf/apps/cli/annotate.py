@@ -73,8 +73,8 @@ def _inputs(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> int:
+    from ...core.context import RunContext
     from ...core.errors import ConfigError
-    from ...core.registry import load_registry
     from ...matching.training.train import annotate_with_model
 
     if args.param:
@@ -88,9 +88,8 @@ def _annotate_with_model(args: argparse.Namespace, cache_dir: Path | None) -> in
             args.set,
             Path(args.model),
             texts,
-            registry=load_registry(),
+            RunContext.create(cache_dir=cache_dir),
             out_dir=Path(args.out),
-            cache_dir=cache_dir,
             min_confidence=args.min_confidence,
             into_store=args.into_store,
         )

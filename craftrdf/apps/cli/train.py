@@ -9,10 +9,10 @@ from ._common import add_store_options, open_store
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
+    from ...core.context import RunContext
     from ...core.errors import ConfigError
-    from ...core.registry import load_registry
     from ...matching.matcher.dictionary import default_cache_dir
-    from ...matching.training.train import train_set
+    from ...matching.training.train import TrainOptions, train_set
 
     if args.ids is not None and args.on is not None:
         raise ConfigError("give --on SPLITS or --ids FILE, not both")
@@ -21,13 +21,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
         report, _ = train_set(
             store,
             args.set,
+            RunContext.create(cache_dir=cache_dir),
             on=args.on or "train,dev",
             ids=Path(args.ids) if args.ids is not None else None,
-            registry=load_registry(),
             out=Path(args.out),
-            quick=args.quick,
-            folds=args.folds,
-            cache_dir=cache_dir,
+            options=TrainOptions(quick=args.quick, folds=args.folds),
         )
     s = report.selection
     print(

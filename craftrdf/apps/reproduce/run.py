@@ -13,13 +13,13 @@ from ...core.context import RunContext
 from ...core.errors import ConfigError
 from ...core.iris import ontology_name
 from ...core.model import Annotation
-from ...core.registry import Registry
 from ...matching.matcher.config import MatcherConfig
 from ...matching.sweeps.entry import SweepOptions, SweepReport
 from ...matching.sweeps.grid import load_grid
 from ...matching.sweeps.run import Progress
 from ...matching.sweeps.termfilter import TermFilter
-from ...matching.training.evaluate import Training, collect_trained, start_training
+from ...matching.training.evaluate import SplitPlan, Training, collect_trained, start_training
+from ...matching.training.train import TrainOptions
 from ...querying.sets import resolve_set
 from ...runtime.executors import SweepExecutor
 from ...store.local import AnnotationStore
@@ -194,10 +194,8 @@ def _measure(
             fetched=fetched,
         )
     lap("sweeps")
-    # --quick trains on the sweeps' executor while this process computes the similarity distribution
-    training = _train(
-        store, with_ontology, registry=registry, quick=quick, out_dir=out_dir, executor=executor, fetched=fetched
-    )
+    # the sets train on the sweeps' executor while this process computes the similarity distribution
+    training = _train(store, with_ontology, ctx, quick=quick, out_dir=out_dir, fetched=fetched)
     similarity = (
         similarity_distribution(
             store,
@@ -230,18 +228,17 @@ def _warm_up(store: AnnotationStore, executor: SweepExecutor | None, cache_dir: 
 def _train(
     store: AnnotationStore,
     with_ontology: set[str],
+    ctx: RunContext,
     *,
-    registry: Registry,
     quick: bool,
     out_dir: Path,
-    executor: SweepExecutor | None,
     fetched: dict[str, list[Annotation]],
 ) -> Training:
     """Start the trained matcher of section 4: every set with an ontology, in a full run the sets without one too.
 
-    --quick trains on ``executor`` (one task per set; the same models as in this process); a
-    full run trains here, since shipping every normalization's dictionary of every set at once
-    would hold them all in memory.
+    The sets train on ``ctx.executor`` (one task per set, largest first; the same models as in this
+    process), while this process computes section 5. Shipping every normalization's dictionary of
+    the ten sets with an ontology costs each worker about 0.8 GB (bench/bench_train.py).
     """
     keys = [k for k in SWEEP_SETS if k in with_ontology]
     if not quick:  # from gold names alone
@@ -249,11 +246,8 @@ def _train(
     return start_training(
         store,
         keys,
-        registry=registry,
-        quick=quick,
-        cache_dir=out_dir / "cache",
-        out_dir=out_dir / "models",
-        executor=executor if quick else None,
+        ctx.with_(cache_dir=out_dir / "cache"),
+        SplitPlan(options=TrainOptions(quick=quick), out_dir=out_dir / "models"),
         fetched=fetched,
     )
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...core.errors import ConfigError
 from ...core.model import Annotation, Span
@@ -62,16 +62,13 @@ class Candidate:
     #: the words just before and after the match, lower-cased ("" at the text's edge; a symbol has none)
     before: str = ""
     after: str = ""
+    #: first character, and one past the last: kept as fields, since the decisions read them millions of times
+    start: int = field(init=False, repr=False, compare=False)
+    end: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def start(self) -> int:
-        """First character."""
-        return self.spans[0].start
-
-    @property
-    def end(self) -> int:
-        """One past the last character."""
-        return self.spans[-1].end
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "start", self.spans[0].start if self.spans else 0)
+        object.__setattr__(self, "end", self.spans[-1].end if self.spans else 0)
 
 
 def find_candidates(document: str, normalized: NormalizedText, indexes: Sequence[SearchIndex]) -> list[Candidate]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...core.context import RunContext
 from ...core.model import Annotation
 from ...core.registry import Registry
 from ...querying.sets import SetRef
@@ -28,8 +29,8 @@ from ..matcher.annotate import MatchingSession
 from ..matcher.config import Synonyms, TextNormalization
 from ..matcher.dictionary import Dictionary, load_dictionary
 from .data import Corpus, SetData, parse_on, read_corpora, read_set, split_documents
-from .select import FULL, QUICK, OntologySource, comparer
-from .train import TrainReport, score_read, train_read
+from .select import OntologySource, comparer
+from .train import TrainOptions, TrainReport, score_read, train_read
 
 logger = logging.getLogger(__name__)
 
@@ -111,6 +112,16 @@ class _SetInputs:
     dictionaries: Mapping[tuple[TextNormalization, Synonyms], Dictionary]
 
 
+@dataclass(frozen=True, slots=True)
+class SplitPlan:
+    """Train on the documents of ``on``, score on those of ``test``; models in ``out_dir/<KEY>`` when given."""
+
+    on: str = "train,dev"
+    test: str = "test"
+    options: TrainOptions = field(default_factory=TrainOptions)
+    out_dir: Path | None = None
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class TrainInputs:
     """Everything the sets' training and scoring need, read from the store once (an executor's payload).
@@ -124,7 +135,7 @@ class TrainInputs:
     texts: Mapping[str, str]
     sets: Mapping[str, _SetInputs]
     train_splits: tuple[str, ...]
-    quick: bool
+    options: TrainOptions
     cache_dir: Path | None
     out_dir: Path | None
     sessions: dict[str, MatchingSession] = field(default_factory=dict)
@@ -140,13 +151,9 @@ class TrainInputs:
 def _read_inputs(
     store: ReadableStore,
     keys: Sequence[str],
+    ctx: RunContext,
+    plan: SplitPlan,
     *,
-    registry: Registry,
-    train_splits: tuple[str, ...],
-    test_splits: tuple[str, ...],
-    quick: bool,
-    cache_dir: Path | None,
-    out_dir: Path | None,
     ship: bool,
     fetched: Mapping[str, Sequence[Annotation]] | None = None,
 ) -> TrainInputs:
@@ -155,14 +162,18 @@ def _read_inputs(
     ``ship``: the inputs go to other processes, so the dictionaries are read now (else on use).
     ``fetched``: sets' annotations read beforehand, by set key as stored (the others are read here).
     """
+    registry, cache_dir = ctx.registry, ctx.cache_dir
+    train_splits, test_splits = parse_on(plan.on), parse_on(plan.test)
     train_docs, test_docs = split_documents(store, train_splits), split_documents(store, test_splits)
     texts = document_texts(store, train_docs + test_docs)
-    wanted = {(c.normalization, c.synonyms) for c in (QUICK if quick else FULL)}
+    wanted = {(c.normalization, c.synonyms) for c in plan.options.grid.configs}
     sets: dict[str, _SetInputs] = {}
     for key in keys:
-        data = read_set(store, key, registry=registry, cache_dir=cache_dir)
+        data = read_set(store, key, registry=registry, cache_dir=cache_dir, curies=ctx.curies)
         read = fetched.get(data.key) if fetched is not None else None
-        train, test = read_corpora(store, data.key, [train_docs, test_docs], texts=texts, annotations=read)
+        train, test = read_corpora(
+            store, data.key, [train_docs, test_docs], curies=ctx.curies, texts=texts, annotations=read
+        )
         if train.annotations == 0:
             logger.warning("not trained: set %s has no gold annotations in split %s", data.key, ",".join(train_splits))
             continue
@@ -176,8 +187,9 @@ def _read_inputs(
             dictionaries = _StoreDictionaries(store, data.ref, registry, cache_dir, frozenset(wanted))
         # the corpora point at the shared texts, so a payload carries each text once
         sets[data.key] = _SetInputs(data, train, test, dictionaries)
+    quick = plan.options.quick
     digest = hashlib.sha256(repr((sorted(texts), sorted(sets), train_splits, quick)).encode()).hexdigest()[:16]
-    return TrainInputs(f"train-{digest}", texts, sets, train_splits, quick, cache_dir, out_dir)
+    return TrainInputs(f"train-{digest}", texts, sets, train_splits, plan.options, cache_dir, plan.out_dir)
 
 
 def _source_of(
@@ -207,7 +219,7 @@ def train_one(shared: TrainInputs | str, key: str) -> TestScore:
         session,
         splits=inputs.train_splits,
         out=inputs.out_dir / key if inputs.out_dir is not None else None,
-        quick=inputs.quick,
+        options=inputs.options,
     )
     ser, predictions = score_read(s.data, model, s.test, source, session)
     fp, fn = costly(s.test, predictions, key)
@@ -216,36 +228,15 @@ def train_one(shared: TrainInputs | str, key: str) -> TestScore:
 
 
 def train_and_test(
-    store: ReadableStore,
-    keys: Sequence[str],
-    *,
-    registry: Registry,
-    on: str = "train,dev",
-    test: str = "test",
-    quick: bool = False,
-    cache_dir: Path | None = None,
-    out_dir: Path | None = None,
-    executor: SweepExecutor | None = None,
+    store: ReadableStore, keys: Sequence[str], ctx: RunContext, plan: SplitPlan = SplitPlan()
 ) -> dict[str, TestScore]:
-    """Train each set on ``on`` and score it on ``test``; models in ``out_dir/<KEY>`` when given.
+    """Train each set on ``plan.on`` and score it on ``plan.test``; models in ``plan.out_dir/<KEY>`` when given.
 
     Everything is read from the store first, in this process; the sets are then trained on
-    ``executor`` (default: one at a time in this process), one task per set, with the same
-    results either way. A set with no gold annotations in ``on`` is left out (logged).
+    ``ctx.executor`` (None: one at a time in this process), one task per set, with the same
+    results either way. A set with no gold annotations in ``plan.on`` is left out (logged).
     """
-    return collect_trained(
-        start_training(
-            store,
-            keys,
-            registry=registry,
-            on=on,
-            test=test,
-            quick=quick,
-            cache_dir=cache_dir,
-            out_dir=out_dir,
-            executor=executor,
-        )
-    )
+    return collect_trained(start_training(store, keys, ctx, plan))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -259,37 +250,21 @@ class Training:
 def start_training(
     store: ReadableStore,
     keys: Sequence[str],
+    ctx: RunContext,
+    plan: SplitPlan = SplitPlan(),
     *,
-    registry: Registry,
-    on: str = "train,dev",
-    test: str = "test",
-    quick: bool = False,
-    cache_dir: Path | None = None,
-    out_dir: Path | None = None,
-    executor: SweepExecutor | None = None,
     fetched: Mapping[str, Sequence[Annotation]] | None = None,
 ) -> Training:
-    """Read the sets from the store and submit one training task per set to ``executor``.
+    """Read the sets from the store and submit one training task per set to ``ctx.executor``.
 
     The caller may do other work (in this process) before :func:`collect_trained`; with no
     executor the tasks run, one at a time, when collected. Tasks are submitted largest set
-    first (most gold annotations in ``on``); the results keep the order of ``keys``. ``fetched``: sets' annotations
-    already read (:func:`~craftrdf.querying.webanno.fetch_annotations`), by set key as stored; the
+    first (most gold annotations in ``plan.on``); the results keep the order of ``keys``. ``fetched``: sets'
+    annotations already read (:func:`~craftrdf.querying.webanno.fetch_annotations`), by set key as stored; the
     others are read from the store.
     """
-    inputs = _read_inputs(
-        store,
-        keys,
-        registry=registry,
-        train_splits=parse_on(on),
-        test_splits=parse_on(test),
-        quick=quick,
-        cache_dir=cache_dir,
-        out_dir=out_dir,
-        ship=executor is not None,
-        fetched=fetched,
-    )
-    executor = executor or InlineExecutor()
+    inputs = _read_inputs(store, keys, ctx, plan, ship=ctx.executor is not None, fetched=fetched)
+    executor: SweepExecutor = ctx.executor or InlineExecutor()
     shared = executor.share(inputs)
     # the sets with the most gold first (their training takes longest): on a pool, the last task to start is
     # then a short one, so the workers finish close together instead of one training a large set alone

@@ -120,12 +120,11 @@ def option_rows(
         o = own.get(term, _ZERO)
         return t[0] - o[0], t[1] - o[1]
 
-    onto, name_docs = prepared.ontology, prepared.names.documents
     cands: list[Candidate] = []
     classes: list[str] = []
     rows: list[list[float]] = []
     for doc in sorted(documents):
-        _document_rows(prepared, doc, stats, onto, name_docs, leave_out, families, cands, classes, rows)
+        _document_rows(prepared, doc, stats, leave_out, families, cands, classes, rows)
     x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
     return Rows(tuple(cands), tuple(classes), x)
 
@@ -134,8 +133,6 @@ def _document_rows(
     prepared: Prepared,
     doc: str,
     stats: Callable[[Term], tuple[int, int]],
-    onto: Mapping[tuple[str, ...], frozenset[str]],
-    name_docs: Mapping[Term, frozenset[str]],
     leave_out: frozenset[str],
     families: bool,
     cands: list[Candidate],
@@ -143,6 +140,7 @@ def _document_rows(
     rows: list[list[float]],
 ) -> None:
     text = prepared.session.texts[doc]
+    onto, name_docs = prepared.ontology, prepared.names.documents
     options = _records(prepared.candidates[doc], stats, onto, name_docs, leave_out, families)
     if not options:
         return

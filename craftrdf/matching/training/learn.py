@@ -41,6 +41,7 @@ from .engine import Candidate, Term, add_counts, count_terms, resolve
 from .features import FEATURES, Rows, option_rows
 from .rules import RuleContext, Rules, apply_rules
 from .select import (
+    ExactGold,
     FoldView,
     Pairs,
     Prepared,
@@ -261,6 +262,7 @@ def select_learned(
     threshold decision's (then the model uses it).
     """
     compare = comparer(data.key)
+    gold = ExactGold(corpus, compare)
     counts = context_counts(prepared, corpus, compare)
     totals = totals_of(counts)
     groups = folds_of(list(corpus.texts), folds)
@@ -285,12 +287,12 @@ def select_learned(
                 probs[s].append(np.full(len(outer[f]), float(y.mean()) if len(y) else 0.0))
                 continue
             probs[s].append(fit(x, y, s).probabilities(outer[f].x))
-    views = [FoldView(prepared, g) for g in groups]
+    views = prepared.fold_views(folds)  # the selection's, made once
     ranked = []
     for s in STRENGTHS:
         for t in THRESHOLDS:
             scored = _decide_folds(views, outer, probs[s], t, selection)
-            ranked.append((exact_error(pairs_of(scored), corpus, compare)[0], s, t))
+            ranked.append((exact_error(pairs_of(scored), gold)[0], s, t))
     ranked.sort()
     best: tuple[float, float, float, Scored] | None = None
     for _, s, t in ranked[:LEARNED_FINALISTS]:
@@ -314,7 +316,7 @@ def select_learned(
     return LearnedSelection(
         learned,
         ser,
-        exact_error(pairs_of(scored), corpus, compare),
+        exact_error(pairs_of(scored), gold),
         chosen,
         _curve(_decide_folds(views, outer, probs[s], 0.0, selection), corpus, compare),
         totals,

@@ -17,6 +17,7 @@ lowest wins. No document is ever decided by counts or names it contributed.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections import Counter
@@ -84,6 +85,22 @@ OntologySource = Callable[[TextNormalization, Synonyms], Dictionary]
 Pairs = dict[str, list[tuple[tuple[Span, ...], str]]]
 
 
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """What the selection tries (configurations, decisions, rules), over how many folds, and how many finalists."""
+
+    configs: tuple[MatcherConfig, ...] = FULL
+    decisions: tuple[Decision, ...] = DECISIONS
+    rules: tuple[Rules, ...] = RULES
+    folds: int = 5
+    finalists: int = FINALISTS
+
+    @classmethod
+    def of(cls, quick: bool, folds: int = 5) -> Grid:
+        """The full grid, or ``--quick``'s (one configuration, four decisions)."""
+        return cls(QUICK, QUICK_DECISIONS, RULES, folds) if quick else cls(folds=folds)
+
+
 @dataclass(eq=False)
 class Prepared:
     """One configuration's matches and term counts on every training document."""
@@ -103,6 +120,17 @@ class Prepared:
         for (key, cls), docs in self.names.documents.items():
             self.names_by_key.setdefault(key, []).append((cls, docs))
         self._short_forms: dict[str, tuple[ShortForm, ...]] = {}
+        self._views: dict[int, list[FoldView]] = {}
+
+    def fold_views(self, folds: int) -> list[FoldView]:
+        """One :class:`FoldView` per fold of the documents (:func:`folds_of`), made once.
+
+        The selection and the learned decision decide the same folds with the same views.
+        """
+        hit = self._views.get(folds)
+        if hit is None:
+            hit = self._views[folds] = [FoldView(self, f) for f in folds_of(list(self.candidates), folds)]
+        return hit
 
     def short_forms(self, document: str) -> tuple[ShortForm, ...]:
         """The document's defined short forms under this configuration's normalization (computed once)."""
@@ -243,23 +271,42 @@ def _cv(views: Sequence[FoldView], decision: Decision, rules: Rules) -> Pairs:
 
 
 def comparer(set_key: str) -> Callable[[str], str]:
-    """The class an exact match compares a class under (:func:`~craftrdf.matching.sweeps.score.exact_class`)."""
+    """The class an exact match compares a class under (:func:`~craftrdf.matching.sweeps.score.exact_class`).
+
+    Memoized: the selection compares millions of classes of a few hundred ids (a regex match each
+    was a tenth of an _EXT set's training).
+    """
     if not renames_parallel(set_key):
         return str
-    return lambda cls: exact_class(cls, set_key)
+    return functools.cache(functools.partial(exact_class, set_key=set_key))
 
 
-def exact_error(pairs: Pairs, corpus: Corpus, compare: Callable[[str], str] = str) -> tuple[float, int, int, int]:
-    """``((FP + FN) / gold, TP, FP, FN)`` of kept pairs, exact spans and class (as ``compare`` maps it)."""
+class ExactGold:
+    """A corpus's gold as exact matches compare it, per document: (sorted spans, class as ``compare`` maps it).
+
+    Built once for the many points the selection scores (each :func:`exact_error` rebuilt it).
+    """
+
+    def __init__(self, corpus: Corpus, compare: Callable[[str], str] = str) -> None:
+        self.compare = compare
+        self.annotations = corpus.annotations
+        self.documents = {
+            d: frozenset((tuple(sorted(a.spans)), compare(a.class_id)) for a in anns) for d, anns in corpus.gold.items()
+        }
+
+
+def exact_error(pairs: Pairs, gold: ExactGold) -> tuple[float, int, int, int]:
+    """``((FP + FN) / gold, TP, FP, FN)`` of kept pairs, exact spans and class (as ``gold.compare`` maps it)."""
     tp = fp = 0
+    compare = gold.compare
     for doc, kept in pairs.items():
-        gold = {(tuple(sorted(a.spans)), compare(a.class_id)) for a in corpus.gold[doc]}
+        right = gold.documents[doc]
         for spans, cls in {(tuple(sorted(sp)), compare(c)) for sp, c in kept}:
-            if (spans, cls) in gold:
+            if (spans, cls) in right:
                 tp += 1
             else:
                 fp += 1
-    n = corpus.annotations
+    n = gold.annotations
     fn = n - tp
     return (fp + fn) / max(n, 1), tp, fp, fn
 
@@ -288,49 +335,42 @@ class Selection:
 
 
 def select(
-    session: MatchingSession,
-    corpus: Corpus,
-    data: SetData,
-    ontology: OntologySource | None,
-    *,
-    configs: Sequence[MatcherConfig] = FULL,
-    decisions: Sequence[Decision] = DECISIONS,
-    rules: Sequence[Rules] = RULES,
-    folds: int = 5,
-    finalists: int = FINALISTS,
+    session: MatchingSession, corpus: Corpus, data: SetData, ontology: OntologySource | None, grid: Grid = Grid()
 ) -> tuple[Selection, Prepared]:
-    """Choose configuration, decision and rules together by ``folds``-fold cross-validation on ``corpus``."""
+    """Choose configuration, decision and rules together by ``grid.folds``-fold cross-validation on ``corpus``."""
     t0 = time.perf_counter()
     compare = comparer(data.key)
+    gold = ExactGold(corpus, compare)
+    finalists, rules = grid.finalists, grid.rules
     ranked: list[tuple[float, int, MatcherConfig, Decision, Rules]] = []
     prepared: dict[MatcherConfig, tuple[Prepared, list[FoldView]]] = {}
-    for n, config in enumerate(configs):
+    for n, config in enumerate(grid.configs):
         dictionary = ontology(config.normalization, config.synonyms) if ontology is not None else None
         p = prepare(session, corpus, config, dictionary, compare)
-        views = [FoldView(p, f) for f in folds_of(list(corpus.texts), folds)]
+        views = p.fold_views(grid.folds)
         plain = rules[0]
         scored = []
-        for decision in decisions:
-            err = exact_error(_cv(views, decision, plain), corpus, compare)[0]
+        for decision in grid.decisions:
+            err = exact_error(_cv(views, decision, plain), gold)[0]
             scored.append((err, decision))
             ranked.append((err, len(ranked), config, decision, plain))
         best_decision = min(scored, key=lambda x: x[0])[1]
         for r in rules[1:]:  # the rules are tried with the configuration's best decision
-            err = exact_error(_cv(views, best_decision, r), corpus, compare)[0]
+            err = exact_error(_cv(views, best_decision, r), gold)[0]
             ranked.append((err, len(ranked), config, best_decision, r))
         prepared[config] = p, views  # the finalists are decided again with the same views
         best_cfg = {c for _, _, c, _, _ in sorted(ranked)[:finalists]}
         for c in list(prepared):  # keep only what may still be a finalist
             if c not in best_cfg:
                 del prepared[c]
-        logger.info("selection %s: %d/%d %s", data.key, n + 1, len(configs), config.label())
+        logger.info("selection %s: %d/%d %s", data.key, n + 1, len(grid.configs), config.label())
     ranked.sort()
     best: tuple[float, MatcherConfig, Decision, Rules, tuple[float, int, int, int]] | None = None
     for _, _, config, decision, r in ranked[:finalists]:
         pairs = _cv(prepared[config][1], decision, r)
         ser = shared_task_ser(data, corpus, to_predictions(pairs, corpus.texts))
         if best is None or ser < best[0]:
-            best = (ser, config, decision, r, exact_error(pairs, corpus, compare))
+            best = (ser, config, decision, r, exact_error(pairs, gold))
     assert best is not None
     ser, config, decision, r, exact = best
     tried = tuple((c, d, rr, e) for e, _, c, d, rr in ranked)

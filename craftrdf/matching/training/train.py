@@ -9,10 +9,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ...core.curie import CurieMap
+from ...core.context import RunContext
 from ...core.errors import ConfigError
 from ...core.model import Annotation
-from ...core.registry import Registry
 from ...ingest.ids import read_ids
 from ...querying.sets import resolve_set
 from ...querying.webanno import document_splits
@@ -39,12 +38,8 @@ from .learn import (
 from .names import GoldNames
 from .rules import Rules
 from .select import (
-    DECISIONS,
-    FULL,
-    QUICK,
-    QUICK_DECISIONS,
-    RULES,
     FoldView,
+    Grid,
     OntologySource,
     Prepared,
     Selection,
@@ -59,6 +54,19 @@ logger = logging.getLogger(__name__)
 
 class NoGoldError(ConfigError):
     """The set has no gold annotations in the splits asked for: nothing to learn."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrainOptions:
+    """How a set is trained: ``quick`` selects among fewer configurations and decisions; ``folds`` of documents."""
+
+    quick: bool = False
+    folds: int = 5
+
+    @property
+    def grid(self) -> Grid:
+        """What the selection tries."""
+        return Grid.of(self.quick, self.folds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,14 +95,14 @@ class TrainReport:
         return self.selection.cv_ser
 
 
-def _ontology_source(
-    store: ReadableStore, data: SetData, registry: Registry, cache_dir: Path | None
-) -> OntologySource | None:
+def _ontology_source(store: ReadableStore, data: SetData, ctx: RunContext) -> OntologySource | None:
     if not data.terms:
         return None
 
     def source(normalization: TextNormalization, synonyms: Synonyms) -> Dictionary:
-        return load_dictionary(store, data.ref, normalization, synonyms, registry=registry, cache_dir=cache_dir)
+        return load_dictionary(
+            store, data.ref, normalization, synonyms, registry=ctx.registry, cache_dir=ctx.cache_dir, curies=ctx.curies
+        )
 
     return source
 
@@ -114,8 +122,7 @@ def _meta(
     splits: Sequence[str],
     corpus: Corpus,
     selection: Selection,
-    folds: int,
-    quick: bool,
+    options: TrainOptions,
     coordination: tuple[int, int, int],
     learned: LearnedSelection | None = None,
 ) -> dict[str, Any]:
@@ -146,8 +153,8 @@ def _meta(
             "families": selection.rules.families,
         },
         "selection": {
-            "folds": folds,
-            "quick": quick,
+            "folds": options.folds,
+            "quick": options.quick,
             "points": len(selection.tried),
             "cv_ser": round(selection.cv_ser, 4),
             "cv_exact": {"tp": selection.cv_exact[1], "fp": selection.cv_exact[2], "fn": selection.cv_exact[3]},
@@ -170,41 +177,31 @@ def _meta(
 def train_set(
     store: ReadableStore,
     set_key: str,
+    ctx: RunContext,
     *,
     on: str | Sequence[str] = "train,dev",
-    registry: Registry,
-    out: Path | None = None,
-    quick: bool = False,
-    folds: int = 5,
-    cache_dir: Path | None = None,
-    data: SetData | None = None,
-    session: MatchingSession | None = None,
-    corpus: Corpus | None = None,
     ids: Path | None = None,
+    out: Path | None = None,
+    options: TrainOptions = TrainOptions(),
 ) -> tuple[TrainReport, Model]:
     """Train a matcher for ``set_key`` on the documents of ``on``; write the model folder to ``out``.
 
     ``ids``: a file of document ids (:mod:`craftrdf.ingest.ids`) to train on instead of splits; an id the
-    store does not have raises InputError before anything is read or written.
-
-    ``quick`` selects among fewer configurations and decisions. ``data``/``session`` let a
-    caller training several sets share the set's reads and the normalized texts; ``corpus``,
-    when given, must be the texts and gold of exactly the documents of ``on``. Raises
-    ConfigError for an unknown set, a split with no documents or no gold annotations of the
-    set (nothing is written then).
+    store does not have raises InputError before anything is read or written. ``ctx`` gives the
+    registry, the CURIE map and the dictionary cache. Raises ConfigError for an unknown set, a split
+    with no documents or no gold annotations of the set (nothing is written then).
     """
     t0 = time.perf_counter()
     splits = parse_on(on) if ids is None else ()
     documents = split_documents(store, splits) if ids is None else read_ids(ids, document_splits(store))
-    data = data or read_set(store, set_key, registry=registry, cache_dir=cache_dir)
-    if corpus is None:
-        corpus = read_corpus(store, data.key, documents)
+    data = read_set(store, set_key, registry=ctx.registry, cache_dir=ctx.cache_dir, curies=ctx.curies)
+    corpus = read_corpus(store, data.key, documents, curies=ctx.curies)
     if corpus.annotations == 0:
         where = f"split {','.join(splits)}" if ids is None else f"the documents of {ids}"
         raise NoGoldError(f"set {data.key} has no gold annotations in {where}: nothing to learn")
-    session = session or MatchingSession(corpus.texts, {}, cache_dir=cache_dir)
-    source = _ontology_source(store, data, registry, cache_dir)
-    return train_read(data, corpus, source, session, splits=splits, out=out, quick=quick, folds=folds, t0=t0)
+    session = MatchingSession(corpus.texts, {}, cache_dir=ctx.cache_dir)
+    source = _ontology_source(store, data, ctx)
+    return train_read(data, corpus, source, session, splits=splits, out=out, options=options, t0=t0)
 
 
 def train_read(
@@ -215,29 +212,20 @@ def train_read(
     *,
     splits: Sequence[str],
     out: Path | None = None,
-    quick: bool = False,
-    folds: int = 5,
+    options: TrainOptions = TrainOptions(),
     t0: float | None = None,
 ) -> tuple[TrainReport, Model]:
     """:func:`train_set` once the store has been read: no store needed (an executor's worker runs it).
 
     ``source`` gives the set's ontology dictionary per normalization (None: gold names alone);
-    ``corpus`` must hold gold annotations (the caller checks).
+    ``corpus`` must hold gold annotations (the caller checks); ``session`` may be shared by several
+    sets over the same texts (each text is then split and normalized once).
     """
     t0 = time.perf_counter() if t0 is None else t0
-    selection, prepared = select(
-        session,
-        corpus,
-        data,
-        source,
-        configs=QUICK if quick else FULL,
-        decisions=QUICK_DECISIONS if quick else DECISIONS,
-        rules=RULES,
-        folds=folds,
-    )
+    selection, prepared = select(session, corpus, data, source, options.grid)
     dg, dr, dp = _coordination_counts(prepared, corpus, selection)
-    learned = select_learned(prepared, corpus, data, selection, folds)
-    meta = _meta(data, splits, corpus, selection, folds, quick, (dg, dr, dp), learned)
+    learned = select_learned(prepared, corpus, data, selection, options.folds)
+    meta = _meta(data, splits, corpus, selection, options, (dg, dr, dp), learned)
     names = [
         NameRow(t, prepared.names.count(t), len(docs), tuple(prepared.names.written[t].most_common()))
         for t, docs in sorted(prepared.names.documents.items())
@@ -327,11 +315,9 @@ def annotate_with_model(
     set_key: str,
     model_dir: Path,
     texts: Mapping[str, str],
+    ctx: RunContext,
     *,
-    registry: Registry,
     out_dir: Path | None = None,
-    cache_dir: Path | None = None,
-    curies: CurieMap | None = None,
     min_confidence: float | None = None,
     into_store: str | None = None,
 ) -> tuple[ApplyReport, dict[str, list[Annotation]]]:
@@ -341,12 +327,13 @@ def annotate_with_model(
     ``out_dir`` also gets ``confidence.tsv`` (document, class, spans, confidence);
     ``min_confidence``: see :func:`predict`. ``into_store`` names a new set graph for the
     annotations, each with its ``craft:confidence`` (:mod:`.stored`; the store must be writable).
+    ``ctx`` gives the registry, the CURIE map and the dictionary cache.
     """
     t0 = time.perf_counter()
     model = read_model(model_dir, set_key=set_key)
     target = None
     if into_store is not None:
-        check_run_name(store, into_store, registry)
+        check_run_name(store, into_store, ctx.registry)
         target = require_writable(store, f"--into-store {into_store}")
     data_ontology = model.meta.get("ontology")
     ontology = None
@@ -356,9 +343,15 @@ def annotate_with_model(
             raise ConfigError(f"model {model_dir} uses the ontology of {set_key}, which this store does not hold")
         config = model.config
         ontology = load_dictionary(
-            store, ref, config.normalization, config.synonyms, registry=registry, cache_dir=cache_dir, curies=curies
+            store,
+            ref,
+            config.normalization,
+            config.synonyms,
+            registry=ctx.registry,
+            cache_dir=ctx.cache_dir,
+            curies=ctx.curies,
         )
-    session = MatchingSession(texts, {}, cache_dir=cache_dir)
+    session = MatchingSession(texts, {}, cache_dir=ctx.cache_dir)
     predictions = predict(model, texts, ontology=ontology, session=session, min_confidence=min_confidence)
     if out_dir is not None:
         write_bionlp_files(predictions, texts, out_dir)
@@ -366,7 +359,7 @@ def annotate_with_model(
     if target is not None and into_store is not None:
         from .stored import write_model_run
 
-        write_model_run(target, into_store, ref, model, predictions, texts, curies or CurieMap())
+        write_model_run(target, into_store, ref, model, predictions, texts, ctx.curies)
     n = sum(len(v) for v in predictions.values())
     return ApplyReport(len(texts), n, out_dir, time.perf_counter() - t0), predictions
 
@@ -376,9 +369,8 @@ def score_on(
     data: SetData,
     model: Model,
     splits: Sequence[str],
+    ctx: RunContext,
     *,
-    registry: Registry,
-    cache_dir: Path | None = None,
     session: MatchingSession | None = None,
     corpus: Corpus | None = None,
 ) -> tuple[float, Corpus, dict[str, list[Annotation]]]:
@@ -387,8 +379,8 @@ def score_on(
     ``corpus``, when given, must be the texts and gold of exactly the documents of ``splits``.
     """
     if corpus is None:
-        corpus = read_corpus(store, data.key, split_documents(store, splits))
-    source = _ontology_source(store, data, registry, cache_dir)
+        corpus = read_corpus(store, data.key, split_documents(store, splits), curies=ctx.curies)
+    source = _ontology_source(store, data, ctx)
     ser, predictions = score_read(data, model, corpus, source, session)
     return ser, corpus, predictions
 

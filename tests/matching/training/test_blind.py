@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from craftrdf.core.registry import load_registry
+from craftrdf.core.context import RunContext
 from craftrdf.matching.training.train import train_set
 from craftrdf.store.local import AnnotationStore
 from tests.helpers.scramble import scrambled_copy
@@ -31,7 +31,7 @@ def _train(store_dir, out):
     models = {}
     with AnnotationStore.open(store_dir, mode="read") as store:
         for key in SETS:
-            train_set(store, key, registry=load_registry(), out=out / key)
+            train_set(store, key, RunContext.create(), out=out / key)
             models[key] = {p.name: p.read_bytes() for p in sorted((out / key).iterdir())}
     return models
 

@@ -10,6 +10,8 @@ import pyoxigraph as ox
 
 from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
+from craftrdf.querying.webanno import fetch_annotations
+from craftrdf.store.local import AnnotationStore
 
 CONFIDENCE = "https://w3id.org/craftrdf/vocab#confidence"
 XSD_DECIMAL = "http://www.w3.org/2001/XMLSchema#decimal"
@@ -19,6 +21,11 @@ def _tsv(path):
     rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
     assert rows[0] == ["document", "class", "spans", "confidence"]
     return {(d, c, s): float(v) for d, c, s, v in rows[1:]}
+
+
+def _bionlp_spans(spans):
+    """Spans as BioNLP (and confidence.tsv) write them: ``0 3;8 14``."""
+    return ";".join(f"{p.start} {p.end}" for p in spans)
 
 
 def test_confidence_in_the_store_and_the_exports(sample_store_dir, tmp_path, capsys):
@@ -39,6 +46,10 @@ def test_confidence_in_the_store_and_the_exports(sample_store_dir, tmp_path, cap
     assert all(q.object.datatype.value == XSD_DECIMAL for q in stored)
     assert sorted(float(q.object.value) for q in stored) == sorted(tsv.values())
     del s
+    # read back as records: each annotation's confidence is the one confidence.tsv has for its document, class, spans
+    with AnnotationStore.open(sample_store_dir, mode="read") as opened:
+        back = fetch_annotations(opened, "PR_MODEL")
+    assert {(a.document, a.class_id, _bionlp_spans(a.spans)): a.confidence for a in back} == tsv
     capsys.readouterr()
     # JSON-LD: "confidence" in each annotation, its context term an xsd:decimal of craft:confidence
     out = tmp_path / "run.jsonld"
@@ -77,10 +88,10 @@ def test_min_confidence_picks_the_operating_point(sample_store_dir, tmp_path):
 
 
 def test_the_train_report_has_the_cross_validated_precision_recall_curve(sample_store, tmp_path):
-    from craftrdf.core.registry import load_registry
-    from craftrdf.matching.training.train import train_set
+    from craftrdf.core.context import RunContext
+    from craftrdf.matching.training.train import TrainOptions, train_set
 
-    report, _ = train_set(sample_store, "CL", registry=load_registry(), out=tmp_path / "m", quick=True)
+    report, _ = train_set(sample_store, "CL", RunContext.create(), out=tmp_path / "m", options=TrainOptions(quick=True))
     curve = report.learned.curve
     thresholds = [t for t, _, _ in curve]
     assert thresholds == sorted(thresholds) and thresholds[0] == 0.0

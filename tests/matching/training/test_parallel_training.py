@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from craftrdf.apps.demo import sample_dir
-from craftrdf.core.registry import load_registry
-from craftrdf.matching.training.evaluate import collect_trained, start_training, train_and_test
+from craftrdf.core.context import RunContext
+from craftrdf.matching.training.evaluate import SplitPlan, collect_trained, start_training, train_and_test
+from craftrdf.matching.training.train import TrainOptions
 from craftrdf.runtime.executors import InlineExecutor, LocalPool
 
 IDS = sample_dir() / "articles" / "ids"
@@ -17,11 +18,11 @@ IDS = sample_dir() / "articles" / "ids"
 def test_pool_training_matches_the_serial_run(sample_store, tmp_path):
     # sets with an ontology (dictionaries shipped to the workers) and one from gold names alone
     keys = ["CL", "UBERON_EXT", "PR"]
-    registry = load_registry()
-    serial = train_and_test(sample_store, keys, registry=registry, quick=True, out_dir=tmp_path / "serial")
+    ctx, quick = RunContext.create(), TrainOptions(quick=True)
+    serial = train_and_test(sample_store, keys, ctx, SplitPlan(options=quick, out_dir=tmp_path / "serial"))
     with LocalPool(2) as pool:
         pooled = train_and_test(
-            sample_store, keys, registry=registry, quick=True, out_dir=tmp_path / "pool", executor=pool
+            sample_store, keys, ctx.with_(executor=pool), SplitPlan(options=quick, out_dir=tmp_path / "pool")
         )
     assert list(pooled) == list(serial) == keys
     for key in keys:
@@ -65,7 +66,9 @@ def _spanned_train_dev(module: str, folder: str) -> int:
 def test_the_largest_sets_are_submitted_first_and_the_results_keep_the_order_given(sample_store, tmp_path):
     keys = ["CL", "UBERON_EXT", "MOP"]
     executor = RecordingExecutor()
-    training = start_training(sample_store, keys, registry=load_registry(), quick=True, executor=executor)
+    training = start_training(
+        sample_store, keys, RunContext.create(executor=executor), SplitPlan(options=TrainOptions(quick=True))
+    )
     # the order by the raw files' gold on train and dev (most first)
     sizes = {
         "CL": _spanned_train_dev("CL", "CL"),

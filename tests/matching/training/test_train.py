@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 import craftrdf
 from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
+from craftrdf.core.context import RunContext
 from craftrdf.core.errors import ConfigError, InputError
-from craftrdf.core.registry import load_registry
 from craftrdf.matching.training.folder import read_model
-from craftrdf.matching.training.train import annotate_with_model, train_set
+from craftrdf.matching.training.train import TrainOptions, annotate_with_model, train_set
 from tests.helpers.sample import article_text
 
 IDS = sample_dir() / "articles" / "ids"
@@ -56,7 +56,7 @@ def planted(sample_store, tmp_path_factory):
 
 def test_no_test_document_reaches_the_model(sample_store, planted, tmp_path):
     test_doc, test_word = planted
-    report, model = train_set(sample_store, "PLANT", on="train,dev", registry=load_registry(), out=tmp_path / "m")
+    report, model = train_set(sample_store, "PLANT", RunContext.create(), on="train,dev", out=tmp_path / "m")
     assert model.documents == tuple(split_ids("train", "dev"))
     assert test_doc not in model.documents
     meta = json.loads((tmp_path / "m" / "model.json").read_text())
@@ -65,14 +65,16 @@ def test_no_test_document_reaches_the_model(sample_store, planted, tmp_path):
     assert "PLANT:9" not in written and test_word not in written
     assert "PLANT:1" in written
     _, predictions = annotate_with_model(
-        sample_store, "PLANT", tmp_path / "m", {test_doc: article_text(test_doc)}, registry=load_registry()
+        sample_store, "PLANT", tmp_path / "m", {test_doc: article_text(test_doc)}, RunContext.create()
     )
     assert all(a.class_id != "PLANT:9" for a in predictions[test_doc])
     assert report.exact_only  # PLANT has no ontology: exact classes only
 
 
 def test_model_folder_is_read_back_as_written(sample_store, tmp_path):
-    report, model = train_set(sample_store, "PR", registry=load_registry(), out=tmp_path / "pr", quick=True)
+    report, model = train_set(
+        sample_store, "PR", RunContext.create(), out=tmp_path / "pr", options=TrainOptions(quick=True)
+    )
     again = read_model(tmp_path / "pr", set_key="PR")
     assert again.names == model.names and sorted(again.terms) == sorted(model.terms)
     assert again.config == report.selection.config and again.decision == report.selection.decision
@@ -84,7 +86,7 @@ def test_model_folder_is_read_back_as_written(sample_store, tmp_path):
 @pytest.fixture(scope="module")
 def pr_model(sample_store, tmp_path_factory):
     out = tmp_path_factory.mktemp("m") / "pr"
-    train_set(sample_store, "PR", registry=load_registry(), out=out, quick=True)
+    train_set(sample_store, "PR", RunContext.create(), out=out, options=TrainOptions(quick=True))
     return out
 
 
@@ -97,9 +99,7 @@ def _copy(src: Path, dst: Path) -> Path:
 
 def test_model_of_another_set_is_refused(sample_store, pr_model, tmp_path):
     with pytest.raises(ConfigError, match="trained for set PR, not CL"):
-        annotate_with_model(
-            sample_store, "CL", pr_model, {"x": "text"}, registry=load_registry(), out_dir=tmp_path / "o"
-        )
+        annotate_with_model(sample_store, "CL", pr_model, {"x": "text"}, RunContext.create(), out_dir=tmp_path / "o")
     assert not (tmp_path / "o").exists()
 
 
@@ -146,7 +146,7 @@ def test_no_gold_in_the_split_writes_nothing(sample_store, tmp_path):
     (folder / f"{test_doc}.bionlp").write_text(f"T1\tEMPTY:1 {s} {e}\tcells\n", encoding="utf-8")
     craftrdf.load(sample_store, [folder / f"{test_doc}.bionlp"], set_key="EMPTYTRAIN")
     with pytest.raises(ConfigError, match="no gold annotations in split train,dev"):
-        train_set(sample_store, "EMPTYTRAIN", registry=load_registry(), out=tmp_path / "m")
+        train_set(sample_store, "EMPTYTRAIN", RunContext.create(), out=tmp_path / "m")
     assert not (tmp_path / "m").exists()
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from craftrdf.analysis.evaluation.run import evaluate_store
-from craftrdf.core.registry import load_registry
-from craftrdf.matching.training.evaluate import train_and_test
+from craftrdf.core.context import RunContext
+from craftrdf.matching.training.evaluate import SplitPlan, train_and_test
 from craftrdf.matching.training.folder import read_model
+from craftrdf.runtime.executors import LocalPool
 from craftrdf.store.local import AnnotationStore
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow, pytest.mark.long]
@@ -44,10 +45,10 @@ def ids(craft: Path, *splits: str) -> list[str]:
 @pytest.fixture(scope="module")
 def trained(corpus_store, tmp_path_factory):
     out = tmp_path_factory.mktemp("trained")
-    with AnnotationStore.open(corpus_store, mode="read") as store:
-        scores = train_and_test(
-            store, list(BEST_PUBLISHED), registry=load_registry(), cache_dir=out / "cache", out_dir=out / "models"
-        )
+    # the sets side by side on the two cores, as craftrdf reproduce trains them (the same models as in one process)
+    with AnnotationStore.open(corpus_store, mode="read") as store, LocalPool(2) as pool:
+        ctx = RunContext.create(cache_dir=out / "cache", executor=pool)
+        scores = train_and_test(store, list(BEST_PUBLISHED), ctx, SplitPlan(out_dir=out / "models"))
     return out, scores
 
 
@@ -106,7 +107,7 @@ def test_the_score_is_craftrdf_evaluates(trained, corpus_store, craft_dir, tmp_p
     with AnnotationStore.open(corpus_store, mode="read") as store:
         model = out / "models" / "GO_MF"
         run = tmp_path / "run"
-        annotate_with_model(store, "GO_MF", model, texts, registry=load_registry(), out_dir=run / "GO_MF")
+        annotate_with_model(store, "GO_MF", model, texts, RunContext.create(), out_dir=run / "GO_MF")
         (report,) = evaluate_store(store, "GO_MF", str(run), load_registry())
     assert len(report.documents) == 30
     assert report.total.ser == pytest.approx(scores["GO_MF"].ser, abs=1e-9)
