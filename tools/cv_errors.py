@@ -47,6 +47,8 @@ def report(store: AnnotationStore, key: str, top: int) -> None:
     print(f"== {key}: {len(docs)} documents, {corpus.annotations} gold, {time.perf_counter() - t0:.0f} s")
     print(f"configuration {sel.config.label()}; decision {sel.decision}; rules {sel.rules.label()}")
     print(f"threshold decision: cv SER {sel.cv_ser:.4f} exact tp/fp/fn {sel.cv_exact[1:]}")
+    for config, decision, rules, err in sel.tried[:8]:
+        print(f"  exact error {err:.4f}: {config.stemmer} {config.caseMatch} {decision} {rules.label()}")
     if learned is not None:
         print(
             f"learned decision: cv SER {learned.cv_ser:.4f} exact tp/fp/fn {learned.cv_exact[1:]}"
