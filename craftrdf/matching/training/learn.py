@@ -27,7 +27,7 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +237,8 @@ class LearnedSelection:
     curve: tuple[tuple[float, float, float], ...]
     counts: dict[Term, list[int]]
     rows: int
+    #: every training document decided by the other folds (the chosen strength and threshold), for error analysis
+    cv_scored: Scored = field(default_factory=dict)
 
 
 def _curve(scored: Scored, corpus: Corpus, compare: Callable[[str], str]) -> tuple[tuple[float, float, float], ...]:
@@ -321,6 +323,7 @@ def select_learned(
         _curve(_decide_folds(views, outer, probs[s], 0.0, selection), corpus, compare),
         totals,
         len(y_all),
+        scored,
     )
 
 

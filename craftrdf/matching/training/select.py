@@ -200,6 +200,7 @@ class FoldView:
             rows = []
             for c in prepared.candidates[doc]:
                 opts = []
+                family = is_family(c.key)
                 on = onto.get(c.key, ())
                 for cls in c.classes:
                     if cls not in on:
@@ -207,6 +208,8 @@ class FoldView:
                         if docs is None or not docs - leave_out:
                             continue
                     t, o = total.get((c.key, cls), zero), own.get((c.key, cls), zero)
+                    if family and t[0] == o[0]:  # a family term is decided only where training found it right
+                        continue
                     st = surface_term(c.surface, cls)
                     ts, os_ = total.get(st, zero), own.get(st, zero)
                     opts.append((cls, t[0] - o[0], t[1] - o[1], ts[0] - os_[0], ts[1] - os_[1]))

@@ -52,7 +52,7 @@ def trained(corpus_store, tmp_path_factory):
     return out, scores
 
 
-def test_cross_validated_scores_beat_the_best_published_on_at_least_7_of_10_sets(trained):
+def test_cross_validated_scores_beat_the_best_published_on_at_least_9_of_10_sets(trained):
     # blind: what is asserted is the cross-validation on train+dev, by which everything was chosen;
     # the test split's scores are printed (pytest -s: the numbers docs/training.md quotes), never asserted
     _, scores = trained
@@ -67,7 +67,7 @@ def test_cross_validated_scores_beat_the_best_published_on_at_least_7_of_10_sets
             f"{t.train.seconds:.0f} s; FP {t.false_positives}; FN {t.false_negatives}"
         )
     wins = [k for k in BEST_PUBLISHED if cv[k] < BEST_PUBLISHED[k]]
-    assert len(wins) >= 7, cv
+    assert len(wins) >= 9, cv  # all but MOP (docs/training.md, Results)
     assert statistics.fmean(cv.values()) < statistics.fmean(BEST_PUBLISHED.values()), cv
     for k, t in scores.items():  # the learned decision is used only where its cross-validation is lower
         learned = t.train.learned
