@@ -4,7 +4,7 @@ Each probe of the issue is one line on stderr naming the file and what is wrong,
 and a store holding exactly the quads it held before. The expected limits come from the sources
 they bound: pyoxigraph's parser and bulk loader take 16 MiB in one line or term; the OBO line
 limit and the expansion bound are constants of craftrdf, set from the longest line and the
-compression ratios of CRAFT's own OBO files (measured on ../shared/craft, see docs/loading.md).
+compression ratios of CRAFT's own OBO files (measured on ../shared/craft, see docs/rdf-model.md).
 """
 
 from __future__ import annotations
@@ -49,8 +49,12 @@ def dump(store: Path) -> list[str]:
     return sorted(str(q) for q in ox.Store.read_only(str(store)))
 
 
-def refused(store: Path, f: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
-    """Load ``f``; assert exit 1, one line naming ``f`` and an unchanged store; return that line."""
+def refused(store: Path, f: Path, body: bytes | str, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
+    """Write ``body`` to ``f`` and load it; assert exit 1, one line naming ``f`` and an unchanged store; return that line."""
+    if isinstance(body, str):
+        f.write_text(body, encoding="utf-8")
+    else:
+        f.write_bytes(body)
     before = dump(store)
     capsys.readouterr()
     assert main(["-q", "load", "--store", str(store), str(f), *extra]) == 1
@@ -64,8 +68,7 @@ def test_a_60_mb_ntriples_literal_is_one_line_naming_the_parsers_limit(
     store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     f = tmp_path / "big.nt"
-    f.write_text('<http://e/s> <http://e/p> "' + "a" * 60_000_000 + '" .\n')
-    line = refused(store, f, capsys)
+    line = refused(store, f, '<http://e/s> <http://e/p> "' + "a" * 60_000_000 + '" .\n', capsys)
     assert "too large to parse" in line and f"{MIB16}" in line, line
 
 
@@ -73,8 +76,7 @@ def test_a_30_mb_obo_line_is_refused_with_its_number_and_length(
     store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     f = tmp_path / "big.obo"
-    f.write_text("format-version: 1.2\n\n[Term]\nid: X:1\nname: " + "a" * 30_000_000 + "\n")
-    line = refused(store, f, capsys)
+    line = refused(store, f, "format-version: 1.2\n\n[Term]\nid: X:1\nname: " + "a" * 30_000_000 + "\n", capsys)
     # line 5; "name: " and 30,000,000 letters
     assert f"{f}, line 5: a line of 30,000,006 characters" in line and f"{MAX_LINE_CHARS:,}" in line, line
 
@@ -95,10 +97,8 @@ def test_the_obo_line_limit_is_far_above_craft_and_counts_the_line_end_right(tmp
 
 def test_a_0_byte_turtle_file_is_no_triples(store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "empty.ttl"
-    f.write_bytes(b"")
-    assert "no triples" in refused(store, f, capsys)
-    f.write_text("@prefix e: <http://e/> .\n# prefixes and comments only\n")
-    assert "no triples" in refused(store, f, capsys)
+    assert "no triples" in refused(store, f, b"", capsys)
+    assert "no triples" in refused(store, f, "@prefix e: <http://e/> .\n# prefixes and comments only\n", capsys)
 
 
 def bomb(path: Path, repeats: int) -> None:
@@ -117,7 +117,7 @@ def test_a_gzip_bomb_is_refused_once_it_expands_past_the_bound(
     bomb(f, 300_000)  # 10 MB of text
     packed = f.stat().st_size
     assert packed * files.MAX_EXPANSION < 10_000_000  # independent check that this is a bomb by the bound
-    line = refused(store, f, capsys)
+    line = refused(store, f, f.read_bytes(), capsys)
     assert f"expands more than {files.MAX_EXPANSION} times" in line and f"from {packed:,}" in line, line
 
 
@@ -127,7 +127,7 @@ def test_the_full_gzip_bomb_is_refused_at_the_default_bound(
 ) -> None:
     f = tmp_path / "bomb.nt.gz"
     bomb(f, 3_000_000)
-    assert "decompression bomb" in refused(store, f, capsys)
+    assert "decompression bomb" in refused(store, f, f.read_bytes(), capsys)
 
 
 def test_a_zipped_bomb_is_refused_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -215,9 +215,8 @@ def test_each_small_probe_is_one_line_and_changes_nothing(
 ) -> None:
     body, says = SMALL[name]
     f = tmp_path / name
-    f.write_bytes(body)
     extra = ("--set", "MINE") if name.endswith(".bionlp") else ()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)  # the malformed stanza is warned about before the error
-        line = refused(store, f, capsys, *extra)
+        line = refused(store, f, body, capsys, *extra)
     assert says in line, line
