@@ -48,7 +48,9 @@ def rdf_file_nquads(path: Path, *, graph: str, relations: str | None = None) -> 
     With ``relations``, the direct edges of the OWL axioms (:mod:`craftrdf.ingest.relations`)
     follow, in that graph, with ``<graph> craft:relationsGraph <relations>``.
 
-    RDF/XML that declares a DTD is an InputError before anything is parsed.
+    RDF/XML that declares a DTD is an InputError before anything is parsed. A file without a triple
+    is an InputError once read (never an empty ontology), and so is a line or literal longer than
+    pyoxigraph's parser buffer (16 MiB).
     """
     fmt = rdf_format_of(path)
     if fmt is None:
@@ -57,17 +59,24 @@ def rdf_file_nquads(path: Path, *, graph: str, relations: str | None = None) -> 
         check_no_dtd(path)
     g = f"<{graph}>"
     collector = RelationCollector()
+    triples = 0
     try:
         with open_text(path) as stream:
             for q in ox.parse(stream, fmt, base_iri=path.resolve().as_uri()):
                 yield f"{q.subject} {q.predicate} {q.object} {g} ."
                 collector.add(q.subject, q.predicate.value, q.object)
+                triples += 1
     except SyntaxError as exc:
         raise InputError(f"RDF syntax error: {exc}", source=str(path)) from None
     except UnicodeDecodeError as exc:
         # the decoder sees the file in chunks, so its offset is not the file's: name the byte instead
         bad = exc.object[exc.start : exc.start + 1].hex()
         raise InputError(f"not UTF-8 text (byte 0x{bad}): RDF files are read as UTF-8", source=str(path)) from None
+    except MemoryError as exc:
+        # pyoxigraph's own bound on one token ("Reached the buffer maximal size of 16777216"), or true exhaustion
+        raise InputError(f"a line or term too large to parse: {exc or 'out of memory'}", source=str(path)) from None
+    if not triples:
+        raise InputError("no triples: an empty RDF file is not an ontology", source=str(path))
     if relations is not None:
         r = iri(relations)
         yield quad(g, iri(CRAFT.relationsGraph), r, g)

@@ -353,6 +353,11 @@ class AnnotationStore:
         except SyntaxError as exc:
             # Our own serialization is wrong: a bug, but say where.
             raise StoreError(f"internal error serializing batch {graph}: {exc}") from exc
+        except MemoryError as exc:
+            # the bulk loader refuses a line over its buffer (16 MiB) and leaves the store as it was
+            if stream.error is not None:
+                raise stream.error from None
+            raise StoreError(f"batch {graph} not written, too large to load: {exc or 'out of memory'}") from None
         except OSError as exc:
             if stream.error is not None:
                 raise stream.error from None

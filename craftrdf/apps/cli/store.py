@@ -153,6 +153,11 @@ def _cmd_load(args: argparse.Namespace) -> int:
         r = load_files(store, paths, set_key=args.set, module=args.module, progress=index_progress(args))
     for graph, n in r.loaded.items():
         print(f"{graph}: {n:,} quads" if n else f"{graph}: unchanged")
+    if r.empty:  # legitimate (some CRAFT documents have none in a set), so said rather than refused
+        shown = ", ".join(r.empty[:5]) + (f" and {len(r.empty) - 5} more" if len(r.empty) > 5 else "")
+        print(f"{len(r.empty)} annotation file(s) hold no annotations: {shown}")
+    if not r.loaded:
+        print("nothing loaded: the inputs hold no annotations")
     return 0
 
 
