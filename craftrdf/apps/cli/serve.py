@@ -44,6 +44,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         load_urls=tuple(args.allow_load or ()),
         max_memory=args.max_worker_memory << 20,
         max_result_bytes=args.max_result_bytes,
+        client_budget=args.client_budget or None,
     )
     serve(
         args.store,
@@ -57,11 +58,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
+def _positive(kind: type[int] | type[float], *, zero: bool = False) -> Callable[[str], float]:
     def parse(text: str) -> float:
         value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        if value < 0 or (value == 0 and not zero):
+            raise argparse.ArgumentTypeError(f"must be {'zero or ' if zero else ''}positive, got {text}")
         return value
 
     return parse
@@ -89,6 +90,14 @@ def _add_connection_options(s: argparse.ArgumentParser) -> None:
         default=10.0,
         metavar="SECONDS",
         help="a connection must send its request head within this time (default 10)",
+    )
+    s.add_argument(
+        "--client-budget",
+        type=_positive(float, zero=True),
+        default=60.0,
+        metavar="SECONDS",
+        help="query time each client (address, or the token) may use per minute; past it 429 with "
+        "Retry-After (default 60; 0 turns budgets off)",
     )
     s.add_argument(
         "--cors-origin",

@@ -31,7 +31,9 @@ class ServerConfig:
     ``load_urls`` are the URL prefixes ``LOAD`` may fetch (with ``limits.allow_load``; fetched by a
     process of its own, at most ``max_load_bytes``: :mod:`craftrdf.publishing.server.load`). ``max_memory``
     (bytes, None for no limit) bounds each query worker's resident size during a call (503 past it);
-    ``max_result_bytes`` an answer's serialized size (422 past it).
+    ``max_result_bytes`` an answer's serialized size (422 past it). ``client_budget`` is the query
+    time (s) each client may use per minute (429 with ``Retry-After`` past it; None for no budget:
+    :mod:`craftrdf.publishing.server.budget`).
     """
 
     base_iri: str = "http://127.0.0.1:8080/"
@@ -50,6 +52,7 @@ class ServerConfig:
     max_load_bytes: int = 100_000_000
     max_memory: int | None = 2 << 30
     max_result_bytes: int = 50_000_000
+    client_budget: float | None = 60.0
 
     def __post_init__(self) -> None:
         if not self.base_iri.endswith("/"):

@@ -2,7 +2,8 @@
 
 :class:`AppContext` is built once per app by :func:`craftrdf.publishing.server.app.create_app` and handed to
 each resource's routes (:mod:`craftrdf.publishing.server.routes`). Its :meth:`~AppContext.call` runs a
-function in the pool off the event loop, and stops it (killing its worker) when the client goes.
+function in the pool off the event loop, and stops it (killing its worker) when the client goes;
+with a request, the call is charged to its client's budget (:mod:`craftrdf.publishing.server.budget`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from starlette.requests import Request
 
 from ...core.curie import CurieMap
 from ...core.vocab import BASE, OBO
+from .budget import ClientBudgets, client_of
 from .config import ServerConfig
 from .linked import DatasetSizes
 from .transport import disconnected
-from .workers import WorkerPool
+from .workers import Usage, WorkerPool
 
 
 @dataclass
@@ -37,6 +39,11 @@ class AppContext:
     curies: CurieMap = field(default_factory=CurieMap)
     sizes: DatasetSizes | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    budgets: ClientBudgets | None = None
+
+    def __post_init__(self) -> None:
+        if self.budgets is None and self.config.client_budget:
+            self.budgets = ClientBudgets(self.config.client_budget, heavy_after=self.pool.heavy_after)
 
     @property
     def base(self) -> str:
@@ -53,21 +60,29 @@ class AppContext:
     ) -> Any:
         """Run ``fn(store, *args)`` in the pool off the event loop (the config's time limit unless ``timeout``).
 
-        With ``request``, the call is stopped (its worker killed) when that client disconnects.
+        With ``request``, the call is stopped (its worker killed) when that client disconnects, and
+        the time it held a worker is charged to the client: RequestRefused 429 before any work
+        when the client's budget is spent; a client whose last call was long runs in the heavy lane.
         """
         limit = timeout or self.config.timeout
         if request is None:
             return await run_in_threadpool(self.pool.call, fn, *args, timeout=limit)
+        client = client_of(request, self.config.token) if self.budgets is not None else ""
+        heavy = self.budgets.admit(client) if self.budgets is not None else False
         cancel = threading.Event()
-        job = asyncio.ensure_future(
-            run_in_threadpool(functools.partial(self.pool.call, fn, *args, timeout=limit, cancel=cancel))
-        )
+        usage = Usage()
+        call = functools.partial(self.pool.call, fn, *args, timeout=limit, cancel=cancel, heavy=heavy, usage=usage)
+        job = asyncio.ensure_future(run_in_threadpool(call))
         gone = asyncio.ensure_future(disconnected(request.receive))
-        await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
-        if not job.done():
-            cancel.set()
-        gone.cancel()
-        return await job
+        try:
+            await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
+            if not job.done():
+                cancel.set()
+            gone.cancel()
+            return await job
+        finally:
+            if self.budgets is not None:
+                self.budgets.charge(client, usage.seconds)
 
     def local_url(self, iri: str) -> str | None:
         """This server's URL for a store IRI (documents, annotations, OBO classes), or None."""

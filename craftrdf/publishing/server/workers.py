@@ -79,6 +79,13 @@ def _resident(w: _Worker) -> int:
         return 0
 
 
+@dataclass(slots=True)
+class Usage:
+    """What a call cost: the seconds it held a worker (filled in by :meth:`WorkerPool.call`, whatever its end)."""
+
+    seconds: float = 0.0
+
+
 class ClientGone(RequestRefused):
     """The client of a call went away (its ``cancel`` event was set); the call was stopped."""
 
@@ -362,9 +369,14 @@ class WorkerPool:
         timeout: float,
         wait: float | None = None,
         cancel: threading.Event | None = None,
+        heavy: bool = False,
+        usage: Usage | None = None,
     ) -> Any:
         """Run ``fn(store, *args)`` in a worker and return its result; at most ``timeout`` seconds.
 
+        With ``heavy`` the call is counted heavy from the start, as a call that turned heavy
+        before is (its client's last call was long: :mod:`craftrdf.publishing.server.budget`).
+        ``usage``, when given, receives the seconds the call held a worker, however it ended.
         Raises RequestRefused: 503 when the call overran (its worker is killed and replaced),
         no worker became free within ``wait`` seconds (default: ``timeout``), or the call turned
         heavy while the heavy lane was full (with ``retry_after``); :class:`ClientGone` when
@@ -375,7 +387,7 @@ class WorkerPool:
             raise RequestRefused(503, "the server is shutting down")
         key = hashlib.sha256(repr((fn.__module__, fn.__qualname__, args)).encode()).hexdigest()
         with self._lock:
-            known = key in self._known_heavy
+            known = heavy or key in self._known_heavy
         if self.heavy and known and not self._admit_heavy(at_dispatch=True):
             raise self._lane_full(timeout)
         try:
@@ -387,8 +399,19 @@ class WorkerPool:
         if self.heavy and known:
             _renice(w, 10)
         heavy = bool(self.heavy and known)
+        started = time.monotonic()
         try:
-            w.conn.send((fn, args))
+            return self._run(w, (fn, args), timeout, cancel, key, heavy)
+        finally:
+            if usage is not None:
+                usage.seconds = time.monotonic() - started
+
+    def _run(
+        self, w: _Worker, msg: tuple[Any, ...], timeout: float, cancel: threading.Event | None, key: str, heavy: bool
+    ) -> Any:
+        """Send ``msg`` to ``w`` and wait for its answer (see :meth:`call`); ``w`` goes back idle or is replaced."""
+        try:
+            w.conn.send(msg)
             heavy = self._wait(w, timeout, cancel, key, heavy)
         except (OSError, EOFError):
             self._replace(w, "was gone when given work")
@@ -399,7 +422,7 @@ class WorkerPool:
             self._replace(w, "was interrupted")
             raise
         try:
-            msg = w.conn.recv()
+            reply = w.conn.recv()
         except (EOFError, OSError):
             w.process.join(1)
             code = w.process.exitcode
@@ -414,9 +437,9 @@ class WorkerPool:
             self._end_heavy(w)
         else:
             self._idle.put(w)
-        if msg[0] == "ok":
-            return msg[1]
-        raise RequestRefused(msg[1], msg[2])
+        if reply[0] == "ok":
+            return reply[1]
+        raise RequestRefused(reply[1], reply[2])
 
 
 class PooledStore(SparqlReads):
