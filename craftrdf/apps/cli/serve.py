@@ -28,6 +28,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_length=args.max_query_length,
         max_depth=args.max_depth,
         max_terms=args.max_terms,
+        max_joins=args.max_joins,
         allow_load=bool(args.allow_load),
     )
     config = ServerConfig(
@@ -122,6 +123,13 @@ def _add_limit_options(s: argparse.ArgumentParser) -> None:
         default=1_000,
         metavar="N",
         help="most operators or patterns chained at one bracket level (default 1000)",
+    )
+    s.add_argument(
+        "--max-joins",
+        type=_positive(int),
+        default=64,
+        metavar="N",
+        help="most triple patterns and groups joined in one group of a query (default 64)",
     )
     s.add_argument(
         "--allow-load",

@@ -1,12 +1,15 @@
-"""Per-client budgets (issue 28): query time charged to each client, 429 with Retry-After once it is spent.
+"""Issue 28's limits: per-client budgets (429 with Retry-After), and queries too large to plan (400).
 
-The arithmetic is checked on a fake clock against values worked out by hand; the route on a real
+Budgets: query time is charged to each client. The arithmetic is checked on a fake clock against values worked out by hand; the route on a real
 worker pool with a budget so small that one query spends it. The starvation attack itself (two
 abusive clients, eight polite ones) takes a minute and is in bench/bench_server.py (``--attack``).
+Join counts are checked on queries counted by hand (patterns per the SPARQL 1.1 grammar's
+expansion of ``;``, ``,``, collections and blank-node lists).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,11 +18,14 @@ import pytest
 from starlette.requests import Request
 from starlette.testclient import TestClient
 
+from craftrdf.core.lexer import tokenize
 from craftrdf.publishing.server.app import create_app
 from craftrdf.publishing.server.budget import ClientBudgets, client_of
 from craftrdf.publishing.server.config import ServerConfig
-from craftrdf.publishing.server.guard import RequestRefused
+from craftrdf.publishing.server.guard import Limits, RequestRefused
+from craftrdf.publishing.server.shape import join_operands
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
+from craftrdf.querying.library import library
 from craftrdf.store.local import AnnotationStore
 
 SMALL = "SELECT ?s WHERE { GRAPH <http://g> { ?s <http://e/p> 7 } }"
@@ -99,3 +105,53 @@ def test_a_spent_budget_is_a_429_with_retry_after(pool: WorkerPool, tmp_path: Pa
     free = create_app(pool, config=ServerConfig(client_budget=None), dump_dir=tmp_path, viewer=False)
     unbudgeted = TestClient(free, client=("192.0.2.10", 1000))
     assert [unbudgeted.get("/sparql", params={"query": SMALL}).status_code for _ in range(3)] == [200] * 3
+
+
+# -- queries the engine cannot take: 400 with a reason, before any worker ---------------------
+
+#: Issue 28's texts: each passed the guard's depth and chain counts and held a worker to the time limit.
+HUGE = {
+    "a collection of 5,000 items": "SELECT * WHERE { ?s ?p (" + " 1" * 5000 + " ) }",
+    "10,000 sibling groups": "SELECT * WHERE { " + "{?a ?b 1}" * 10_000 + " }",
+    "3,000 sibling sub-SELECTs": "SELECT * WHERE { " + "{SELECT ?a WHERE {?a ?b 1}}" * 3000 + " }",
+    "100 triple patterns": "SELECT * WHERE { " + "".join(f"?a ?b ?c{i} . " for i in range(100)) + "}",
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "joins"),
+    [
+        ("SELECT * WHERE { ?s ?p ?o . ?a ?b ?c }", 2),
+        ("SELECT * WHERE { ?s ?p 1, 2 ; ?q 3 }", 3),  # `,` and `;` each start one more pattern
+        ("SELECT * WHERE { ?s ?p (1 2 3) }", 7),  # 1 + rdf:first and rdf:rest per item
+        ("SELECT * WHERE { ?s ?p [ ?q 1 ; ?r 2 ] }", 3),
+        ("SELECT * WHERE { {?a ?b 1} {?a ?b 2} OPTIONAL { ?a ?c ?d } }", 3),
+        ("SELECT * WHERE { {?a ?b 1 . ?a ?b 3} UNION {?a ?b 2} UNION {?x ?y ?z} ?q ?r ?s }", 3),  # largest branch
+        ("SELECT * WHERE { ?s ?p ?o FILTER regex(?o, 'x') ?a ?b ?c }", 2),
+        ("SELECT * WHERE { VALUES (?x ?y) { (1 2) (3 4) } ?s ?p ?x }", 1),
+        ("CONSTRUCT { ?s ?p ?o . ?a ?b ?c } WHERE { ?s ?p ?o }", 1),  # a template is not joined
+        ("CONSTRUCT WHERE { ?s ?p ?o . ?a ?b ?c }", 2),
+        ("SELECT * { { SELECT ?a (COUNT(?b) AS ?n) WHERE { ?a ?b ?c . ?c ?d ?e } GROUP BY ?a } ?a ?x ?y }", 3),
+        ("INSERT DATA { <a> <b> <c> . <d> <e> <f> }", 0),
+        ('SELECT * WHERE { ?s ?p ("1"^^<http://x> "a"@en) }', 5),
+    ],
+)
+def test_join_operands_are_counted_as_the_planner_joins_them(query: str, joins: int) -> None:
+    assert join_operands(list(tokenize(query))) == joins
+
+
+def test_every_library_query_is_well_under_the_join_limit() -> None:
+    worst = max(join_operands(list(tokenize(q.text))) for q in library().values())
+    assert 5 < worst <= Limits().max_joins // 2
+
+
+def test_texts_the_engine_cannot_plan_are_a_400_with_a_reason(pool: WorkerPool, tmp_path: Path) -> None:
+    client = TestClient(create_app(pool, config=ServerConfig(timeout=20), dump_dir=tmp_path, viewer=False))
+    for what, query in HUGE.items():
+        started = time.monotonic()
+        r = client.post("/sparql", data={"query": query})
+        assert r.status_code == 400 and "the limit is 64" in r.text, (what, r.status_code, r.text[:200])
+        assert time.monotonic() - started < 1.0, what  # decided on tokens, no worker waits for the planner
+    # at the limit a query is planned and answered
+    at_limit = "SELECT * WHERE { " + "".join(f"?a ?b ?c{i} . " for i in range(64)) + "}"
+    assert client.post("/sparql", data={"query": at_limit}).status_code == 200
