@@ -108,7 +108,7 @@ class ClientBudgets:
         )
 
     def charge(self, client: str, seconds: float) -> None:
-        """Charge ``client`` the ``seconds`` a call held a worker; a call of ``heavy_after`` s or more marks it heavy."""
+        """Charge ``client`` the ``seconds`` a call held a worker; ``heavy_after`` s or more mark the client heavy."""
         if seconds <= 0:
             return
         now = self._clock()
