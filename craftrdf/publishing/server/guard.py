@@ -68,7 +68,8 @@ class Limits:
     bracket level; ``max_joins`` the triple patterns and groups joined in one group, which the
     engine's planner orders in a time that grows steeply with them
     (:func:`craftrdf.publishing.server.shape.join_operands`); ``allow_load`` lets ``LOAD`` through
-    (to :mod:`craftrdf.publishing.server.load`, which fetches only the operator's URLs). ``SERVICE`` is always refused: the engine runs without a network.
+    (to :mod:`craftrdf.publishing.server.load`, which fetches only the operator's URLs). ``SERVICE``
+    is always refused: the engine runs without a network.
     """
 
     max_length: int = 100_000
