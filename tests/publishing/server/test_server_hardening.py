@@ -234,7 +234,9 @@ def test_the_heavy_lane_is_bounded_with_retry_after(store_path: Path, tmp_path: 
             # that client's long queries make it heavy: its next queries wait for the full heavy lane
             assert httpx.get(base + "sparql", params={"query": ASK}, timeout=30).status_code == 503
             other_client = {"X-Forwarded-For": "192.0.2.7"}  # as a proxy on loopback says it (uvicorn trusts it)
-            assert httpx.get(base + "sparql", params={"query": ASK}, headers=other_client, timeout=30).status_code == 200
+            assert (
+                httpx.get(base + "sparql", params={"query": ASK}, headers=other_client, timeout=30).status_code == 200
+            )
             t.join()
     for r in (again, new):
         assert int(r.headers["Retry-After"]) >= 1 and "long queries" in r.text
