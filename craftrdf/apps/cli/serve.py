@@ -39,6 +39,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         allow_update=args.allow_update,
         token=token,
         max_body=args.max_body,
+        body_deadline=args.body_deadline,
         cors_origin=args.cors_origin,
         union_default_graph=args.union_default_graph,
         access_log=args.access_log,
@@ -84,6 +85,13 @@ def _add_connection_options(s: argparse.ArgumentParser) -> None:
         default=1_000_000,
         metavar="BYTES",
         help="largest request body (default 1 MB)",
+    )
+    s.add_argument(
+        "--body-deadline",
+        type=_positive(float),
+        default=30.0,
+        metavar="SECONDS",
+        help="a request body must arrive whole within this time; past it 408 (default 30)",
     )
     s.add_argument(
         "--header-timeout",

@@ -23,7 +23,8 @@ class ServerConfig:
     ``timeout`` (s) bounds each query, ``max_results`` the rows or triples of an answer;
     ``token`` is the bearer token updates need (``allow_update`` must be on too).
     ``max_body`` (bytes) bounds a request body, counted as it arrives; ``body_timeout`` (s) is the
-    longest wait for the next piece of a body (408 past it). ``cors_origin`` (an origin or ``*``)
+    longest wait for the next piece of a body, ``body_deadline`` (s) for the whole body (408 past
+    either). ``cors_origin`` (an origin or ``*``)
     lets browser pages of that origin query (never update) the endpoint. ``union_default_graph``
     makes the union of the named graphs the default graph of queries that name no dataset (no
     ``FROM``, no ``default-graph-uri`` / ``named-graph-uri``); updates and the viewer are unaffected.
@@ -45,6 +46,7 @@ class ServerConfig:
     dump_timeout: float = 600.0
     max_body: int = 1_000_000
     body_timeout: float = 10.0
+    body_deadline: float = 30.0
     cors_origin: str | None = None
     union_default_graph: bool = False
     access_log: bool = False
