@@ -16,8 +16,9 @@ h11 protocol class used by :func:`uvicorn_config`:
 
 Request bodies are read by :func:`read_body` (size counted as it streams, a deadline per
 piece and one for the whole body); :class:`Nosniff` is the ASGI middleware adding
-``X-Content-Type-Options: nosniff``, and :class:`AccessLog` the one logging each request (uvicorn's own access log stays off: its lines
-would bypass the CLI's log format and carry the query string, that is, whole queries).
+``X-Content-Type-Options: nosniff``, and :class:`AccessLog` the one logging each request
+(uvicorn's own access log stays off: its lines would bypass the CLI's log format and carry the
+query string, that is, whole queries).
 """
 
 from __future__ import annotations
