@@ -9,6 +9,7 @@ with a request, the call is charged to its client's budget (:mod:`craftrdf.publi
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import shutil
 import threading
@@ -24,7 +25,7 @@ from ...core.curie import CurieMap
 from ...core.vocab import BASE, OBO
 from .budget import ClientBudgets, client_of
 from .config import ServerConfig
-from .linked import DatasetSizes
+from .linked import DatasetSizes, dump_set
 from .transport import disconnected
 from .workers import Usage, WorkerPool
 
@@ -40,6 +41,7 @@ class AppContext:
     sizes: DatasetSizes | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     budgets: ClientBudgets | None = None
+    exports: dict[str, concurrent.futures.Future[str]] = field(default_factory=dict)  # dumps being made, by name
 
     def __post_init__(self) -> None:
         if self.budgets is None and self.config.client_budget:
@@ -83,6 +85,39 @@ class AppContext:
         finally:
             if self.budgets is not None:
                 self.budgets.charge(client, usage.seconds)
+
+    async def dump(self, key: str, ext: str) -> Path:
+        """The dump of set ``key`` as ``ext``: from the cache folder, else exported once in the ``dumps`` lane.
+
+        Requests for a dump being exported wait for that one export, which runs on a thread of its
+        own (no client's departure cancels it) in a worker of its own (:meth:`WorkerPool.lane`), so
+        downloads never hold the query workers; a cached dump is sent without any worker.
+        """
+        path = self.dumps / f"{key}.{ext}"
+        if path.is_file():
+            return path
+        with self.lock:
+            export = self.exports.get(path.name)
+            if export is None:
+                export = self.exports[path.name] = concurrent.futures.Future()
+                threading.Thread(
+                    target=self._export, args=(export, key, ext), name="craftrdf-dump", daemon=True
+                ).start()
+        made: str = await asyncio.wrap_future(export)
+        return Path(made)
+
+    def _export(self, export: concurrent.futures.Future[str], key: str, ext: str) -> None:
+        """Export one dump in the ``dumps`` lane into ``export`` (its path, or what the worker raised)."""
+        try:
+            limit = self.config.dump_timeout
+            export.set_result(
+                self.pool.lane("dumps").call(dump_set, key, ext, str(self.dumps), timeout=limit, wait=limit)
+            )
+        except BaseException as exc:  # handed to every waiting request
+            export.set_exception(exc)
+        finally:
+            with self.lock:
+                self.exports.pop(f"{key}.{ext}", None)
 
     def local_url(self, iri: str) -> str | None:
         """This server's URL for a store IRI (documents, annotations, OBO classes), or None."""
