@@ -135,9 +135,9 @@ def _add_limit_options(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--max-joins",
         type=_positive(int),
-        default=64,
+        default=48,
         metavar="N",
-        help="most triple patterns and groups joined in one group of a query (default 64)",
+        help="most triple patterns and groups joined in one group of a query (default 48)",
     )
     s.add_argument(
         "--allow-load",

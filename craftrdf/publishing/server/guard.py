@@ -75,7 +75,7 @@ class Limits:
     max_length: int = 100_000
     max_depth: int = 64
     max_terms: int = 1_000
-    max_joins: int = 64
+    max_joins: int = 48
     allow_load: bool = False
 
 

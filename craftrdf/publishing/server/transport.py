@@ -40,6 +40,10 @@ access_logger = logging.getLogger("craftrdf.publishing.server.access")
 def guarded_protocol(header_timeout: float, max_half_open: int, half_open_grace: float = 1.0) -> type[H11Protocol]:
     """An h11 protocol class closing connections that do not send a request head in time (see the module doc)."""
 
+    # the connections waiting for a request head, oldest first (dicts keep insertion order): the
+    # cap looks at the oldest few, never scans every connection (a flood holds thousands)
+    waiting: dict[GuardedH11Protocol, None] = {}
+
     class GuardedH11Protocol(H11Protocol):
         waiting_since: float | None = None
         header_timer: asyncio.TimerHandle | None = None
@@ -48,21 +52,30 @@ def guarded_protocol(header_timeout: float, max_half_open: int, half_open_grace:
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._await_head()
-            waiting = [c for c in self.connections if isinstance(c, GuardedH11Protocol) and c.waiting_since is not None]
-            if len(waiting) > max_half_open:
-                now = time.monotonic()
-                stalled = [c for c in waiting if c.partial or now - (c.waiting_since or now) >= half_open_grace]
-                if stalled:
-                    min(stalled, key=lambda c: c.waiting_since or 0.0).drop_stalled()
+            self._cap()
+
+        def _cap(self) -> None:
+            """Past ``max_half_open`` waiting connections, close the oldest stalled one (see the module doc)."""
+            if len(waiting) <= max_half_open:
+                return
+            now = time.monotonic()
+            stalled = next(
+                (c for c in waiting if c.partial or now - (c.waiting_since or now) >= half_open_grace),
+                None,
+            )
+            if stalled is not None:
+                stalled.drop_stalled()
 
         def _await_head(self) -> None:
             if self.header_timer is None:
                 self.waiting_since = time.monotonic()
                 self.header_timer = self.loop.call_later(header_timeout, self.drop_stalled)
+                waiting[self] = None
 
         def _head_arrived(self) -> None:
             self.waiting_since = None
             self.partial = False
+            waiting.pop(self, None)
             if self.header_timer is not None:
                 self.header_timer.cancel()
                 self.header_timer = None
@@ -80,11 +93,13 @@ def guarded_protocol(header_timeout: float, max_half_open: int, half_open_grace:
                 return
             if self.header_timer is None:
                 self._await_head()  # part of a head on a kept-alive connection
-            self.partial = True
+            if not self.partial:
+                self.partial = True
+                self._cap()  # a batch of new connections is judged once their first bytes show them stalled
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            self.waiting_since = None  # idle now: uvicorn's keep-alive timeout applies until data comes
+            self._head_arrived()  # idle now: uvicorn's keep-alive timeout applies until data comes
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._head_arrived()
