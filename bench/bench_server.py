@@ -35,6 +35,7 @@ ratio of the medians (goal >= 0.7).
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import random
 import statistics
 import subprocess
@@ -190,41 +191,47 @@ def report_heavy(name: str, probe: list[tuple[float, int]], heavy: list[tuple[fl
     )
 
 
+def client_loop(
+    url: str, path: str, window: tuple[float, float], heavy_share: float, seed: int
+) -> list[tuple[str, float, int]]:
+    """One client (a process of its own): queries from ``window[0]`` to ``window[1]`` (monotonic clock); results."""
+    rng = random.Random(seed)
+    local: list[tuple[str, float, int]] = []
+    headers = {"Accept": "application/sparql-results+json", "X-Forwarded-For": f"203.0.113.{seed % 250}"}
+    time.sleep(max(window[0] - time.monotonic(), 0))
+    with httpx.Client(base_url=url, timeout=120, headers=headers) as http:
+        while time.monotonic() < window[1]:
+            pool = HEAVY if rng.random() < heavy_share else SIMPLE
+            kind = rng.choice(sorted(pool))
+            t = time.perf_counter()
+            try:
+                status = http.post(path, data={"query": pool[kind]}).status_code
+            except httpx.HTTPError:
+                status = 0
+            local.append((kind, time.perf_counter() - t, status))
+    return local
+
+
 def drive(
     url: str, clients: int, seconds: float, heavy_share: float, seed: int, path: str = "sparql"
 ) -> dict[str, list[tuple[float, int]]]:
     """Run the clients for ``seconds`` against ``url + path``; (latency, status) per query kind.
 
-    Each client has an address of its own (``X-Forwarded-For``, trusted by ``craftrdf serve`` from
-    loopback as from a proxy), so each has its own query-time budget, as distinct clients would.
+    Each client is a process of its own (one Python client in threads is bound by its GIL before
+    a fast server is) and has an address of its own (``X-Forwarded-For``, trusted by ``craftrdf
+    serve`` from loopback as from a proxy), so each has its own query-time budget, as distinct
+    clients would. The clients start together once every process has started.
     """
     results: dict[str, list[tuple[float, int]]] = defaultdict(list)
-    lock = threading.Lock()
-    stop = time.monotonic() + seconds
-
-    def client(i: int) -> None:
-        rng = random.Random(seed + i)
-        local: list[tuple[str, float, int]] = []
-        headers = {"Accept": "application/sparql-results+json", "X-Forwarded-For": f"203.0.113.{i}"}
-        with httpx.Client(base_url=url, timeout=120, headers=headers) as http:
-            while time.monotonic() < stop:
-                pool = HEAVY if rng.random() < heavy_share else SIMPLE
-                kind = rng.choice(sorted(pool))
-                t = time.perf_counter()
-                try:
-                    status = http.post(path, data={"query": pool[kind]}).status_code
-                except httpx.HTTPError:
-                    status = 0
-                local.append((kind, time.perf_counter() - t, status))
-        with lock:
-            for kind, dt, status in local:
-                results[kind].append((dt, status))
-
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    start = time.monotonic() + 3.0 + 0.5 * clients  # the processes' start-up is not counted
+    window = (start, start + seconds)
+    with mp.get_context("spawn").Pool(clients) as pool:
+        per_client = pool.starmap(
+            client_loop, [(url, path, window, heavy_share, seed * 1000 + i) for i in range(clients)]
+        )
+    for local in per_client:
+        for kind, dt, status in local:
+            results[kind].append((dt, status))
     return results
 
 

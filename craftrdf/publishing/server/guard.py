@@ -29,6 +29,7 @@ and written in its N-Triples form, so they cannot change the update's structure.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -171,9 +172,31 @@ def check_request(text: str, limits: Limits) -> None:
     Traceback (most recent call last):
     ...
     craftrdf.publishing.server.guard.RequestRefused: query nests brackets 3 deep; the limit is 2
+
+    Texts that passed (up to :data:`CACHED_LENGTH` characters) are remembered, the last 1,024:
+    clients send the same queries again and again, and lexing them was half of the server's own
+    time per simple query (docs/benchmarks.md, "Server throughput against oxigraph serve").
     """
     if len(text) > limits.max_length:
         raise RequestRefused(400, f"query is {len(text):,} characters long; the limit is {limits.max_length:,}")
+    if len(text) <= CACHED_LENGTH:
+        _passes(text, limits)
+    else:
+        _check(text, limits)
+
+
+#: The longest text whose passing the guard remembers (so the cache holds at most ~8 MB of text).
+CACHED_LENGTH = 8192
+
+
+@functools.lru_cache(maxsize=1024)
+def _passes(text: str, limits: Limits) -> None:
+    """:func:`_check`, remembered for texts that pass (a refusal raises, and is not cached)."""
+    _check(text, limits)
+
+
+def _check(text: str, limits: Limits) -> None:
+    """Refuse ``text`` when one of its readings breaks a limit (see :func:`check_request`)."""
     for reading in _readings(text):
         _check_tokens(reading, limits)
         joins = join_operands(reading)
