@@ -286,7 +286,9 @@ def test_a_slowloris_of_3000_sockets_does_not_exhaust_the_server(store_path: Pat
                 socks.append(s)
             started = time.monotonic()
             r = httpx.get(base + "sparql", params={"query": ASK}, timeout=10)
-            assert r.status_code == 200 and time.monotonic() - started < 2
+            # measured at load 12-17: 0.77-1.18 s (0.51-0.87 s before bursts were spared the cap, which
+            # now parses a flood socket's first bytes before closing it); 2 s was passed at load 18+
+            assert r.status_code == 200 and time.monotonic() - started < 3
             time.sleep(2.5)  # past the header deadline every silent socket is closed by the server
             closed = 0
             for s in socks:
