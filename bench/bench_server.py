@@ -321,6 +321,11 @@ def main() -> None:
         help="simple-query throughput of craftrdf serve against oxigraph serve-read-only, same store, "
         "--clients clients, --seconds each, same run",
     )
+    ap.add_argument(
+        "--pages",
+        action="store_true",
+        help="ASK's latency alone, then beside 60 clients reading distinct /class/ pages (issue 28)",
+    )
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -333,6 +338,78 @@ def main() -> None:
             heavy_phases(store, args, changing=False, pause=0.02)
         if args.attack:
             heavy_phases(store, args, changing=True, pause=0.0)
+        if args.pages:
+            pages_phase(store, args)
+
+
+UBERON_CLASSES = (
+    "SELECT DISTINCT ?c WHERE { GRAPH ?g { ?c a <http://www.w3.org/2002/07/owl#Class> } "
+    'FILTER(STRSTARTS(STR(?c), "http://purl.obolibrary.org/obo/UBERON_")) } LIMIT 600'
+)
+
+
+def pages_phase(store: Path, args: argparse.Namespace, readers: int = 60) -> None:
+    """One client sends ``ASK {}`` for --heavy-seconds alone, then as long beside ``readers`` clients reading pages."""
+    with AnnotationStore.open(store, mode="read") as st:
+        curies = [
+            "UBERON:" + row[0].value.rsplit("_", 1)[1]  # type: ignore[union-attr]
+            for row in st.raw.query(UBERON_CLASSES)  # type: ignore[union-attr]
+        ]
+    port = free_port()
+    server = start_server(store, port, args.workers, args.timeout)
+    base = f"http://127.0.0.1:{port}/"
+    stop = threading.Event()
+    pages: list[tuple[float, int]] = []
+    lock = threading.Lock()
+
+    def reader(i: int) -> None:
+        headers = {"Accept": "text/html", "X-Forwarded-For": f"198.18.0.{i}"}
+        with httpx.Client(base_url=base, timeout=120, headers=headers) as http:
+            j = i
+            while not stop.is_set():
+                t = time.perf_counter()
+                try:
+                    status = http.get(f"class/{curies[j % len(curies)]}").status_code
+                except httpx.HTTPError:
+                    status = 0
+                with lock:
+                    pages.append((time.perf_counter() - t, status))
+                j += readers
+
+    def probe(seconds: float) -> list[tuple[float, int]]:
+        out: list[tuple[float, int]] = []
+        end = time.monotonic() + seconds
+        with httpx.Client(base_url=base, timeout=60, headers={"Accept": "application/sparql-results+json"}) as http:
+            while time.monotonic() < end:
+                t = time.perf_counter()
+                status = http.get("sparql", params={"query": "ASK {}"}).status_code
+                out.append((time.perf_counter() - t, status))
+                time.sleep(0.02)
+        return out
+
+    try:
+        print(
+            f"\npages: ASK {{}} alone, then beside {readers} clients on distinct /class/ pages; load {load_average()}"
+        )
+        alone = probe(args.heavy_seconds / 2)
+        threads = [threading.Thread(target=reader, args=(i,)) for i in range(readers)]
+        for t in threads:
+            t.start()
+        time.sleep(2.0)
+        beside = probe(args.heavy_seconds / 2)
+        stop.set()
+        for t in threads:
+            t.join()
+    finally:
+        server.terminate()
+        server.wait(60)
+    for name, res in (("ASK alone", alone), ("ASK beside pages", beside), ("the pages", pages)):
+        lat = [dt for dt, _ in res]
+        errors = sum(1 for _, st in res if st != 200)
+        print(
+            f"  {name:<18}{len(res):>7}  p50 {pct(lat, 0.5) * 1e3:8.1f} ms  p99 {pct(lat, 0.99) * 1e3:8.1f} ms  errors {errors}"
+        )
+    print(f"  load average after: {load_average()}")
 
 
 def load_average() -> str:

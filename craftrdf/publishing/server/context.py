@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from ...core.curie import CurieMap
@@ -42,6 +41,11 @@ class AppContext:
     lock: threading.Lock = field(default_factory=threading.Lock)
     budgets: ClientBudgets | None = None
     exports: dict[str, concurrent.futures.Future[str]] = field(default_factory=dict)  # dumps being made, by name
+    # the threads that wait on the pool for the routes, apart from Starlette's thread pool: the
+    # viewer's pages block its threads on their lane, and must not hold up the protocol's queries
+    calls: concurrent.futures.ThreadPoolExecutor = field(
+        default_factory=lambda: concurrent.futures.ThreadPoolExecutor(64, thread_name_prefix="craftrdf-call")
+    )
 
     def __post_init__(self) -> None:
         if self.budgets is None and self.config.client_budget:
@@ -67,14 +71,15 @@ class AppContext:
         when the client's budget is spent; a client whose last call was long runs in the heavy lane.
         """
         limit = timeout or self.config.timeout
+        loop = asyncio.get_running_loop()
         if request is None:
-            return await run_in_threadpool(self.pool.call, fn, *args, timeout=limit)
+            return await loop.run_in_executor(self.calls, functools.partial(self.pool.call, fn, *args, timeout=limit))
         client = client_of(request, self.config.token) if self.budgets is not None else ""
         heavy = self.budgets.admit(client) if self.budgets is not None else False
         cancel = threading.Event()
         usage = Usage()
         call = functools.partial(self.pool.call, fn, *args, timeout=limit, cancel=cancel, heavy=heavy, usage=usage)
-        job = asyncio.ensure_future(run_in_threadpool(call))
+        job = loop.run_in_executor(self.calls, call)
         gone = asyncio.ensure_future(disconnected(request.receive))
         try:
             await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
