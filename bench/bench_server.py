@@ -326,6 +326,7 @@ def main() -> None:
         action="store_true",
         help="ASK's latency alone, then beside 60 clients reading distinct /class/ pages (issue 28)",
     )
+    ap.add_argument("--dumps", action="store_true", help="six different dumps at once, ASK probed meanwhile")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -340,6 +341,58 @@ def main() -> None:
             heavy_phases(store, args, changing=True, pause=0.0)
         if args.pages:
             pages_phase(store, args)
+        if args.dumps:
+            dumps_phase(store, args)
+
+
+DUMPS = ("UBERON_EXT.ttl", "CL.trig", "GO_MF.nq", "SO.jsonld", "MOP.ttl", "CHEBI.ttl")
+
+
+def dumps_phase(store: Path, args: argparse.Namespace) -> None:
+    """Six different dumps requested at once (none cached), while one client sends ``ASK {}``."""
+    port = free_port()
+    server = start_server(store, port, args.workers, args.timeout)
+    base = f"http://127.0.0.1:{port}/"
+    took: dict[str, tuple[float, int, int]] = {}
+    probes: list[tuple[float, int]] = []
+    done = threading.Event()
+
+    def fetch(name: str) -> None:
+        t = time.perf_counter()
+        try:
+            r = httpx.get(base + "dump/" + name, timeout=900)
+            took[name] = (time.perf_counter() - t, r.status_code, len(r.content))
+        except httpx.HTTPError:
+            took[name] = (time.perf_counter() - t, 0, 0)
+
+    try:
+        print(
+            f"\ndumps: {len(DUMPS)} different dumps requested at once, ASK {{}} probed meanwhile; load {load_average()}"
+        )
+        threads = [threading.Thread(target=fetch, args=(n,)) for n in DUMPS]
+        for t in threads:
+            t.start()
+        waiter = threading.Thread(target=lambda: ([t.join() for t in threads], done.set()))
+        waiter.start()
+        with httpx.Client(base_url=base, timeout=60, headers={"Accept": "application/sparql-results+json"}) as http:
+            while not done.is_set():
+                t0 = time.perf_counter()
+                status = http.get("sparql", params={"query": "ASK {}"}).status_code
+                probes.append((time.perf_counter() - t0, status))
+                time.sleep(0.05)
+        waiter.join()
+    finally:
+        server.terminate()
+        server.wait(60)
+    for name in DUMPS:
+        seconds, status, size = took[name]
+        print(f"  {name:<16} status {status}  {seconds:7.1f} s  {size / 1e6:8.1f} MB")
+    lat = [dt for dt, _ in probes]
+    errors = sum(1 for _, st in probes if st != 200)
+    print(
+        f"  ASK meanwhile: {len(probes)} probes, p50 {pct(lat, 0.5) * 1e3:.1f} ms, p99 {pct(lat, 0.99) * 1e3:.1f} ms, "
+        f"errors {errors}; load average after: {load_average()}"
+    )
 
 
 UBERON_CLASSES = (

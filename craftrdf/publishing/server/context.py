@@ -26,7 +26,7 @@ from .budget import ClientBudgets, client_of
 from .config import ServerConfig
 from .linked import DatasetSizes, dump_set
 from .transport import disconnected
-from .workers import Usage, WorkerPool
+from .workers import LANE_NICENESS, Usage, WorkerPool
 
 
 @dataclass
@@ -116,7 +116,9 @@ class AppContext:
         try:
             limit = self.config.dump_timeout
             export.set_result(
-                self.pool.lane("dumps").call(dump_set, key, ext, str(self.dumps), timeout=limit, wait=limit)
+                self.pool.lane("dumps", niceness=LANE_NICENESS).call(
+                    dump_set, key, ext, str(self.dumps), timeout=limit, wait=limit
+                )
             )
         except BaseException as exc:  # handed to every waiting request
             export.set_exception(exc)

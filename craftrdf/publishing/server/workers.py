@@ -474,8 +474,8 @@ class WorkerPool:
         raise RequestRefused(reply[1], reply[2])
 
 
-#: CPU niceness of the viewer pages' lane: on a small machine the protocol's queries win the CPU.
-PAGES_NICENESS = 5
+#: CPU niceness of the lanes (viewer pages, dump exports): on a small machine the protocol's queries win the CPU.
+LANE_NICENESS = 5
 
 
 class PooledStore(SparqlReads):
@@ -485,7 +485,7 @@ class PooledStore(SparqlReads):
     or a list of triples for CONSTRUCT), parsed back from TSV / JSON / N-Triples, so library
     code (the article viewer) runs unchanged, with the server's time limit. Errors come back
     as :class:`~craftrdf.core.errors.QueryError`. With ``lane`` the queries run in that lane of the
-    pool (:meth:`WorkerPool.lane`, at :data:`PAGES_NICENESS`), not on its query workers.
+    pool (:meth:`WorkerPool.lane`, at :data:`LANE_NICENESS`), not on its query workers.
     """
 
     def __init__(self, pool: WorkerPool, *, timeout: float, lane: str | None = None) -> None:
@@ -510,7 +510,7 @@ class PooledStore(SparqlReads):
         ``custom_functions`` are not sent: the workers run the server's own (``craftrdf:wang``).
         """
         subs = tuple((str(k), v) for k, v in (substitutions or {}).items())
-        pool = self.pool if self.lane is None else self.pool.lane(self.lane, niceness=PAGES_NICENESS)
+        pool = self.pool if self.lane is None else self.pool.lane(self.lane, niceness=LANE_NICENESS)
         try:
             kind, body = pool.call(
                 query_for_proxy,
