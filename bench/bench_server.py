@@ -466,6 +466,7 @@ def pages_phase(store: Path, args: argparse.Namespace, readers: int = 60) -> Non
 
 
 def load_average() -> str:
+    """The machine's 1, 5 and 15 minute load averages, as /proc/loadavg gives them ("?" elsewhere)."""
     return " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
 
 
