@@ -28,6 +28,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_length=args.max_query_length,
         max_depth=args.max_depth,
         max_terms=args.max_terms,
+        max_joins=args.max_joins,
         allow_load=bool(args.allow_load),
     )
     config = ServerConfig(
@@ -38,12 +39,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         allow_update=args.allow_update,
         token=token,
         max_body=args.max_body,
+        body_deadline=args.body_deadline,
         cors_origin=args.cors_origin,
         union_default_graph=args.union_default_graph,
         access_log=args.access_log,
         load_urls=tuple(args.allow_load or ()),
         max_memory=args.max_worker_memory << 20,
         max_result_bytes=args.max_result_bytes,
+        client_budget=args.client_budget or None,
     )
     serve(
         args.store,
@@ -57,11 +60,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
+def _positive(kind: type[int] | type[float], *, zero: bool = False) -> Callable[[str], float]:
     def parse(text: str) -> float:
         value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        if value < 0 or (value == 0 and not zero):
+            raise argparse.ArgumentTypeError(f"must be {'zero or ' if zero else ''}positive, got {text}")
         return value
 
     return parse
@@ -84,11 +87,26 @@ def _add_connection_options(s: argparse.ArgumentParser) -> None:
         help="largest request body (default 1 MB)",
     )
     s.add_argument(
+        "--body-deadline",
+        type=_positive(float),
+        default=30.0,
+        metavar="SECONDS",
+        help="a request body must arrive whole within this time; past it 408 (default 30)",
+    )
+    s.add_argument(
         "--header-timeout",
         type=_positive(float),
         default=10.0,
         metavar="SECONDS",
         help="a connection must send its request head within this time (default 10)",
+    )
+    s.add_argument(
+        "--client-budget",
+        type=_positive(float, zero=True),
+        default=60.0,
+        metavar="SECONDS",
+        help="query time each client (address, or the token) may use per minute; past it 429 with "
+        "Retry-After (default 60; 0 turns budgets off)",
     )
     s.add_argument(
         "--cors-origin",
@@ -113,6 +131,13 @@ def _add_limit_options(s: argparse.ArgumentParser) -> None:
         default=1_000,
         metavar="N",
         help="most operators or patterns chained at one bracket level (default 1000)",
+    )
+    s.add_argument(
+        "--max-joins",
+        type=_positive(int),
+        default=48,
+        metavar="N",
+        help="most triple patterns and groups joined in one group of a query (default 48)",
     )
     s.add_argument(
         "--allow-load",

@@ -23,7 +23,8 @@ class ServerConfig:
     ``timeout`` (s) bounds each query, ``max_results`` the rows or triples of an answer;
     ``token`` is the bearer token updates need (``allow_update`` must be on too).
     ``max_body`` (bytes) bounds a request body, counted as it arrives; ``body_timeout`` (s) is the
-    longest wait for the next piece of a body (408 past it). ``cors_origin`` (an origin or ``*``)
+    longest wait for the next piece of a body, ``body_deadline`` (s) for the whole body (408 past
+    either). ``cors_origin`` (an origin or ``*``)
     lets browser pages of that origin query (never update) the endpoint. ``union_default_graph``
     makes the union of the named graphs the default graph of queries that name no dataset (no
     ``FROM``, no ``default-graph-uri`` / ``named-graph-uri``); updates and the viewer are unaffected.
@@ -31,7 +32,9 @@ class ServerConfig:
     ``load_urls`` are the URL prefixes ``LOAD`` may fetch (with ``limits.allow_load``; fetched by a
     process of its own, at most ``max_load_bytes``: :mod:`craftrdf.publishing.server.load`). ``max_memory``
     (bytes, None for no limit) bounds each query worker's resident size during a call (503 past it);
-    ``max_result_bytes`` an answer's serialized size (422 past it).
+    ``max_result_bytes`` an answer's serialized size (422 past it). ``client_budget`` is the query
+    time (s) each client may use per minute (429 with ``Retry-After`` past it; None for no budget:
+    :mod:`craftrdf.publishing.server.budget`).
     """
 
     base_iri: str = "http://127.0.0.1:8080/"
@@ -43,6 +46,7 @@ class ServerConfig:
     dump_timeout: float = 600.0
     max_body: int = 1_000_000
     body_timeout: float = 10.0
+    body_deadline: float = 30.0
     cors_origin: str | None = None
     union_default_graph: bool = False
     access_log: bool = False
@@ -50,6 +54,7 @@ class ServerConfig:
     max_load_bytes: int = 100_000_000
     max_memory: int | None = 2 << 30
     max_result_bytes: int = 50_000_000
+    client_budget: float | None = 60.0
 
     def __post_init__(self) -> None:
         if not self.base_iri.endswith("/"):

@@ -26,9 +26,16 @@ from .guard import RequestRefused
 ENGINE_STACK = 1 << 30
 
 
-def worker_main(conn: Connection, opener: Callable[[], AnnotationStore], no_network: bool = True) -> None:
-    """A worker's entry point: deny itself the network, then run :func:`_worker_loop` on a thread with a large stack."""
+def worker_main(
+    conn: Connection, opener: Callable[[], AnnotationStore], no_network: bool = True, niceness: int = 0
+) -> None:
+    """A worker's entry point: deny itself the network, then run :func:`_worker_loop` on a thread with a large stack.
+
+    ``niceness`` > 0 lowers the worker's CPU priority for its whole life (a lane of lesser work).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+    if niceness > 0:
+        os.nice(niceness)
     if no_network:
         from .sandbox import deny_network
 

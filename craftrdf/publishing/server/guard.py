@@ -29,6 +29,7 @@ and written in its N-Triples form, so they cannot change the update's structure.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,6 +37,7 @@ import pyoxigraph as ox
 
 from ...core.errors import QueryError
 from ...core.lexer import Token, expand_codepoint_escapes, tokenize
+from .shape import join_operands
 
 _OPEN = "{(["
 _CLOSE = "})]"
@@ -64,13 +66,17 @@ class Limits:
 
     ``max_length`` is in characters; ``max_depth`` counts ``{`` ``(`` ``[`` open at once, plus
     the unary operators in a run; ``max_terms`` bounds the operators and separators at one
-    bracket level; ``allow_load`` lets ``LOAD`` through (to :mod:`craftrdf.publishing.server.load`, which
-    fetches only the operator's URLs). ``SERVICE`` is always refused: the engine runs without a network.
+    bracket level; ``max_joins`` the triple patterns and groups joined in one group, which the
+    engine's planner orders in a time that grows steeply with them
+    (:func:`craftrdf.publishing.server.shape.join_operands`); ``allow_load`` lets ``LOAD`` through
+    (to :mod:`craftrdf.publishing.server.load`, which fetches only the operator's URLs). ``SERVICE``
+    is always refused: the engine runs without a network.
     """
 
     max_length: int = 100_000
     max_depth: int = 64
     max_terms: int = 1_000
+    max_joins: int = 48
     allow_load: bool = False
 
 
@@ -159,18 +165,47 @@ def _check_tokens(tokens: Sequence[Token], limits: Limits) -> None:
 def check_request(text: str, limits: Limits) -> None:
     """Raise :class:`RequestRefused` when ``text`` is too long, nests too deep, or uses LOAD/SERVICE.
 
-    Too long, too deep or too many chained terms → 400, LOAD or SERVICE → 403. Nothing is
+    Too long, too deep, too many chained terms or joined patterns → 400, LOAD or SERVICE → 403. Nothing is
     parsed beyond tokens, so this is safe on any input, including input that would crash the engine.
 
     >>> check_request("SELECT * { { { } } }", Limits(max_depth=2))
     Traceback (most recent call last):
     ...
     craftrdf.publishing.server.guard.RequestRefused: query nests brackets 3 deep; the limit is 2
+
+    Texts that passed (up to :data:`CACHED_LENGTH` characters) are remembered, the last 1,024:
+    clients send the same queries again and again, and lexing them was half of the server's own
+    time per simple query (docs/benchmarks.md, "Server throughput against oxigraph serve").
     """
     if len(text) > limits.max_length:
         raise RequestRefused(400, f"query is {len(text):,} characters long; the limit is {limits.max_length:,}")
+    if len(text) <= CACHED_LENGTH:
+        _passes(text, limits)
+    else:
+        _check(text, limits)
+
+
+#: The longest text whose passing the guard remembers (so the cache holds at most ~8 MB of text).
+CACHED_LENGTH = 8192
+
+
+@functools.lru_cache(maxsize=1024)
+def _passes(text: str, limits: Limits) -> None:
+    """:func:`_check`, remembered for texts that pass (a refusal raises, and is not cached)."""
+    _check(text, limits)
+
+
+def _check(text: str, limits: Limits) -> None:
+    """Refuse ``text`` when one of its readings breaks a limit (see :func:`check_request`)."""
     for reading in _readings(text):
         _check_tokens(reading, limits)
+        joins = join_operands(reading)
+        if joins > limits.max_joins:
+            raise RequestRefused(
+                400,
+                f"query joins {joins:,} triple patterns and groups in one group; the limit is {limits.max_joins:,} "
+                "(the engine's planning time grows steeply with them); split it, or use VALUES for long lists",
+            )
 
 
 def _operations(tokens: Sequence[Token]) -> list[list[Token]]:

@@ -237,10 +237,15 @@ def dump_set(store: ReadableStore, key: str, ext: str, cache_dir: str) -> str:
     if target.resolve().parent != Path(cache_dir).resolve():  # belt and braces: the key grammar forbids it
         raise RequestRefused(404, f"no annotation set {key!r}")
     if not target.is_file():
+        # written aside and renamed: a killed export never leaves a partial file to be served as the dump
+        part = target.with_name(f".{target.name}.{os.getpid()}.part")
         try:
-            export_set(store, key, target, format=DUMP_FORMATS[ext][0])
+            export_set(store, key, part, format=DUMP_FORMATS[ext][0])
+            os.replace(part, target)
         except ConfigError as exc:
             raise RequestRefused(404, str(exc)) from None
+        finally:
+            part.unlink(missing_ok=True)
     return os.fspath(target)
 
 

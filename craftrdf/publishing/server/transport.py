@@ -9,13 +9,16 @@ h11 protocol class used by :func:`uvicorn_config`:
 - a connection must complete its request head within ``header_timeout`` seconds of being
   opened (or of its previous response): past that it is closed;
 - at most ``max_half_open`` connections may be waiting for their request head at once; a new
-  one beyond that closes the *oldest* waiting one, so a flood of silent sockets pushes out
-  its own members while a client that sends its head promptly gets through.
+  one beyond that closes the *oldest* waiting one that has sent part of a head or has waited
+  ``half_open_grace`` seconds, so a flood of stalled sockets pushes out its own members while a
+  client that sends its head promptly gets through, and a burst of new connections (a thousand
+  clients connecting at once, whose heads are on their way) is not cut.
 
 Request bodies are read by :func:`read_body` (size counted as it streams, a deadline per
-piece); :class:`Nosniff` is the ASGI middleware adding ``X-Content-Type-Options: nosniff``, and
-:class:`AccessLog` the one logging each request (uvicorn's own access log stays off: its lines
-would bypass the CLI's log format and carry the query string, that is, whole queries).
+piece and one for the whole body); :class:`Nosniff` is the ASGI middleware adding
+``X-Content-Type-Options: nosniff``, and :class:`AccessLog` the one logging each request
+(uvicorn's own access log stays off: its lines would bypass the CLI's log format and carry the
+query string, that is, whole queries).
 """
 
 from __future__ import annotations
@@ -34,28 +37,45 @@ from .guard import RequestRefused
 access_logger = logging.getLogger("craftrdf.publishing.server.access")
 
 
-def guarded_protocol(header_timeout: float, max_half_open: int) -> type[H11Protocol]:
+def guarded_protocol(header_timeout: float, max_half_open: int, half_open_grace: float = 1.0) -> type[H11Protocol]:
     """An h11 protocol class closing connections that do not send a request head in time (see the module doc)."""
+
+    # the connections waiting for a request head, oldest first (dicts keep insertion order): the
+    # cap looks at the oldest few, never scans every connection (a flood holds thousands)
+    waiting: dict[GuardedH11Protocol, None] = {}
 
     class GuardedH11Protocol(H11Protocol):
         waiting_since: float | None = None
         header_timer: asyncio.TimerHandle | None = None
+        partial = False  # part of a request head has arrived, not all of it
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._await_head()
-            waiting = [c for c in self.connections if isinstance(c, GuardedH11Protocol) and c.waiting_since is not None]
-            if len(waiting) > max_half_open:
-                oldest = min(waiting, key=lambda c: c.waiting_since or 0.0)
-                oldest.drop_stalled()
+            self._cap()
+
+        def _cap(self) -> None:
+            """Past ``max_half_open`` waiting connections, close the oldest stalled one (see the module doc)."""
+            if len(waiting) <= max_half_open:
+                return
+            now = time.monotonic()
+            stalled = next(
+                (c for c in waiting if c.partial or now - (c.waiting_since or now) >= half_open_grace),
+                None,
+            )
+            if stalled is not None:
+                stalled.drop_stalled()
 
         def _await_head(self) -> None:
             if self.header_timer is None:
                 self.waiting_since = time.monotonic()
                 self.header_timer = self.loop.call_later(header_timeout, self.drop_stalled)
+                waiting[self] = None
 
         def _head_arrived(self) -> None:
             self.waiting_since = None
+            self.partial = False
+            waiting.pop(self, None)
             if self.header_timer is not None:
                 self.header_timer.cancel()
                 self.header_timer = None
@@ -70,12 +90,16 @@ def guarded_protocol(header_timeout: float, max_half_open: int) -> type[H11Proto
             super().data_received(data)
             if self.cycle is not None and not self.cycle.response_complete:
                 self._head_arrived()  # the head is parsed: the request is the app's now
-            elif self.header_timer is None:
+                return
+            if self.header_timer is None:
                 self._await_head()  # part of a head on a kept-alive connection
+            if not self.partial:
+                self.partial = True
+                self._cap()  # a batch of new connections is judged once their first bytes show them stalled
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            self.waiting_since = None  # idle now: uvicorn's keep-alive timeout applies until data comes
+            self._head_arrived()  # idle now: uvicorn's keep-alive timeout applies until data comes
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._head_arrived()
@@ -115,24 +139,30 @@ def uvicorn_config(
     )
 
 
-async def read_body(request: Request, limit: int, timeout: float) -> bytes:
+async def read_body(request: Request, limit: int, timeout: float, deadline: float | None = None) -> bytes:
     """The request body, counted as it streams: 413 once past ``limit`` bytes, 408 if a piece takes over ``timeout`` s.
 
     A declared Content-Length over the limit is refused before anything is read; a chunked
     body, or one whose Content-Length lies, is refused as soon as the bytes received pass the
-    limit, so the server never holds more than ``limit`` bytes of a body.
+    limit, so the server never holds more than ``limit`` bytes of a body. With ``deadline`` the
+    whole body must arrive within that many seconds (408 past it), so a body trickling a byte
+    just inside ``timeout`` cannot hold the connection for ever.
     """
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
         raise RequestRefused(413, f"the request body is larger than {limit:,} bytes")
     body = bytearray()
     pieces = request.stream().__aiter__()
+    ends = None if deadline is None else time.monotonic() + deadline
     while True:
+        wait = timeout if ends is None else min(timeout, ends - time.monotonic())
         try:
-            piece = await asyncio.wait_for(pieces.__anext__(), timeout)
+            piece = await asyncio.wait_for(pieces.__anext__(), max(wait, 0.0))
         except StopAsyncIteration:
             return bytes(body)
         except TimeoutError:
+            if wait < timeout:
+                raise RequestRefused(408, f"the request body took longer than {deadline:g} s to arrive") from None
             raise RequestRefused(408, f"the request body stopped arriving for {timeout:g} s") from None
         if len(body) + len(piece) > limit:
             raise RequestRefused(413, f"the request body is larger than {limit:,} bytes")

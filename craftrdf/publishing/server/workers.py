@@ -79,6 +79,13 @@ def _resident(w: _Worker) -> int:
         return 0
 
 
+@dataclass(slots=True)
+class Usage:
+    """What a call cost: the seconds it held a worker (filled in by :meth:`WorkerPool.call`, whatever its end)."""
+
+    seconds: float = 0.0
+
+
 class ClientGone(RequestRefused):
     """The client of a call went away (its ``cancel`` event was set); the call was stopped."""
 
@@ -119,6 +126,7 @@ class WorkerPool:
         no_network: bool = True,
         max_memory: int | None = None,
         start_timeout: float = 120.0,
+        niceness: int = 0,
     ) -> None:
         if size < 1 or heavy < 0:
             raise StoreError("a worker pool needs at least one worker")
@@ -140,6 +148,9 @@ class WorkerPool:
         self._ready: set[int] = set()  # ids of workers that opened the store and are not killed
         self._all: dict[int, _Worker] = {}
         self._start_timeout = start_timeout
+        self.niceness = niceness
+        self._lanes: dict[str, WorkerPool] = {}
+        self._lanes_lock = threading.Lock()
         self.restarts = 0
         started = [self._spawn() for _ in range(self.size)]
         try:
@@ -159,7 +170,7 @@ class WorkerPool:
         parent, child = self._ctx.Pipe()
         p = self._ctx.Process(
             target=worker_main,
-            args=(child, self._opener, self.no_network),
+            args=(child, self._opener, self.no_network, self.niceness),
             daemon=True,
             name="craftrdf-query-worker",
         )
@@ -228,9 +239,37 @@ class WorkerPool:
                 self._idle.put(new)
             return
 
+    def lane(self, name: str, *, niceness: int = 0) -> WorkerPool:
+        """A pool of one worker of its own for one kind of work (``"pages"``, ``"dumps"``), started on first use.
+
+        Its worker opens the store as this pool's do, with the same sandbox and memory limit, at
+        ``niceness``; it is closed with this pool. So work sent to a lane never takes this pool's
+        workers. A writer pool has no lanes (nothing else may open the store): it returns itself.
+        """
+        if getattr(self._opener, "mode", "read") == "write":
+            return self
+        with self._lanes_lock:
+            if self._closed:
+                raise RequestRefused(503, "the server is shutting down")
+            pool = self._lanes.get(name)
+            if pool is None:
+                pool = self._lanes[name] = WorkerPool(
+                    self._opener,
+                    size=1,
+                    no_network=self.no_network,
+                    max_memory=self.max_memory,
+                    start_timeout=self._start_timeout,
+                    niceness=niceness,
+                )
+        return pool
+
     def close(self) -> None:
-        """Stop every worker (idle ones cleanly, busy ones killed)."""
-        self._closed = True
+        """Stop every worker (idle ones cleanly, busy ones killed), and the lanes'."""
+        with self._lanes_lock:
+            self._closed = True
+            lanes = list(self._lanes.values())
+        for lane in lanes:
+            lane.close()
         with self._lock:
             workers = list(self._all.values())
         for w in workers:
@@ -316,7 +355,7 @@ class WorkerPool:
     def _end_heavy(self, w: _Worker) -> None:
         """The heavy call on ``w`` is over: restore its priority, or replace it when that is not allowed."""
         self._drop_heavy()
-        if not _renice(w, 0):
+        if not _renice(w, self.niceness):
             self._replace(w, "ran a heavy call at low priority", quiet=True)
             return
         self._idle.put(w)
@@ -362,9 +401,14 @@ class WorkerPool:
         timeout: float,
         wait: float | None = None,
         cancel: threading.Event | None = None,
+        heavy: bool = False,
+        usage: Usage | None = None,
     ) -> Any:
         """Run ``fn(store, *args)`` in a worker and return its result; at most ``timeout`` seconds.
 
+        With ``heavy`` the call is counted heavy from the start, as a call that turned heavy
+        before is (its client's last call was long: :mod:`craftrdf.publishing.server.budget`).
+        ``usage``, when given, receives the seconds the call held a worker, however it ended.
         Raises RequestRefused: 503 when the call overran (its worker is killed and replaced),
         no worker became free within ``wait`` seconds (default: ``timeout``), or the call turned
         heavy while the heavy lane was full (with ``retry_after``); :class:`ClientGone` when
@@ -375,7 +419,7 @@ class WorkerPool:
             raise RequestRefused(503, "the server is shutting down")
         key = hashlib.sha256(repr((fn.__module__, fn.__qualname__, args)).encode()).hexdigest()
         with self._lock:
-            known = key in self._known_heavy
+            known = heavy or key in self._known_heavy
         if self.heavy and known and not self._admit_heavy(at_dispatch=True):
             raise self._lane_full(timeout)
         try:
@@ -387,8 +431,19 @@ class WorkerPool:
         if self.heavy and known:
             _renice(w, 10)
         heavy = bool(self.heavy and known)
+        started = time.monotonic()
         try:
-            w.conn.send((fn, args))
+            return self._run(w, (fn, args), timeout, cancel, key, heavy)
+        finally:
+            if usage is not None:
+                usage.seconds = time.monotonic() - started
+
+    def _run(
+        self, w: _Worker, msg: tuple[Any, ...], timeout: float, cancel: threading.Event | None, key: str, heavy: bool
+    ) -> Any:
+        """Send ``msg`` to ``w`` and wait for its answer (see :meth:`call`); ``w`` goes back idle or is replaced."""
+        try:
+            w.conn.send(msg)
             heavy = self._wait(w, timeout, cancel, key, heavy)
         except (OSError, EOFError):
             self._replace(w, "was gone when given work")
@@ -399,7 +454,7 @@ class WorkerPool:
             self._replace(w, "was interrupted")
             raise
         try:
-            msg = w.conn.recv()
+            reply = w.conn.recv()
         except (EOFError, OSError):
             w.process.join(1)
             code = w.process.exitcode
@@ -414,9 +469,13 @@ class WorkerPool:
             self._end_heavy(w)
         else:
             self._idle.put(w)
-        if msg[0] == "ok":
-            return msg[1]
-        raise RequestRefused(msg[1], msg[2])
+        if reply[0] == "ok":
+            return reply[1]
+        raise RequestRefused(reply[1], reply[2])
+
+
+#: CPU niceness of the lanes (viewer pages, dump exports): on a small machine the protocol's queries win the CPU.
+LANE_NICENESS = 5
 
 
 class PooledStore(SparqlReads):
@@ -425,12 +484,14 @@ class PooledStore(SparqlReads):
     ``query`` returns what the embedded store returns (``QuerySolutions``, ``QueryBoolean``,
     or a list of triples for CONSTRUCT), parsed back from TSV / JSON / N-Triples, so library
     code (the article viewer) runs unchanged, with the server's time limit. Errors come back
-    as :class:`~craftrdf.core.errors.QueryError`.
+    as :class:`~craftrdf.core.errors.QueryError`. With ``lane`` the queries run in that lane of the
+    pool (:meth:`WorkerPool.lane`, at :data:`LANE_NICENESS`), not on its query workers.
     """
 
-    def __init__(self, pool: WorkerPool, *, timeout: float) -> None:
+    def __init__(self, pool: WorkerPool, *, timeout: float, lane: str | None = None) -> None:
         self.pool = pool
         self.timeout = timeout
+        self.lane = lane
         self.path = None
         self.writable = False
 
@@ -449,8 +510,9 @@ class PooledStore(SparqlReads):
         ``custom_functions`` are not sent: the workers run the server's own (``craftrdf:wang``).
         """
         subs = tuple((str(k), v) for k, v in (substitutions or {}).items())
+        pool = self.pool if self.lane is None else self.pool.lane(self.lane, niceness=LANE_NICENESS)
         try:
-            kind, body = self.pool.call(
+            kind, body = pool.call(
                 query_for_proxy,
                 sparql,
                 subs,

@@ -288,6 +288,26 @@ def test_jsonld_dump_has_the_raw_annotations(client):
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/n-quads")
 
 
+def test_six_downloads_of_a_dump_at_once_share_one_export_off_the_query_workers(pool, client):
+    """Issue 28: six dumps requested at once got four 503s (each export held a query worker)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(6) as ex:
+        answers = list(ex.map(lambda _: client.get("/dump/UBERON_EXT.trig"), range(6)))
+    assert [r.status_code for r in answers] == [200] * 6
+    assert len({r.content for r in answers}) == 1
+    graph = f"{BASE}set/UBERON_EXT"
+    quads = [q for q in ox.parse(answers[0].content, ox.RdfFormat.TRIG) if q.graph_name.value == graph]
+    counted = client.get(
+        "/sparql",
+        params={"query": f"SELECT (COUNT(*) AS ?n) {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"},
+        headers={"Accept": "application/sparql-results+json"},
+    )
+    assert len(quads) == int(counted.json()["results"]["bindings"][0]["n"]["value"])
+    # made in the pool's dumps lane, a worker of its own; the query workers stayed free
+    assert set(pool.lane("dumps").pids()).isdisjoint(pool.pids()) and pool.idle() == 2
+
+
 def test_html_escapes_data(tmp_path):
     """A literal holding markup is escaped on the plain HTML page."""
     from tests.helpers.server import load_graphs

@@ -8,6 +8,7 @@ Starlette test client is enough.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import socket
@@ -138,7 +139,7 @@ def test_using_graph_uri_is_honoured_over_http(tmp_path: Path) -> None:
 
 def test_bodies_are_refused_while_they_stream(store_path: Path, tmp_path: Path) -> None:
     with WorkerPool(StoreOpener(str(store_path)), size=1) as pool:
-        app = app_over(pool, tmp_path, max_body=10_000, body_timeout=1.0)
+        app = app_over(pool, tmp_path, max_body=10_000, body_timeout=0.8, body_deadline=1.0)
         with serving(app) as base:
             port = int(base.rsplit(":", 1)[1].strip("/"))
 
@@ -158,6 +159,18 @@ def test_bodies_are_refused_while_they_stream(store_path: Path, tmp_path: Path) 
             started = time.monotonic()
             assert raw(head + "Content-Length: 1000\r\n\r\n", b"ASK {}").startswith(b"HTTP/1.1 408")
             assert time.monotonic() - started < 5
+            # a body trickling a byte well inside the per-piece wait: cut at the whole body's deadline
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                s.sendall((head + "Content-Length: 100\r\n\r\n").encode())
+                s.settimeout(0.3)
+                started, answer = time.monotonic(), b""
+                while not answer and time.monotonic() - started < 6:
+                    s.sendall(b" ")
+                    with contextlib.suppress(TimeoutError):
+                        answer = s.recv(4096)
+                took = time.monotonic() - started
+            assert answer.startswith(b"HTTP/1.1 408") and b"took longer than 1 s" in answer, answer
+            assert 0.9 < took < 3
             # an honest small body still works
             r = httpx.post(base + "sparql", content=ASK, headers={"Content-Type": "application/sparql-query"})
             assert r.status_code == 200 and r.json()["boolean"] is True  # the empty pattern has one solution
@@ -193,7 +206,8 @@ def test_simple_queries_do_not_queue_behind_heavy_ones(store_path: Path, tmp_pat
             time.sleep(1.5)  # both joins are heavy now
             lat: list[float] = []
             codes: list[int] = []
-            with httpx.Client(base_url=base, timeout=30) as c:
+            # the probe is another client than the hammers (an address as a proxy on loopback gives it)
+            with httpx.Client(base_url=base, timeout=30, headers={"X-Forwarded-For": "192.0.2.8"}) as c:
                 for i in range(60):
                     t = time.monotonic()
                     r = c.get("sparql", params={"query": ASK if i % 2 else SMALL})
@@ -209,7 +223,10 @@ def test_simple_queries_do_not_queue_behind_heavy_ones(store_path: Path, tmp_pat
 
 
 def test_the_heavy_lane_is_bounded_with_retry_after(store_path: Path, tmp_path: Path) -> None:
-    """One heavy slot: a second long query is stopped at its first half second; a known one is refused at once."""
+    """One heavy slot: a second long query is stopped at its first half second; a known one is refused at once.
+
+    The client that sent them is then heavy: its next query is refused too while the lane is full.
+    """
     other = CROSS.replace("?x ?y ?z", "?u ?v ?w")  # another text: not known to be heavy
     with WorkerPool(StoreOpener(str(store_path)), size=1, heavy=1, heavy_after=0.5) as pool:
         app = app_over(pool, tmp_path, timeout=6)
@@ -227,7 +244,12 @@ def test_the_heavy_lane_is_bounded_with_retry_after(store_path: Path, tmp_path: 
             started = time.monotonic()
             new = httpx.get(base + "sparql", params={"query": other}, timeout=30)
             assert new.status_code == 503 and 0.4 < time.monotonic() - started < 3  # stopped when it turned heavy
-            assert httpx.get(base + "sparql", params={"query": ASK}, timeout=30).status_code == 200
+            # that client's long queries make it heavy: its next queries wait for the full heavy lane
+            assert httpx.get(base + "sparql", params={"query": ASK}, timeout=30).status_code == 503
+            other_client = {"X-Forwarded-For": "192.0.2.7"}  # as a proxy on loopback says it (uvicorn trusts it)
+            assert (
+                httpx.get(base + "sparql", params={"query": ASK}, headers=other_client, timeout=30).status_code == 200
+            )
             t.join()
     for r in (again, new):
         assert int(r.headers["Retry-After"]) >= 1 and "long queries" in r.text
@@ -264,7 +286,9 @@ def test_a_slowloris_of_3000_sockets_does_not_exhaust_the_server(store_path: Pat
                 socks.append(s)
             started = time.monotonic()
             r = httpx.get(base + "sparql", params={"query": ASK}, timeout=10)
-            assert r.status_code == 200 and time.monotonic() - started < 2
+            # measured at load 12-17: 0.77-1.18 s (0.51-0.87 s before bursts were spared the cap, which
+            # now parses a flood socket's first bytes before closing it); 2 s was passed at load 18+
+            assert r.status_code == 200 and time.monotonic() - started < 3
             time.sleep(2.5)  # past the header deadline every silent socket is closed by the server
             closed = 0
             for s in socks:
@@ -277,6 +301,39 @@ def test_a_slowloris_of_3000_sockets_does_not_exhaust_the_server(store_path: Pat
                     pass
                 s.close()
             assert closed == len(socks)
+
+
+async def _burst(port: int, n: int) -> list[bytes]:
+    """Open ``n`` connections at once, then send a request on each; the first line of each answer."""
+    opened: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = list(
+        await asyncio.gather(*(asyncio.open_connection("127.0.0.1", port) for _ in range(n)))
+    )
+
+    async def ask(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bytes:
+        writer.write(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        try:
+            await writer.drain()
+            return (await asyncio.wait_for(reader.read(), 30)).split(b"\r\n", 1)[0]
+        except OSError:
+            return b""
+        finally:
+            writer.close()
+
+    return list(await asyncio.gather(*(ask(r, w) for r, w in opened)))
+
+
+@pytest.mark.parametrize(
+    "connections",
+    [300, pytest.param(1000, marks=pytest.mark.long("1,000 connections at once: 4 s on a loaded machine"))],
+)
+def test_a_burst_of_new_connections_is_answered_in_full(connections: int, store_path: Path, tmp_path: Path) -> None:
+    """Issue 28: of 300 connections opened at once 44 were closed unanswered, of 1,000 about half (the half-open cap)."""
+    with WorkerPool(StoreOpener(str(store_path)), size=1) as pool:
+        app = app_over(pool, tmp_path)
+        with serving(app) as base:  # the cap is 256: 300 passes it
+            port = int(base.rsplit(":", 1)[1].strip("/"))
+            answers = asyncio.run(_burst(port, connections))
+    assert answers == [b"HTTP/1.1 200 OK"] * connections
 
 
 # -- headers and browsers -------------------------------------------------------------------

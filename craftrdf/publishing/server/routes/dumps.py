@@ -1,12 +1,13 @@
 """The dataset as a whole: ``/.well-known/void`` (the VoID description) and ``/dump/KEY.ext`` (a set's dump).
 
 VoID's graph sizes are counted once in a worker and kept until the next update; a dump is exported
-once into the app's dump folder (:func:`craftrdf.publishing.server.linked.dump_set`) and then served from it.
+once into the app's dump folder (:func:`craftrdf.publishing.server.linked.dump_set`, in the pool's
+``dumps`` lane: :meth:`~craftrdf.publishing.server.context.AppContext.dump`) and then sent from it
+without any worker.
 """
 
 from __future__ import annotations
 
-import os
 import re
 
 from starlette.requests import Request
@@ -16,7 +17,7 @@ from starlette.routing import BaseRoute, Route
 from ....core.vocab import BASE
 from ..context import AppContext
 from ..guard import RequestRefused
-from ..linked import DUMP_FORMATS, dump_set, graph_sizes, render_html, void_triples
+from ..linked import DUMP_FORMATS, graph_sizes, render_html, void_triples
 from ..protocol import HTML
 from .common import choose, rdf_response
 
@@ -57,7 +58,7 @@ class DatasetRoutes:
             raise RequestRefused(
                 404, f"no dump named {name!r}: use /dump/KEY.ext with ext one of " + ", ".join(DUMP_FORMATS)
             )
-        path = await self.ctx.call(dump_set, key, ext, os.fspath(self.ctx.dumps), timeout=self.ctx.config.dump_timeout)
+        path = await self.ctx.dump(key, ext)
         return FileResponse(path, media_type=DUMP_FORMATS[ext][1], filename=name)
 
 

@@ -112,7 +112,8 @@ class SparqlRoutes:
             return self.page(request, "")
         body = b""
         if request.method == "POST":
-            body = await read_body(request, self.config.max_body, self.config.body_timeout)
+            config = self.config
+            body = await read_body(request, config.max_body, config.body_timeout, config.body_deadline)
         req = parse_sparql_request(request.method, request.url.query, request.headers.get("content-type"), body)
         if browser and req.kind == "query":
             return await self.page_results(request, req)

@@ -1,7 +1,8 @@
 """The article viewer's routes (``craftrdf.publishing.server.viewer``), mounted when that module imports.
 
-Its queries run in the pool through a :class:`~craftrdf.publishing.server.workers.PooledStore`, under the
-server's time limit.
+Its queries run in the pool's ``pages`` lane (a worker of its own, at lower CPU priority, so 60
+clients reading pages do not queue the protocol's queries) through a
+:class:`~craftrdf.publishing.server.workers.PooledStore`, under the server's time limit.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def viewer_router(ctx: AppContext) -> Router | None:
     try:
         from ..viewer import viewer_routes
 
-        store = PooledStore(ctx.pool, timeout=ctx.config.timeout)
+        store = PooledStore(ctx.pool, timeout=ctx.config.timeout, lane="pages")
         return Router(routes=list(viewer_routes(store, base_iri=ctx.base)))
     except Exception as exc:  # any failure of an optional part must not stop the endpoint
         logger.warning("article viewer unavailable (%s: %s); serving plain HTML pages instead", type(exc).__name__, exc)
