@@ -11,6 +11,7 @@ import importlib
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -116,19 +117,40 @@ def test_without_oaklib_the_error_names_the_extra(monkeypatch):
     assert "\n" not in str(caught.value)
 
 
-@pytest.mark.long("runoak in a subprocess: starting OAK's command line imports all of oaklib, 4 s idle, 10 s loaded")
-def test_runoak_info_and_ancestors(store, raw):
+def _ids(rows: list[str]) -> set[str]:
+    """The ids of runoak's ``id<TAB>label`` table (its header checked)."""
+    assert rows[0] == "id\tlabel"
+    return {r.split("\t")[0] for r in rows[1:]}
+
+
+def test_runoak_info_and_ancestors(oak, store, raw):
+    from click.testing import CliRunner
+
+    with warnings.catch_warnings():
+        # the command's dependencies (pydantic models of OAK's LLM and web adapters) warn on import: not ours
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from oaklib.cli import main as runoak  # the command the runoak script runs, here in this process
+
+    def run(*args: str) -> list[str]:
+        r = CliRunner().invoke(runoak, ["-i", f"craftrdf:{store}", *args], catch_exceptions=False)
+        assert r.exit_code == 0, r.output
+        return r.output.splitlines()
+
+    assert run("info", BRAIN, UNION) == [f"{BRAIN} ! brain", f"{UNION} ! {raw[UNION]['name'][0]}"]
+    assert _ids(run("ancestors", "-p", "i", BRAIN)) == obo_is_a_closure(raw, BRAIN) | {BRAIN}
+    assert _ids(run("ancestors", "-p", "i", UNION)) == _union_ancestors(raw) | {UNION}
+    below = {t for t in raw if ORGAN in obo_is_a_closure(raw, t)} | {ORGAN}
+    # a label for a term, as runoak takes it; descendants prints "ID ! label" lines
+    assert {r.split(" ! ")[0] for r in run("descendants", "-p", "i", "organ")} == below
+
+
+@pytest.mark.long("runoak as a subprocess: a new process imports all of oaklib, 4 s of CPU each; in-process above")
+def test_the_runoak_script(store, raw):
     runoak = Path(sys.executable).with_name("runoak")
     if not runoak.exists():
         pytest.skip("runoak is not installed (pip install 'craftrdf[oak]')")
-
-    def run(*args: str) -> list[str]:
-        r = subprocess.run([str(runoak), "-i", f"craftrdf:{store}", *args], capture_output=True, text=True, check=True)
-        return r.stdout.splitlines()
-
-    assert run("info", BRAIN, UNION) == [f"{BRAIN} ! brain", f"{UNION} ! {raw[UNION]['name'][0]}"]
-    rows = run("ancestors", "-p", "i", BRAIN)
-    assert rows[0] == "id\tlabel"
-    assert {r.split("\t")[0] for r in rows[1:]} == obo_is_a_closure(raw, BRAIN) | {BRAIN}
-    rows = run("ancestors", "-p", "i", UNION)
-    assert {r.split("\t")[0] for r in rows[1:]} == _union_ancestors(raw) | {UNION}
+    args = [str(runoak), "-i", f"craftrdf:{store}"]
+    r = subprocess.run([*args, "info", UNION], capture_output=True, text=True, check=True)
+    assert r.stdout.splitlines() == [f"{UNION} ! {raw[UNION]['name'][0]}"]
+    r = subprocess.run([*args, "ancestors", "-p", "i", BRAIN], capture_output=True, text=True, check=True)
+    assert _ids(r.stdout.splitlines()) == obo_is_a_closure(raw, BRAIN) | {BRAIN}
