@@ -4,7 +4,8 @@ oaklib finds it through the ``oaklib.plugins`` entry point ``craftrdf`` (pyproje
 selector ``craftrdf:PATH`` (a store directory, or a SPARQL endpoint URL) opens the store read-only
 and answers OAK's basic, graph and search interfaces from craftrdf's ontology read model
 (:class:`~craftrdf.analysis.terms.TermLookup` over every ontology graph merged, or one graph:
-``get_adapter("craftrdf:PATH", ontology="UBERON+extensions")``). What that gives OAK:
+``craftrdf:PATH#UBERON+extensions``, or ``get_adapter("craftrdf:PATH", ontology="UBERON+extensions")``).
+What that gives OAK:
 
 - entities are the declared classes (obsolete ones only when asked), labels, text definitions,
   synonyms by scope (``oio:hasExactSynonym``...); a parallel extension class (``SO_EXT:0000704``)
@@ -67,7 +68,8 @@ _SCOPE_PRED = {
 class CraftrdfImplementation(OboGraphInterface, SearchInterface):
     """OAK's view of a craftrdf store's ontology graphs (see the module docstring).
 
-    Made by oaklib from a ``craftrdf:PATH`` selector (``resource.slug`` is PATH); keyword
+    Made by oaklib from a ``craftrdf:PATH[#ONTOLOGY]`` selector (``resource.slug`` is the part after the
+    scheme); keyword
     arguments of ``get_adapter`` set ``ontology`` (one ontology graph's name) and
     ``classify_extensions``, or pass a ready ``lookup``. A missing or empty store is a
     :class:`~craftrdf.core.errors.StoreError`, an unknown ontology graph a ConfigError.
@@ -83,6 +85,9 @@ class CraftrdfImplementation(OboGraphInterface, SearchInterface):
             from ..core.errors import ConfigError
 
             location = self.resource.slug if self.resource is not None else None
+            if location and "#" in location:  # craftrdf:PATH#UBERON+extensions: that ontology graph alone
+                location, _, name = location.rpartition("#")
+                self.ontology = self.ontology or name
             if not location:
                 raise ConfigError("the craftrdf adapter needs a store: craftrdf:PATH (a directory or an endpoint URL)")
             # held open for the adapter's life: the model reads its names (synonyms, definitions) on first use
