@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from craftrdf.apps.cli import main
-from craftrdf.core.errors import MissingExtraError, StoreError
+from craftrdf.core.errors import ConfigError, MissingExtraError, StoreError
 from tests.helpers.sample import obo_is_a_closure, obo_is_a_parents, read_obo
 
 BRAIN = "UBERON:0000955"
@@ -106,6 +106,16 @@ def test_a_store_that_is_not_there(tmp_path):
 
     with pytest.raises(StoreError):
         get_adapter(f"craftrdf:{tmp_path / 'nothing'}")
+
+
+def test_one_ontology_graph_by_name(oak, store, raw):
+    from oaklib import get_adapter
+
+    one = get_adapter(f"craftrdf:{store}#UBERON+extensions")
+    assert set(one.entities()) == set(raw)  # the file's classes alone; the merged adapter has the other ontologies too
+    assert set(oak.entities()) > set(raw)
+    with pytest.raises(ConfigError, match="NOPE"):
+        get_adapter(f"craftrdf:{store}#NOPE")
 
 
 def test_without_oaklib_the_error_names_the_extra(monkeypatch):
