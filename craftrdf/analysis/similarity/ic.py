@@ -189,6 +189,24 @@ class ICIndex:
                 self.engine = "numpy"
         return self._kernels
 
+    def detached(self) -> dict[str, object]:
+        """The index's state without its Wang index (and what it shares with it), to keep on disk."""
+        state = self.__getstate__()
+        for shared in ("ancestry", "terms", "index", "labels", "_sparse"):
+            state.pop(shared, None)
+        return state
+
+    @classmethod
+    def over(cls, ancestry: WangIndex, state: Mapping[str, object]) -> ICIndex | None:
+        """The index :meth:`detached` gave ``state`` for, over ``ancestry`` again; None when they do not fit."""
+        ic = state.get("raw_ic")
+        if not isinstance(ic, np.ndarray) or ic.shape != (len(ancestry),):
+            return None
+        index = cls.__new__(cls)
+        index.__setstate__({**state, "ancestry": ancestry, "_kernels": None})
+        index.terms, index.index, index.labels = ancestry.terms, ancestry.index, ancestry.labels
+        return index
+
     def information_content(self, term: str) -> float:
         """IC(term) as given (not divided by the largest); UnknownTermError for a class not in the graph."""
         return float(self.raw_ic[self.ancestry.rows([term])[0]])
