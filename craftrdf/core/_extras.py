@@ -23,6 +23,7 @@ EXTRA_OF_MODULE = MappingProxyType(
         "rdflib": "rdflib",
         "oxrdflib": "rdflib",
         "owlready2": "owl",
+        "oaklib": "oak",
     }
 )
 

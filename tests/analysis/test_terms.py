@@ -10,7 +10,7 @@ import pytest
 from craftrdf.analysis.similarity.definition import UnknownTermError
 from craftrdf.analysis.terms import TermLookup
 from craftrdf.apps.cli import main
-from tests.helpers.sample import read_obo
+from tests.helpers.sample import obo_is_a_closure, obo_is_a_parents, read_obo
 
 ONTOLOGY = "UBERON+extensions"
 
@@ -19,23 +19,6 @@ ONTOLOGY = "UBERON+extensions"
 def raw() -> dict[str, dict[str, list[str]]]:
     """Each [Term] stanza's tags (id -> tag -> values), straight from the file."""
     return read_obo("UBERON/UBERON+extensions")
-
-
-def _parents(tags: dict[str, list[str]]) -> set[str]:
-    """is_a targets and intersection_of genus classes (a line with one class and no relation)."""
-    out = {v.split(" !")[0].split()[0] for v in tags.get("is_a", [])}
-    out |= {v.split(" !")[0].strip() for v in tags.get("intersection_of", []) if len(v.split(" !")[0].split()) == 1}
-    return out
-
-
-def _closure(raw: dict[str, dict[str, list[str]]], start: str) -> set[str]:
-    seen, todo = set(), [start]
-    while todo:
-        for p in _parents(raw.get(todo.pop(), {})):
-            if p not in seen and p in raw:
-                seen.add(p)
-                todo.append(p)
-    return seen
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +33,7 @@ def test_info_is_the_files_stanza(lookup, raw):
     synonyms = {tuple(re.match(r'"(.*)" (\w+)', s).groups()) for s in tags.get("synonym", [])}  # type: ignore[union-attr]
     assert set(info.synonyms) == synonyms
     assert info.definition == re.match(r'"(.*)" \[', tags["def"][0]).group(1)  # type: ignore[union-attr]
-    assert set(info.parents["is_a"]) == _parents(tags)
+    assert set(info.parents["is_a"]) == obo_is_a_parents(tags)
     relationships = {tuple(v.split(" !")[0].split()) for v in tags.get("relationship", [])}
     assert {(r, p) for r, ps in info.parents.items() if r != "is_a" for p in ps} == relationships
     with pytest.raises(UnknownTermError):
@@ -59,10 +42,10 @@ def test_info_is_the_files_stanza(lookup, raw):
 
 def test_ancestors_and_descendants_are_the_closures(lookup, raw):
     for term in ("UBERON:0000955", "UBERON:0002435", "UBERON_EXT:bone_element_or_tissue"):
-        assert set(lookup.ancestors(term)) == _closure(raw, term), term
-    below = {t for t in raw if "UBERON:0000062" in _closure(raw, t)}  # organ
+        assert set(lookup.ancestors(term)) == obo_is_a_closure(raw, term), term
+    below = {t for t in raw if "UBERON:0000062" in obo_is_a_closure(raw, t)}  # organ
     assert set(lookup.descendants("UBERON:0000062")) == below and below
-    assert set(lookup.ancestors("UBERON:0000955", ["is_a", "part_of"])) >= _closure(raw, "UBERON:0000955")
+    assert set(lookup.ancestors("UBERON:0000955", ["is_a", "part_of"])) >= obo_is_a_closure(raw, "UBERON:0000955")
 
 
 def test_search_by_label_and_synonym(lookup, raw):

@@ -98,3 +98,22 @@ def read_obo(module_folder: str) -> dict[str, dict[str, list[str]]]:
             tags.setdefault(tag, []).append(value)
         terms[tags["id"][0]] = tags
     return terms
+
+
+def obo_is_a_parents(tags: dict[str, list[str]]) -> set[str]:
+    """A stanza's is_a targets and intersection_of genus classes (a line with one class and no relation)."""
+    out = {v.split(" !")[0].split()[0] for v in tags.get("is_a", [])}
+    out |= {v.split(" !")[0].strip() for v in tags.get("intersection_of", []) if len(v.split(" !")[0].split()) == 1}
+    return out
+
+
+def obo_is_a_closure(raw: dict[str, dict[str, list[str]]], start: str) -> set[str]:
+    """Every class of ``raw`` (a :func:`read_obo` result) above ``start`` over is_a and genus lines, ``start`` excluded."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for p in obo_is_a_parents(raw.get(todo.pop(), {})):
+            if p not in seen and p in raw:
+                seen.add(p)
+                todo.append(p)
+    return seen

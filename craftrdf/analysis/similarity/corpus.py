@@ -152,10 +152,50 @@ def ic_index(
     hit = entries.get(key)
     if isinstance(hit, ICIndex) and hit.ancestry is ancestry:
         return hit
+    persist = cache_dir is not None and counts is None  # given counts are not the store's: not kept
+    disk = _ic_disk_key(store, key, ontology, weights, classify_extensions, engine) if persist else None
+    if cache_dir is not None and disk is not None:
+        from .persist import load_ic
+
+        loaded = load_ic(cache_dir, disk, ancestry)
+        if loaded is not None:
+            entries[key] = loaded
+            return loaded
     if ic == "intrinsic":
         index = ICIndex.intrinsic(ancestry, engine=engine)
     else:
         n = counts if counts is not None else annotation_counts(store, set_key or "", splits=splits)
         index = ICIndex.from_counts(ancestry, n, engine=engine)
     entries[key] = index
+    # saved only if nothing it was read from changed meanwhile: never a stale entry
+    unchanged = disk is not None and disk == _ic_disk_key(store, key, ontology, weights, classify_extensions, engine)
+    if cache_dir is not None and disk is not None and unchanged:
+        from .persist import save_index
+
+        save_index(cache_dir, disk, index)
     return index
+
+
+def _ic_disk_key(
+    store: ReadableStore,
+    key: tuple[object, ...],
+    ontology: str | None,
+    weights: Mapping[str, float] | None,
+    classify_extensions: bool,
+    engine: Engine,
+) -> str | None:
+    """The on-disk key of the IC index whose in-memory ``key`` is ``("ic", id, "intrinsic")`` or
+    ``("ic", id, "set", set_key, splits)`` (``persist.ic_key``: the Wang index's key, then the set's batch
+    and, with splits, the documents' batch)."""
+    from ...core.iris import DOCUMENTS_GRAPH
+    from .graph import method_weights
+    from .persist import ic_key, index_key
+
+    w = method_weights("wang", weights)
+    wang = index_key(store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine)
+    if key[2] == "intrinsic":
+        return ic_key(store, index=wang, source={"ic": "intrinsic"}, graphs=())
+    set_key, splits = key[3], key[4]
+    graphs = [resolve_set(store, str(set_key)).graph, *([DOCUMENTS_GRAPH] if splits is not None else [])]
+    source = {"ic": "corpus", "set": set_key, "splits": splits}
+    return ic_key(store, index=wang, source=source, graphs=graphs)

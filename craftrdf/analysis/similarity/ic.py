@@ -29,18 +29,25 @@ import functools
 import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
 
 from ...core.errors import ConfigError
 from ._svalues import load_kernels
 from .definition import Combine, Engine, Missing, combine_scores, known_terms
 from .wang import WangIndex
 
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
 logger = logging.getLogger(__name__)
+
+#: Up to this many pairs, :meth:`ICIndex.pairs_by_row` intersects the two rows in numpy without loading the
+#: kernels: a command that scores one pair does not pay numba's import and first call (about 1.5 s of CPU).
+_FEW_PAIRS = 8
 
 ICMeasure = Literal["resnik", "lin", "jiang", "rel"]
 #: The measures :class:`ICIndex` computes, by their GOSemSim names in lower case.
@@ -142,9 +149,13 @@ class ICIndex:
         order = np.lexsort((-norm[cols], rows))
         self._indptr = indptr
         self._cols = np.ascontiguousarray(cols[order].astype(np.int32))
-        self._kernels = load_kernels(engine, module="_ic_kernels")
-        #: which path computes: "numba" or "numpy"
-        self.engine: Literal["numba", "numpy"] = "numpy" if self._kernels is None else "numba"
+        # "numba" insists now; "auto" loads the kernels when many pairs first need them (_compiled), so a
+        # command that scores a few pairs never imports numba
+        if engine not in ("auto", "numba", "numpy"):
+            raise ConfigError(f"unknown similarity engine {engine!r}: use auto, numba or numpy")
+        self._kernels = load_kernels(engine, module="_ic_kernels") if engine == "numba" else None
+        #: which path computes many pairs: "numba" or "numpy" (auto: numba unless it then fails to load)
+        self.engine: Literal["numba", "numpy"] = "numpy" if engine == "numpy" else "numba"
 
     @classmethod
     def from_counts(cls, ancestry: WangIndex, counts: Mapping[str, float], *, engine: Engine = "auto") -> ICIndex:
@@ -168,11 +179,33 @@ class ICIndex:
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state)
-        if self.engine == "numba":
-            self._kernels = load_kernels("auto", warn=False, module="_ic_kernels")
-            if self._kernels is None:
+        self.__dict__.update(state)  # the kernels are loaded when first needed (_compiled)
+
+    def _compiled(self) -> ModuleType | None:
+        """The compiled kernels of engine numba, loaded on first use; None on the numpy path."""
+        if self._kernels is None and self.engine == "numba":
+            self._kernels = load_kernels("auto", module="_ic_kernels")
+            if self._kernels is None:  # numba missing or broken: same values, numpy path (logged once)
                 self.engine = "numpy"
+        return self._kernels
+
+    def detached(self) -> dict[str, object]:
+        """The index's state without its Wang index (and what it shares with it), to keep on disk."""
+        state = self.__getstate__()
+        for shared in ("ancestry", "terms", "index", "labels", "_sparse"):
+            state.pop(shared, None)
+        return state
+
+    @classmethod
+    def over(cls, ancestry: WangIndex, state: Mapping[str, object]) -> ICIndex | None:
+        """The index :meth:`detached` gave ``state`` for, over ``ancestry`` again; None when they do not fit."""
+        ic = state.get("raw_ic")
+        if not isinstance(ic, np.ndarray) or ic.shape != (len(ancestry),):
+            return None
+        index = cls.__new__(cls)
+        index.__setstate__({**state, "ancestry": ancestry, "_kernels": None})
+        index.terms, index.index, index.labels = ancestry.terms, ancestry.index, ancestry.labels
+        return index
 
     def information_content(self, term: str) -> float:
         """IC(term) as given (not divided by the largest); UnknownTermError for a class not in the graph."""
@@ -181,9 +214,12 @@ class ICIndex:
     # -- the most informative common ancestor ----------------------------------------
 
     def _mica_pairs(self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-        if self._kernels is not None:
+        if len(ra) <= _FEW_PAIRS:
+            return self._mica_few(ra, rb)
+        kernels = self._compiled()
+        if kernels is not None:
             out = np.empty(len(ra), dtype=np.float64)
-            self._kernels.mica_pairs(self._indptr, self._cols, self.ic, ra, rb, out)
+            kernels.mica_pairs(self._indptr, self._cols, self.ic, ra, rb, out)
             return out
         out = np.full(len(ra), np.nan)
         ok = np.flatnonzero((ra >= 0) & (rb >= 0))
@@ -195,10 +231,23 @@ class ICIndex:
             out[sel] = both.max(axis=1).toarray().ravel()
         return out
 
+    def _mica_few(self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """:meth:`_mica_pairs` for a few pairs, row against row in numpy (the kernel's values: a maximum, exact)."""
+        out = np.full(len(ra), np.nan)
+        for k, (x, y) in enumerate(zip(ra.tolist(), rb.tolist())):
+            if x >= 0 and y >= 0:
+                shared = np.intersect1d(self._row(x), self._row(y), assume_unique=True)
+                out[k] = float(self.ic[shared].max()) if len(shared) else 0.0
+        return out
+
+    def _row(self, r: int) -> npt.NDArray[np.int32]:
+        return self._cols[self._indptr[r] : self._indptr[r + 1]]
+
     def _mica_matrix(self, ra: npt.NDArray[np.int64], rb: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         out = np.empty((len(ra), len(rb)), dtype=np.float64)
-        if self._kernels is not None:
-            self._kernels.mica_matrix(self._indptr, self._cols, self.ic, ra, rb, out)
+        kernels = self._compiled()
+        if kernels is not None:
+            kernels.mica_matrix(self._indptr, self._cols, self.ic, ra, rb, out)
             return out
         _, member = self._sparse
         by_col = member[rb].tocsc()
@@ -211,6 +260,8 @@ class ICIndex:
     @functools.cached_property
     def _sparse(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
         """(ancestors weighted by ic, ancestors as 1), as CSR matrices; for the numpy path."""
+        import scipy.sparse as sp  # here: a process that scores a few pairs never needs scipy
+
         n = len(self.terms)
         cols = self._cols
         weighted = sp.csr_matrix((self.ic[cols], cols, self._indptr), shape=(n, n))

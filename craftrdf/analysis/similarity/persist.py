@@ -24,11 +24,12 @@ import logging
 import os
 import pickle
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ...core.vocab import BASE
 from ...store.local import ReadableStore
+from .ic import ICIndex
 from .wang import WangIndex
 
 logger = logging.getLogger(__name__)
@@ -71,13 +72,27 @@ def index_key(
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def _path(cache_dir: Path, key: str) -> Path:
-    return cache_dir / f"wang-{key}.pickle"
+def ic_key(store: ReadableStore, *, index: str, source: Mapping[str, object], graphs: Iterable[str]) -> str | None:
+    """The hex digest that names an IC index: the key of its Wang index (``index``), the IC's ``source``
+    (intrinsic, or a set and splits) and the digests of the batches whose ``graphs`` the IC reads (the
+    set's, the documents'). None when one of those graphs is no batch: no digest says it is unchanged."""
+    batches = store.batches()
+    digests = []
+    for graph in sorted(set(graphs)):
+        batch = batches.get(graph)
+        if batch is None:
+            return None
+        digests.append((graph, batch.digest))
+    what = {"version": CACHE_VERSION, "index": index, "source": dict(source), "graphs": digests}
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def load_index(cache_dir: Path, key: str) -> WangIndex | None:
-    """The index saved under ``key``, or None (absent, unreadable, or another key inside)."""
-    path = _path(cache_dir, key)
+def _path(cache_dir: Path, key: str, kind: str = "wang") -> Path:
+    return cache_dir / f"{kind}-{key}.pickle"
+
+
+def _load(path: Path, key: str) -> object | None:
+    """What was saved at ``path`` under ``key``, or None (absent, unreadable, or another key inside)."""
     try:
         with open(path, "rb") as fh:
             data = pickle.load(fh)  # the user's own cache directory (module docstring)
@@ -86,23 +101,38 @@ def load_index(cache_dir: Path, key: str) -> WangIndex | None:
     except Exception as exc:  # a damaged entry is rebuilt, never trusted
         logger.warning("ignoring unreadable similarity index %s: %s", path, exc)
         return None
-    if not (isinstance(data, dict) and data.get("key") == key and isinstance(data.get("index"), WangIndex)):
+    if not (isinstance(data, dict) and data.get("key") == key):
         logger.warning("ignoring similarity index %s: not the index of its key", path)
         return None
     logger.info("similarity index from %s", path)
-    index: WangIndex = data["index"]
-    return index
+    return data.get("index")
 
 
-def save_index(cache_dir: Path, key: str, index: WangIndex) -> None:
-    """Write ``index`` under ``key``, atomically (readers never see half a file); a failure is only logged."""
+def load_index(cache_dir: Path, key: str) -> WangIndex | None:
+    """The index saved under ``key``, or None (absent, unreadable, or another key inside)."""
+    index = _load(_path(cache_dir, key), key)
+    return index if isinstance(index, WangIndex) else None
+
+
+def load_ic(cache_dir: Path, key: str, ancestry: WangIndex) -> ICIndex | None:
+    """The IC index saved under ``key`` (:func:`ic_key`) over ``ancestry``, or None."""
+    state = _load(_path(cache_dir, key, "ic"), key)
+    return ICIndex.over(ancestry, state) if isinstance(state, dict) else None
+
+
+def save_index(cache_dir: Path, key: str, index: WangIndex | ICIndex) -> None:
+    """Write ``index`` under ``key``, atomically (readers never see half a file); a failure is only logged.
+
+    An :class:`ICIndex` is saved without its Wang index, which is kept under its own key.
+    """
+    kind, payload = ("ic", index.detached()) if isinstance(index, ICIndex) else ("wang", index)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".tmp-", suffix=".pickle")
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump({"key": key, "index": index}, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, _path(cache_dir, key))
+                pickle.dump({"key": key, "index": payload}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, _path(cache_dir, key, kind))
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

@@ -115,3 +115,56 @@ def test_the_cli_keeps_the_index_unless_told_not_to(tmp_path, monkeypatch, capsy
     graph_module.DEFAULT_CACHE.clear()
     assert main(args) == 0
     assert capsys.readouterr().out == f"{FIG1:.6f}\n" * 3
+
+
+def test_an_ic_index_is_kept_beside_its_wang_index(tmp_path, monkeypatch, sample_store):
+    from craftrdf.analysis.similarity import corpus as corpus_module
+    from craftrdf.analysis.similarity.corpus import ic_index
+    from craftrdf.analysis.similarity.ic import ICIndex
+
+    pairs = (
+        ["UBERON:0000955", "UBERON:0002435", "UBERON:0000062"],
+        ["UBERON:0002435", "UBERON:0001017", "UBERON:0000955"],
+    )
+    built = {
+        ic: ic_index(sample_store, ic=ic, set_key="UBERON", cache=None, cache_dir=tmp_path)
+        for ic in ("corpus", "intrinsic")
+    }
+    assert len(list(tmp_path.glob("ic-*.pickle"))) == 2 and len(list(tmp_path.glob("wang-*.pickle"))) == 1
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the IC was computed again")
+
+    _no_graph_reads(monkeypatch)
+    monkeypatch.setattr(corpus_module, "annotation_counts", refuse)
+    monkeypatch.setattr(ICIndex, "from_counts", refuse)
+    monkeypatch.setattr(ICIndex, "intrinsic", refuse)
+    for ic, first in built.items():
+        again = ic_index(sample_store, ic=ic, set_key="UBERON", cache=None, cache_dir=tmp_path)
+        assert again is not first and again.ancestry is not first.ancestry
+        for measure in ("resnik", "lin", "jiang", "rel"):
+            assert list(again.pairs(*pairs, measure)) == list(first.pairs(*pairs, measure)), (ic, measure)
+    # other splits are other counts: computed, not read
+    with pytest.raises(AssertionError, match="computed again"):
+        ic_index(sample_store, set_key="UBERON", splits=["test"], cache=None, cache_dir=tmp_path)
+
+
+def test_an_ic_key_follows_the_set_and_documents_batches():
+    from types import SimpleNamespace
+
+    from craftrdf.analysis.similarity.persist import ic_key
+
+    class Batches:
+        def __init__(self, **digests: str) -> None:
+            self.digests = digests
+
+        def batches(self) -> dict[str, SimpleNamespace]:
+            return {g: SimpleNamespace(graph=g, digest=d) for g, d in self.digests.items()}
+
+    source = {"ic": "corpus", "set": "S", "splits": None}
+    one = ic_key(Batches(s="1", d="1"), index="w", source=source, graphs=["s"])  # type: ignore[arg-type]
+    assert one == ic_key(Batches(s="1", d="2"), index="w", source=source, graphs=["s"])  # type: ignore[arg-type]
+    assert one != ic_key(Batches(s="2", d="1"), index="w", source=source, graphs=["s"])  # type: ignore[arg-type]
+    assert one != ic_key(Batches(s="1", d="1"), index="w2", source=source, graphs=["s"])  # type: ignore[arg-type]
+    # a graph that is no batch has no digest to vouch for it: no key, nothing kept
+    assert ic_key(Batches(s="1"), index="w", source=source, graphs=["s", "d"]) is None  # type: ignore[arg-type]
