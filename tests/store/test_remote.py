@@ -338,3 +338,39 @@ def test_a_replacement_is_one_update_request_with_the_difference(
     finally:
         monkeypatch.undo()
         remote.remove_batch(g)
+
+
+#: Virtuoso 7's answer to a Graph Store Protocol PUT it rolled back for a deadlock (a full-corpus build, as received)
+DEADLOCKED = (
+    b'<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN"> <html> <head> <title>SPARQL Graph Protocol request failed'
+    b"</title> </head> <body> <h1>HTTP/1.1 500 Request Failed</h1> <h3>Error 40001</h3> "
+    b"<xmp>SR172: Transaction deadlocked</xmp></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("answers", "sent", "status"),
+    [
+        ([(500, DEADLOCKED), (201, b"")], 2, 201),  # rolled back, sent again: written
+        ([(500, DEADLOCKED)] * 3, 3, 500),  # the tries run out: the last answer, for the caller's one-line error
+        ([(500, b"Error 42000: SR185: Undefined procedure"), (201, b"")], 1, 500),  # any other failure: at once
+        ([(400, b"Error 40001")], 1, 400),
+    ],
+)
+def test_a_write_the_server_rolled_back_for_a_deadlock_is_sent_again(
+    monkeypatch: pytest.MonkeyPatch, answers: list[tuple[int, bytes]], sent: int, status: int
+) -> None:
+    from craftrdf.store import remote_protocol
+
+    requests: list[tuple[str, str, bytes]] = []
+    replies = iter(answers)
+
+    def request(method: str, url: str, **kw: object) -> httpx.Response:
+        requests.append((method, url, kw["content"]))  # type: ignore[arg-type]
+        code, body = next(replies)
+        return httpx.Response(code, content=body)
+
+    monkeypatch.setattr(remote_protocol.httpx, "request", request)
+    r = remote_protocol.send_write("PUT", "http://127.0.0.1:1/crud", retries=2, pause=0.001, content=b"<a> <b> <c> .")
+    assert r.status_code == status
+    assert requests == [("PUT", "http://127.0.0.1:1/crud", b"<a> <b> <c> .")] * sent
