@@ -34,8 +34,8 @@ from tests.helpers.queries import (
     EMPTY_IN_SAMPLE,
     IRI_TAIL,
     SVALUES,
-    assert_same_rows,
     check_adversarial,
+    compare_library_query,
     params_of,
     required,
     uses_functions,
@@ -94,24 +94,9 @@ def test_ask_answers_a_boolean(built: tuple[Path, Virtuoso]) -> None:
     assert bool(yes) is True and bool(no) is False
 
 
-#: Library queries whose transitive path needs a bound end on Virtuoso, with that parameter: without it
-#: Virtuoso refuses the query ("neither end of it is bound"), loudly (docs/remote.md). Their callers bind it.
-BOUND_END = {"matcher-subtree": "root"}
-
-
 def _compare(local: Path, endpoint: str, name: str, params: dict[str, str]) -> int:
-    from craftrdf.analysis.views import _graphs
-
-    q = resolve_query(name)
-    if name in BOUND_END and BOUND_END[name] not in params:
-        with pytest.raises(StoreError, match="neither end of it is bound"):
-            run_query(RemoteStore(endpoint), q, params)
-        return 0
     with AnnotationStore.open(local, mode="read") as store:
-        graphs = _graphs(store, ["UBERON_EXT", "CL_EXT", "UBERON"]) if name in ("view", "nested-pairs") else None
-        expected = run_query(store, q, params, named_graphs=graphs)
-    got = run_query(RemoteStore(endpoint), q, params, named_graphs=graphs)  # type: ignore[arg-type]
-    return assert_same_rows(expected, got, what=(name, params))
+        return compare_library_query(store, RemoteStore(endpoint), name, params)
 
 
 @pytest.mark.parametrize(
