@@ -39,13 +39,14 @@ pytestmark = [
         virtuoso_command() is None,
         reason="virtuoso-t is not installed (Debian: apt-get install virtuoso-opensource-7-bin): no Virtuoso to test",
     ),
-    pytest.mark.long("the corpus dumped and bulk-loaded into Virtuoso, then every library query: about 15 minutes"),
+    pytest.mark.long("the corpus dumped and bulk-loaded into Virtuoso, then every library query: 12.5 min at load 2"),
 ]
 
 WEIGHTS = {"is_a": 0.8, "part_of": 0.6}  # SVALUES' weights
 PLAIN = sorted(name for name in library() if not uses_functions(name) and name != "wang-svalues")
-#: Library queries with no rows on the corpus for the tests' values (checked, so a change is seen)
-EMPTY_IN_CORPUS: set[str] = set()
+#: Library queries with no rows on the corpus for the tests' values (checked, so a change is seen): SO_EXT
+#: uses no class its ontology lacks (both stores agreed on no rows, 2026-11-28)
+EMPTY_IN_CORPUS = {"missing-classes"}
 
 
 @dataclass
@@ -97,6 +98,12 @@ def test_virtuoso_holds_the_corpus(loaded: Loaded, local: AnnotationStore) -> No
 def test_library_query_same_rows_on_the_corpus(loaded: Loaded, local: AnnotationStore, name: str) -> None:
     # with the tests' values bound (unbound, an export is the whole corpus: export-set-annotations ran past
     # 10 minutes), and unbound when the query takes no parameter
+    if name == "graph-sizes":  # Virtuoso holds one graph more: the S-values, with their triples
+        expected = run_query(local, resolve_query(name)).rows
+        extra = (ox.NamedNode(SVALUES), ox.Literal(sum(1 for _ in svalue_lines(loaded.index, SVALUES))))
+        got = run_query(loaded.remote, resolve_query(name)).rows
+        assert sorted(map(str, got)) == sorted(map(str, [*expected, extra]))
+        return
     compare_library_query_ways(local, loaded.remote, name, empty=EMPTY_IN_CORPUS, unbound=False)
 
 
