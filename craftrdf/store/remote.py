@@ -34,7 +34,7 @@ from ..core.errors import QueryError, StoreError
 from ..core.vocab import CRAFT
 from .local import CustomFunctions, QueryAnswer, Substitutions, solutions
 from .remote_dialect import GraphLister, is_virtuoso, rewrite
-from .remote_protocol import send_query, server_message
+from .remote_protocol import send_query, send_write, server_message
 from .remote_results import standard_json, truncated_at
 from .replace import nquads_file, replacement_update
 from .sparql_reads import SparqlReads
@@ -359,7 +359,8 @@ class RemoteStore(SparqlReads):
             diff.added,
         )
         try:
-            r = httpx.post(
+            r = send_write(
+                "POST",
                 str(self.update_endpoint),
                 content=diff.update.encode("utf-8"),
                 headers={"Content-Type": "application/sparql-update", "User-Agent": self.user_agent},
@@ -380,7 +381,7 @@ class RemoteStore(SparqlReads):
         assert self.graph_store is not None
         logger.info("%s %s bytes into %s at %s", method, size, graph, self.graph_store)
         try:
-            r = httpx.request(
+            r = send_write(
                 method,
                 self.graph_store,
                 params={"graph": graph},

@@ -11,13 +11,21 @@ whole answer.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 
 from ..core.errors import QueryError, StoreError
+
+logger = logging.getLogger(__name__)
+
+#: Virtuoso's answer when it rolled a transaction back to break a deadlock: SQL state 40001, "SR172"
+_DEADLOCK = (b"40001", b"SR172: Transaction deadlocked")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +84,23 @@ def server_message(body: object) -> str:
         body = body.decode("utf-8", "replace")
     text = " ".join(str(body or "").split())
     return text[:300] or "(no message)"
+
+
+def send_write(method: str, url: str, *, retries: int = 4, pause: float = 1.0, **request: Any) -> httpx.Response:
+    """One write request (a Graph Store Protocol PUT or POST, a SPARQL update), sent again after a deadlock.
+
+    Virtuoso 7 answers HTTP 500 with SQL state 40001 ("SR172: Transaction deadlocked") when it
+    chose the request's transaction to break a cycle of locks, which a large PUT meets under
+    load (a full-corpus build, measured: docs/remote.md); its manual says to retry such a
+    transaction. Every write craftrdf sends can be sent twice (a PUT replaces the graph, a POST
+    or an update adds or removes the same triples), so it is sent again up to ``retries`` times,
+    ``pause`` seconds doubling between tries. Returns the last answer, whatever it is;
+    ``request`` goes to :func:`httpx.request`, whose errors propagate.
+    """
+    for attempt in range(retries + 1):
+        r = httpx.request(method, url, **request)
+        if r.status_code != 500 or attempt == retries or not any(m in r.content for m in _DEADLOCK):
+            return r
+        logger.warning("%s %s: the server broke a deadlock by rolling it back; sending it again", method, url)
+        time.sleep(pause * 2**attempt)
+    raise AssertionError("unreachable")

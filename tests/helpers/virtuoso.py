@@ -11,6 +11,7 @@ sets (``ResultSetMaxRows`` 10,000 silently truncates), as docs/remote.md tells u
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import subprocess
 import time
@@ -32,8 +33,8 @@ xa_persistent_file = {dir}/virtuoso.pxa
 [Parameters]
 ServerPort = 127.0.0.1:{sql}
 DirsAllowed = ., {dir}
-NumberOfBuffers = 20000
-MaxDirtyBuffers = 15000
+NumberOfBuffers = {buffers}
+MaxDirtyBuffers = {dirty}
 [HTTPServer]
 ServerPort = 127.0.0.1:{http}
 [SPARQL]
@@ -64,6 +65,34 @@ class Virtuoso:
             raise RuntimeError(f"isql failed: {done.stdout[-500:]} {done.stderr[-500:]}")
         return done.stdout
 
+    def bulk_load(self, files: list[Path]) -> float:
+        """Load N-Quads files with Virtuoso's bulk loader (``ld_dir``, ``rdf_loader_run``, ``checkpoint``); seconds.
+
+        Each quad keeps its graph. The files are linked (or copied) into a folder of the server's
+        directory, which ``DirsAllowed`` lists. RuntimeError naming the file when the loader
+        records an error for one (it skips such a file and goes on).
+        """
+        folder = self.directory / f"load{time.monotonic_ns()}"
+        folder.mkdir()
+        for i, f in enumerate(files):
+            target = folder / f"{i:04d}-{f.name}"
+            try:
+                os.link(f, target)
+            except OSError:  # another file system
+                shutil.copyfile(f, target)
+        started = time.perf_counter()
+        self.isql(f"ld_dir('{folder}', '*.nq', 'http://example.org/unused');")
+        self.isql("rdf_loader_run();")
+        self.isql("checkpoint;")
+        seconds = time.perf_counter() - started
+        errors = self.isql(
+            f"select ll_file, ll_error from DB.DBA.load_list where ll_file like '{folder}/%' and ll_error is not null;"
+        )
+        if "0 Rows." not in errors:
+            raise RuntimeError(f"the bulk loader failed: {errors[-1000:]}")
+        shutil.rmtree(folder)
+        return seconds
+
 
 def virtuoso_command() -> str | None:
     """The ``virtuoso-t`` executable, or None when Virtuoso is not installed."""
@@ -71,24 +100,46 @@ def virtuoso_command() -> str | None:
 
 
 @contextlib.contextmanager
-def virtuoso_server(exe: str, workdir: Path, *, max_rows: int = 10_000_000, max_seconds: int = 0) -> Iterator[Virtuoso]:
+def virtuoso_server(
+    exe: str,
+    workdir: Path,
+    *,
+    max_rows: int = 10_000_000,
+    max_seconds: int = 0,
+    buffers: int = 20_000,
+    start_timeout: float = 300,
+) -> Iterator[Virtuoso]:
     """``exe`` (virtuoso-t) over ``workdir`` on free loopback ports until the block ends.
 
     ``max_rows`` and ``max_seconds`` are ``ResultSetMaxRows`` and ``MaxQueryExecutionTime``
-    (0: none). RuntimeError when it exits or does not answer ``ASK {}`` within 60 s (its log is
-    ``workdir/virtuoso.log``).
+    (0: none); ``buffers`` is ``NumberOfBuffers`` (8 kB pages of cache: 20,000 is 160 MB;
+    OpenLink's RDF performance tuning page, VOS wiki VirtRDFPerformanceTuning, gives 170,000 for
+    2 GB of memory to spare).
+    RuntimeError when it exits or does not answer ``ASK {}`` within ``start_timeout`` seconds
+    (it starts in seconds; on a machine at load 40 it took over a minute). Its log is
+    ``workdir/virtuoso.log``.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     sql, http = free_port(), free_port()
     ini = workdir / "virtuoso.ini"
-    ini.write_text(_INI.format(dir=workdir, sql=sql, http=http, max_rows=max_rows, max_seconds=max_seconds))
+    ini.write_text(
+        _INI.format(
+            dir=workdir,
+            sql=sql,
+            http=http,
+            max_rows=max_rows,
+            max_seconds=max_seconds,
+            buffers=buffers,
+            dirty=buffers * 3 // 4,
+        )
+    )
     base = f"http://127.0.0.1:{http}"
     with open(workdir / "virtuoso.out", "wb") as out:  # the child keeps its own descriptor
         proc = subprocess.Popen([exe, "-f", "-c", str(ini)], cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
     server = Virtuoso(f"{base}/sparql", f"{base}/sparql-graph-crud", sql, workdir)
     try:
         ask = f"{base}/sparql?" + urllib.parse.urlencode({"query": "ASK {}"})
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + start_timeout
         while True:
             if proc.poll() is not None:
                 log = workdir / "virtuoso.log"
@@ -96,7 +147,7 @@ def virtuoso_server(exe: str, workdir: Path, *, max_rows: int = 10_000_000, max_
             with contextlib.suppress(urllib.error.URLError, ConnectionError), urllib.request.urlopen(ask, timeout=2):
                 break
             if time.monotonic() > deadline:
-                raise RuntimeError("virtuoso-t did not answer within 60 s")
+                raise RuntimeError(f"virtuoso-t did not answer within {start_timeout:g} s")
             time.sleep(0.2)
         server.isql('grant SPARQL_UPDATE to "SPARQL";')
         yield server

@@ -3,13 +3,15 @@
 ``.ci/run`` makes that virtualenv and runs this script, from the repository's root, with any Python 3
 (it uses the standard library only)::
 
-    python -m tests.smoke.base_install --venv .venv-base [--oxigraph PATH]
+    python -m tests.smoke.base_install --venv .venv-base [--oxigraph PATH] [--virtuoso PATH]
 
 Each command must exit 0, or, when it needs an extra, exit 1 with one line on stderr naming that
 extra; a traceback, another exit status or a timeout fails. The sample is the one installed
 from the wheel, the commands run in a temporary directory with a fresh HOME and XDG_CACHE_HOME
 (a cold cache, and the user's left alone). With ``--oxigraph`` (the ``oxigraph`` server the
-test extra installs elsewhere) the remote commands build into and query an Oxigraph server.
+test extra installs elsewhere) the remote commands build into and query an Oxigraph server; with
+``--virtuoso`` (Debian's ``virtuoso-t``) they build into a Virtuoso 7 of their own through its
+Graph Store Protocol, and read it back.
 Prints one line per command and a closing ``N passed, N failed``; exits 1 when any failed.
 """
 
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.helpers.oxigraph import free_port, oxigraph_server
+from tests.helpers.virtuoso import virtuoso_server
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 600  # seconds per command; reproduce --quick on the sample takes about 25 s
@@ -139,6 +142,17 @@ def remote_steps(sample: Path, base: str) -> list[Step]:
     ]
 
 
+def virtuoso_steps(sample: Path, endpoint: str, graph_store: str) -> list[Step]:
+    """Building into Virtuoso 7 and reading it back, both ways of Wang included (no httpx traceback: issue 27)."""
+    at = f"--endpoint {endpoint}"
+    return [
+        Step(cmd("build --craft", sample, at, f"--graph-store {graph_store} --sets UBERON_EXT")),
+        Step(cmd("query annotation-counts", at), check=_has("UBERON_EXT")),
+        Step(cmd("similarity UBERON:0000955 UBERON:0002435", at), check=_has("0.")),
+        Step(cmd("similarity --materialize --ontology UBERON+extensions", at, f"--graph-store {graph_store}")),
+    ]
+
+
 def run(craftrdf: Path, steps: Sequence[Step], work: Path, env: dict[str, str]) -> list[str]:
     """Run each step in ``work``; prints one line per step; returns the failures."""
     failures = []
@@ -170,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--venv", type=Path, required=True, help="a virtualenv with only `pip install .`")
     p.add_argument("--oxigraph", help="an `oxigraph` server executable, for the remote commands")
+    p.add_argument("--virtuoso", help="a `virtuoso-t` executable (Virtuoso 7), for the remote commands")
     args = p.parse_args(argv)
     venv = args.venv.absolute()  # the commands run in a temporary directory
     craftrdf, python = venv / "bin" / "craftrdf", venv / "bin" / "python"
@@ -198,6 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             count += len(remote_steps(sample, ""))
         else:
             print("skipped: the remote commands (no --oxigraph server given)")
+        if args.virtuoso:
+            with virtuoso_server(args.virtuoso, work / "virtuoso") as server:
+                failures += run(craftrdf, virtuoso_steps(sample, server.endpoint, server.graph_store), work, env)
+            count += len(virtuoso_steps(sample, "", ""))
+        else:
+            print("skipped: the Virtuoso commands (no --virtuoso server given)")
     print(f"smoke: {count - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 

@@ -35,10 +35,8 @@ from tests.helpers.queries import (
     EMPTY_IN_SAMPLE,
     IRI_TAIL,
     SVALUES,
-    assert_same_rows,
     check_adversarial,
-    params_of,
-    required,
+    compare_library_query_ways,
     uses_functions,
 )
 from tests.helpers.virtuoso import Virtuoso, virtuoso_command, virtuoso_server
@@ -95,26 +93,6 @@ def test_ask_answers_a_boolean(built: tuple[Path, Virtuoso]) -> None:
     assert bool(yes) is True and bool(no) is False
 
 
-#: Library queries whose transitive path needs a bound end on Virtuoso, with that parameter: without it
-#: Virtuoso refuses the query ("neither end of it is bound"), loudly (docs/remote.md). Their callers bind it.
-BOUND_END = {"matcher-subtree": "root"}
-
-
-def _compare(local: Path, endpoint: str, name: str, params: dict[str, str]) -> int:
-    from craftrdf.analysis.views import _graphs
-
-    q = resolve_query(name)
-    if name in BOUND_END and BOUND_END[name] not in params:
-        with pytest.raises(StoreError, match="neither end of it is bound"):
-            run_query(RemoteStore(endpoint), q, params)
-        return 0
-    with AnnotationStore.open(local, mode="read") as store:
-        graphs = _graphs(store, ["UBERON_EXT", "CL_EXT", "UBERON"]) if name in ("view", "nested-pairs") else None
-        expected = run_query(store, q, params, named_graphs=graphs)
-    got = run_query(RemoteStore(endpoint), q, params, named_graphs=graphs)  # type: ignore[arg-type]
-    return assert_same_rows(expected, got, what=(name, params))
-
-
 @pytest.mark.parametrize(
     "name",
     [
@@ -126,15 +104,8 @@ def _compare(local: Path, endpoint: str, name: str, params: dict[str, str]) -> i
 )
 def test_library_query_same_rows_as_embedded(built: tuple[Path, Virtuoso], name: str) -> None:
     local, server = built
-    if library()[name].params:
-        params = params_of(name)
-        for k, v in params.items():
-            if required(name) <= {k}:  # a query that needs a parameter walks the whole store without it
-                _compare(local, server.endpoint, name, {k: v})
-        rows = _compare(local, server.endpoint, name, params)
-        assert (rows > 0) != (name in EMPTY_IN_SAMPLE), "the test values select nothing: a vacuous comparison"
-    if not required(name):
-        _compare(local, server.endpoint, name, {})
+    with AnnotationStore.open(local, mode="read") as store:
+        compare_library_query_ways(store, RemoteStore(server.endpoint), name, empty=EMPTY_IN_SAMPLE)
 
 
 def test_the_functions_queries_are_the_only_ones_left_out() -> None:

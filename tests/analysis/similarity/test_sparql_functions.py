@@ -9,6 +9,7 @@ FunctionLimits bound what one query can make the functions do; past one the quer
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from craftrdf.apps.cli import main
 from craftrdf.core.errors import QueryError
 from craftrdf.publishing.server.app import create_app
 from craftrdf.publishing.server.config import ServerConfig
+from craftrdf.publishing.server.guard import RequestRefused
+from craftrdf.publishing.server.jobs import QueryJob, run_sparql
 from craftrdf.publishing.server.workers import StoreOpener, WorkerPool
 from craftrdf.querying.library import query_prefixes
 from craftrdf.store.local import AnnotationStore
@@ -62,11 +65,17 @@ def test_wang_and_bossy_through_craftrdf_query_equal_craftrdf_similarity(
 
 
 @pytest.fixture(scope="module")
-def endpoint(sample_store_copy, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
+def pool(sample_store_copy, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerPool]:  # type: ignore[no-untyped-def]
+    """One query worker over a copy of the sample, as ``craftrdf serve --workers 1`` runs it."""
     path = sample_store_copy(tmp_path_factory.mktemp("fn") / "sample.store")
-    with WorkerPool(StoreOpener(str(path)), size=1) as pool:
-        app = create_app(pool, config=ServerConfig(timeout=20), dump_dir=tmp_path_factory.mktemp("d"), viewer=False)
-        yield TestClient(app)
+    with WorkerPool(StoreOpener(str(path)), size=1) as workers:
+        yield workers
+
+
+@pytest.fixture(scope="module")
+def endpoint(pool: WorkerPool, tmp_path_factory: pytest.TempPathFactory) -> TestClient:
+    app = create_app(pool, config=ServerConfig(timeout=20), dump_dir=tmp_path_factory.mktemp("d"), viewer=False)
+    return TestClient(app)
 
 
 def _endpoint_value(client: TestClient, text: str) -> float:
@@ -128,3 +137,59 @@ def test_each_limit_fails_the_query_past_it(sample_store: AnnotationStore) -> No
     session.check()
     values = {row[f"s{i}"].value for i in range(3)}  # type: ignore[index,union-attr]
     assert len(values) == 1 and 0 < float(values.pop()) < 1
+
+
+# -- the server's limits apply to the calls -----------------------------------------------------
+
+_RELATIONS = "GRAPH <https://w3id.org/craftrdf/relations/UBERON+extensions>"
+
+
+def pairs(n: int) -> str:
+    """craftrdf:wang over n x n classes of the sample's UBERON+extensions (its index: the one WANG builds)."""
+    classes = [
+        f"{{ SELECT DISTINCT ?{v} WHERE {{ {_RELATIONS} {{ ?{v} rdfs:subClassOf ?x }} }} LIMIT {n} }}" for v in "ab"
+    ]
+    return f"SELECT (COUNT(?s) AS ?n) WHERE {{ {' '.join(classes)} BIND(craftrdf:wang(?a, ?b) AS ?s) }}"
+
+
+#: every triple of classes of the relations graph: 427 ** 3 = 78 million calls, hours of work
+MANY = (
+    "SELECT (SUM(craftrdf:wang(?a, ?b)) AS ?s) WHERE { "
+    f"{_RELATIONS} {{ ?a rdfs:subClassOf ?x }} {_RELATIONS} {{ ?b rdfs:subClassOf ?y }} "
+    f"{_RELATIONS} {{ ?c rdfs:subClassOf ?z }} }}"
+)
+
+
+def test_each_call_is_bounded_and_many_calls_hit_the_time_limit(pool: WorkerPool, endpoint: TestClient) -> None:
+    """The last test of the module's worker: it is killed here, and later tests would pay for a new one."""
+    assert _endpoint_value(endpoint, WANG) > 0  # the index is built (the earlier tests did it already)
+    started = time.monotonic()
+    r = endpoint.post("/sparql", data={"query": pairs(50)}, headers={"Accept": "text/csv"})
+    took = time.monotonic() - started
+    assert r.status_code == 200 and r.text.split() == ["n", str(50 * 50)], r.text  # each pair has a value
+    assert took < 2_500 * 2e-3, f"{took:.1f} s for 2,500 calls"  # a call is a lookup and one pair: < 2 ms
+    restarts = pool.restarts
+    started = time.monotonic()
+    with pytest.raises(RequestRefused) as cut:  # the endpoint's answer: 503 with this message (test_server_hardening)
+        pool.call(run_sparql, QueryJob(MANY), timeout=1)
+    assert cut.value.status == 503 and "time limit" in cut.value.message
+    assert time.monotonic() - started < 15  # stopped at the limit, not run to its end
+    assert pool.restarts == restarts + 1  # its worker was killed and replaced
+
+
+@pytest.mark.long("a worker of its own builds the index, then fills its memory limit: 75 s at load 14")
+def test_many_calls_sorted_hit_the_memory_limit(sample_store_dir: Path) -> None:
+    from craftrdf.publishing.server.workers import _resident
+
+    with WorkerPool(StoreOpener(str(sample_store_dir), "read"), size=1) as workers:
+        workers.call(run_sparql, QueryJob(WANG), timeout=300)  # the index, built once per worker
+        worker = workers._all[next(iter(workers._all))]
+        workers.max_memory = _resident(worker) + (64 << 20)
+        # ORDER BY keeps every row: memory grows with the calls made, until the limit stops the query
+        sort = MANY.replace(
+            "SELECT (SUM(craftrdf:wang(?a, ?b)) AS ?s)", "SELECT ?a ?b ?c (craftrdf:wang(?a, ?b) AS ?s)"
+        )
+        with pytest.raises(RequestRefused) as refused:
+            workers.call(run_sparql, QueryJob(sort + " ORDER BY ?s"), timeout=600)
+        assert refused.value.status == 503 and "memory limit" in refused.value.message
+        assert _resident(worker) == 0 and workers.restarts == 1
