@@ -29,15 +29,6 @@ LONG_MODULES: dict[str, str] = {}
 MAX_PARAMETERS = 8
 #: Functions allowed over MAX_PARAMETERS, (module, function) -> why.
 MANY_PARAMETERS: dict[tuple[str, str], str] = {
-    # issue 25: reduced on branch i26speed; the lead removes this at merge
-    ("matching/training/evaluate.py", "_read_inputs"): "issue 25: reduced on branch i26speed",
-    ("matching/training/evaluate.py", "train_and_test"): "issue 25: reduced on branch i26speed",
-    ("matching/training/evaluate.py", "start_training"): "issue 25: reduced on branch i26speed",
-    ("matching/training/features.py", "_document_rows"): "issue 25: reduced on branch i26speed",
-    ("matching/training/select.py", "select"): "issue 25: reduced on branch i26speed",
-    ("matching/training/train.py", "train_set"): "issue 25: reduced on branch i26speed",
-    ("matching/training/train.py", "train_read"): "issue 25: reduced on branch i26speed",
-    ("matching/training/train.py", "annotate_with_model"): "issue 25: reduced on branch i26speed",
     # the public API: craftrdf.similarity_index keeps the keywords users call it with; inside, the library
     # takes them as one IndexSpec (analysis/similarity/graph.py wang_index)
     ("_api.py", "similarity_index"): "the public signature, unchanged for users",
