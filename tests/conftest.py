@@ -8,15 +8,24 @@ tests/test_user_cache.py, which runs last.
 The full-corpus store (``corpus_store``) takes about a minute and a half of CPU to build. Its build
 starts in a child process as soon as the tests are collected, and the modules that use it run last,
 so on CI's two cores it is built beside the rest of the suite instead of before its first user.
+
+Under pytest-xdist (the README's test command runs ``-n 2``), one build serves every worker: the first
+worker to collect claims it in a directory the controller made, the others wait for its exit status
+file. The modules that use the corpus store form one xdist group (one worker, in order: a test there
+reopens the store for writing), scheduled first so that worker waits for the build while the other
+runs the rest; every other module is a group of its own, so its module fixtures are set up once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +45,27 @@ os.environ["PYTHONSAFEPATH"] = "1"
 # craftrdf does not shadow the installed one.
 if str(REPO) not in sys.path:
     sys.path.append(str(REPO))
-USER_CACHE = user_cache_dir()
+# xdist workers inherit the controller's environment, whose XDG_CACHE_HOME is already a temporary one:
+# the user's own cache directory is passed down by name.
+USER_CACHE = Path(os.environ.get("CRAFTRDF_TEST_USER_CACHE") or user_cache_dir())
+os.environ["CRAFTRDF_TEST_USER_CACHE"] = str(USER_CACHE)
 USER_CACHE_AT_START = snapshot(USER_CACHE)
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="craftrdf-test-cache-")
 LAST_TEST = "test_user_cache.py::test_the_suite_leaves_the_users_cache_as_it_found_it"
+# One directory per test run, shared by the controller and its xdist workers (the corpus build's claim)
+_SHARED = "CRAFTRDF_TEST_RUN_DIR"
+_OWNS_SHARED = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _SHARED not in os.environ:  # the xdist controller, or a run without xdist: workers inherit it
+        run_dir = Path(tempfile.mkdtemp(prefix="craftrdf-test-run-"))
+        os.environ[_SHARED] = str(run_dir)
+        config.stash[_OWNS_SHARED] = run_dir
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
 
 
 @pytest.hookimpl(trylast=True)  # after -k/-m deselection: no build for a corpus test deselected
@@ -57,7 +83,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # whole modules move (their module-scoped fixtures are set up once), in their own order:
     # test_corpus_build's rebuild, a writer, still runs after the readers before it
     modules = {i.path for i in users}
-    items[:] = [i for i in items if i.path not in modules] + [i for i in items if i.path in modules]
+    rest, corpus = [i for i in items if i.path not in modules], [i for i in items if i.path in modules]
+    if _is_xdist_worker(config):  # --dist loadgroup: see the module docstring
+        for item in rest:
+            item.add_marker(pytest.mark.xdist_group(str(item.path)))
+        for item in corpus:
+            item.add_marker(pytest.mark.xdist_group("corpus_store"))
+        items[:] = corpus + rest
+    else:
+        items[:] = rest + corpus
     items.sort(key=lambda i: i.nodeid.endswith(LAST_TEST))  # stable: only the cache check moves, to the end
     if not config.option.collectonly and any(long_tests or i.get_closest_marker("long") is None for i in users):
         _start_corpus_build(config)
@@ -65,21 +99,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @dataclass
 class _CorpusBuild:
-    """``craftrdf build`` of the full corpus, running in a child process."""
+    """``craftrdf build`` of the full corpus in a child process, which records its exit status in ``rc``."""
 
-    proc: subprocess.Popen[bytes]
-    store: Path
-    log: Path
+    work: Path
+
+    @property
+    def store(self) -> Path:
+        return self.work / "craft.store"
 
     def wait(self) -> Path:
         """The built store; fails the fixture with the build's last log lines when it failed."""
-        if self.proc.wait() != 0:
-            tail = self.log.read_text(encoding="utf-8", errors="replace").splitlines()[-20:]
-            pytest.fail(f"building the corpus store failed (exit {self.proc.returncode}):\n" + "\n".join(tail))
+        rc = self.work / "rc"
+        while not rc.exists():  # the child may belong to another xdist worker: its status file is the signal
+            time.sleep(0.5)
+        status = rc.read_text().strip()
+        if status != "0":
+            log = self.work / "build.log"
+            tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-20:]
+            pytest.fail(f"building the corpus store failed (exit {status}):\n" + "\n".join(tail))
         return self.store
 
 
 _CORPUS_BUILD = pytest.StashKey[_CorpusBuild]()
+# the build writes rc.tmp then renames it, so a reader never sees a half-written status
+_RUN_AND_RECORD = 'cd "$1" && shift && "$@" >build.log 2>&1; echo $? >rc.tmp && mv rc.tmp rc'
 
 
 def _start_corpus_build(config: pytest.Config) -> None:
@@ -87,22 +130,28 @@ def _start_corpus_build(config: pytest.Config) -> None:
     prebuilt = os.environ.get("CRAFTRDF_CORPUS_STORE")
     if craft is None or (prebuilt and Path(prebuilt).is_dir()) or _CORPUS_BUILD in config.stash:
         return
-    work = Path(tempfile.mkdtemp(prefix="craftrdf-corpus-"))
-    store, log = work / "craft.store", work / "build.log"
-    cmd = [sys.executable, "-m", "craftrdf", "-q", "build", "--craft", str(craft), "--store", str(store)]
-    with open(log, "wb") as fh:  # the child holds its own descriptor
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
-    config.stash[_CORPUS_BUILD] = _CorpusBuild(proc, store, log)
+    work = Path(os.environ[_SHARED]) / "corpus"
+    config.stash[_CORPUS_BUILD] = build = _CorpusBuild(work)
+    try:
+        work.mkdir()
+    except FileExistsError:  # another xdist worker claimed it first
+        return
+    cmd = [sys.executable, "-m", "craftrdf", "-q", "build", "--craft", str(craft), "--store", str(build.store)]
+    # its own session: the run's owner stops it by process group at the end (pytest_unconfigure)
+    proc = subprocess.Popen(["sh", "-c", _RUN_AND_RECORD, "sh", str(work), *cmd], start_new_session=True)
+    (work / "pid").write_text(str(proc.pid))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(os.environ["XDG_CACHE_HOME"], ignore_errors=True)
-    build = config.stash.get(_CORPUS_BUILD, None)
-    if build is not None:
-        if build.proc.poll() is None:  # the session stopped before needing it (-x, Ctrl-C)
-            build.proc.kill()
-            build.proc.wait()
-        shutil.rmtree(build.store.parent, ignore_errors=True)
+    run_dir = config.stash.get(_OWNS_SHARED, None)
+    if run_dir is None:  # an xdist worker: the controller cleans up after every worker has stopped
+        return
+    pid = run_dir / "corpus" / "pid"
+    if pid.exists() and not (run_dir / "corpus" / "rc").exists():  # stopped before needing it (-x, Ctrl-C)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(int(pid.read_text()), signal.SIGKILL)
+    shutil.rmtree(run_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
