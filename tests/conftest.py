@@ -121,8 +121,12 @@ class _CorpusBuild:
 
 
 _CORPUS_BUILD = pytest.StashKey[_CorpusBuild]()
-# the build writes rc.tmp then renames it, so a reader never sees a half-written status
-_RUN_AND_RECORD = 'cd "$1" && shift && "$@" >build.log 2>&1; echo $? >rc.tmp && mv rc.tmp rc'
+# The shell puts the build in the background and exits at once (waited for: no child left running in this
+# process); the build writes rc.tmp then renames it, so a reader never sees a half-written status. The shell
+# leads its own process group, which the run's owner kills if the session stops before the build ends.
+_RUN_AND_RECORD = (
+    'cd "$1" && shift && echo $$ >pid && { "$@" >build.log 2>&1; echo $? >rc.tmp && mv rc.tmp rc; } </dev/null &'
+)
 
 
 def _start_corpus_build(config: pytest.Config) -> None:
@@ -138,8 +142,7 @@ def _start_corpus_build(config: pytest.Config) -> None:
         return
     cmd = [sys.executable, "-m", "craftrdf", "-q", "build", "--craft", str(craft), "--store", str(build.store)]
     # its own session: the run's owner stops it by process group at the end (pytest_unconfigure)
-    proc = subprocess.Popen(["sh", "-c", _RUN_AND_RECORD, "sh", str(work), *cmd], start_new_session=True)
-    (work / "pid").write_text(str(proc.pid))
+    subprocess.run(["sh", "-c", _RUN_AND_RECORD, "sh", str(work), *cmd], start_new_session=True, check=True)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

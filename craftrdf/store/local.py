@@ -81,7 +81,7 @@ class ReadableStore(Protocol):
     """What reading code needs of a store; every part of craftrdf that only reads takes this.
 
     Implemented by :class:`AnnotationStore` (embedded), :class:`craftrdf.store.remote.RemoteStore`
-    (a SPARQL endpoint) and :class:`craftrdf.publishing.server.workers.PooledStore` (the server's query
+    (a SPARQL endpoint) and :class:`craftrdf.publishing.server.pooled.PooledStore` (the server's query
     processes). ``query`` binds ``substitutions`` by variable name (never by pasting text)
     and restricts ``GRAPH ?g`` to ``named_graphs`` when given; SPARQL syntax errors raise
     ``SyntaxError``, other failures :class:`~craftrdf.core.errors.QueryError` or

@@ -152,8 +152,9 @@ def ic_index(
     hit = entries.get(key)
     if isinstance(hit, ICIndex) and hit.ancestry is ancestry:
         return hit
+    cache_dir = ctx.cache_dir if ctx is not None else None
     persist = cache_dir is not None and counts is None  # given counts are not the store's: not kept
-    disk = _ic_disk_key(store, key, ontology, weights, classify_extensions, engine) if persist else None
+    disk = _ic_disk_key(store, key, spec) if persist else None
     if cache_dir is not None and disk is not None:
         from .persist import load_ic
 
@@ -168,7 +169,7 @@ def ic_index(
         index = ICIndex.from_counts(ancestry, n, engine=engine)
     entries[key] = index
     # saved only if nothing it was read from changed meanwhile: never a stale entry
-    unchanged = disk is not None and disk == _ic_disk_key(store, key, ontology, weights, classify_extensions, engine)
+    unchanged = disk is not None and disk == _ic_disk_key(store, key, spec)
     if cache_dir is not None and disk is not None and unchanged:
         from .persist import save_index
 
@@ -176,14 +177,7 @@ def ic_index(
     return index
 
 
-def _ic_disk_key(
-    store: ReadableStore,
-    key: tuple[object, ...],
-    ontology: str | None,
-    weights: Mapping[str, float] | None,
-    classify_extensions: bool,
-    engine: Engine,
-) -> str | None:
+def _ic_disk_key(store: ReadableStore, key: tuple[object, ...], spec: IndexSpec) -> str | None:
     """The on-disk key of the IC index whose in-memory ``key`` is ``("ic", id, "intrinsic")`` or
     ``("ic", id, "set", set_key, splits)`` (``persist.ic_key``: the Wang index's key, then the set's batch
     and, with splits, the documents' batch)."""
@@ -191,8 +185,11 @@ def _ic_disk_key(
     from .graph import method_weights
     from .persist import ic_key, index_key
 
-    w = method_weights("wang", weights)
-    wang = index_key(store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine)
+    # the key wang_index stores its index under for the same spec
+    w = method_weights(spec.method, spec.weights)
+    wang = index_key(
+        store, ontology=spec.ontology, weights=w, classify_extensions=spec.classify_extensions, engine=spec.engine
+    )
     if key[2] == "intrinsic":
         return ic_key(store, index=wang, source={"ic": "intrinsic"}, graphs=())
     set_key, splits = key[3], key[4]

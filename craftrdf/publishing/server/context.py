@@ -25,8 +25,9 @@ from ...core.vocab import BASE, OBO
 from .budget import ClientBudgets, client_of
 from .config import ServerConfig
 from .linked import DatasetSizes, dump_set
+from .pooled import LANE_NICENESS
 from .transport import disconnected
-from .workers import LANE_NICENESS, Usage, WorkerPool
+from .workers import Usage, WorkerPool
 
 
 @dataclass

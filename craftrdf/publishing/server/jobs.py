@@ -3,7 +3,7 @@
 Each job is a module-level function ``fn(store, *args)`` (pickled by name, run in a worker
 process of :class:`~craftrdf.publishing.server.workers.WorkerPool` with the worker's store): :func:`run_sparql`
 for the protocol's queries, :func:`run_update` for updates, and the proxy used by
-:class:`~craftrdf.publishing.server.workers.PooledStore`.
+:class:`~craftrdf.publishing.server.pooled.PooledStore`.
 """
 
 from __future__ import annotations

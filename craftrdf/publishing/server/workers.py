@@ -9,8 +9,8 @@ segfault) is replaced too, and the caller gets a 500. The pool never returns a p
 
 Work is a module-level function ``fn(store, *args)`` (pickled by name) run in the worker
 with the worker's :class:`~craftrdf.store.local.AnnotationStore`; :func:`run_sparql` and
-:func:`run_update` are the SPARQL ones. :class:`PooledStore` gives code written for an
-``AnnotationStore`` (the article viewer) the same ``query`` interface, run in the pool.
+:func:`run_update` are the SPARQL ones. :class:`~craftrdf.publishing.server.pooled.PooledStore` gives code
+written for an ``AnnotationStore`` (the article viewer) the same ``query`` interface, run in the pool.
 """
 
 from __future__ import annotations
@@ -24,19 +24,15 @@ import queue
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Literal
 
-import pyoxigraph as ox
-
-from ...core.errors import QueryError, StoreError
+from ...core.errors import StoreError
 from ...store.local import AnnotationStore
-from ...store.sparql_reads import SparqlReads
 from .engine import worker_main
 from .guard import RequestRefused
-from .jobs import query_for_proxy
 
 logger = logging.getLogger(__name__)
 
@@ -472,61 +468,3 @@ class WorkerPool:
         if reply[0] == "ok":
             return reply[1]
         raise RequestRefused(reply[1], reply[2])
-
-
-#: CPU niceness of the lanes (viewer pages, dump exports): on a small machine the protocol's queries win the CPU.
-LANE_NICENESS = 5
-
-
-class PooledStore(SparqlReads):
-    """A :class:`~craftrdf.store.local.ReadableStore` whose queries run in a :class:`WorkerPool`.
-
-    ``query`` returns what the embedded store returns (``QuerySolutions``, ``QueryBoolean``,
-    or a list of triples for CONSTRUCT), parsed back from TSV / JSON / N-Triples, so library
-    code (the article viewer) runs unchanged, with the server's time limit. Errors come back
-    as :class:`~craftrdf.core.errors.QueryError`. With ``lane`` the queries run in that lane of the
-    pool (:meth:`WorkerPool.lane`, at :data:`LANE_NICENESS`), not on its query workers.
-    """
-
-    def __init__(self, pool: WorkerPool, *, timeout: float, lane: str | None = None) -> None:
-        self.pool = pool
-        self.timeout = timeout
-        self.lane = lane
-        self.path = None
-        self.writable = False
-
-    def query(
-        self,
-        sparql: str,
-        *,
-        substitutions: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
-        prefixes: Mapping[str, str] | None = None,
-        named_graphs: Sequence[str] | None = None,
-        default_graph: Sequence[str] | None = None,
-        custom_functions: Mapping[ox.NamedNode, Callable[..., Any]] | None = None,
-    ) -> Any:
-        """Run a query in a worker with values bound by name (see ``AnnotationStore.query``).
-
-        ``custom_functions`` are not sent: the workers run the server's own (``craftrdf:wang``).
-        """
-        subs = tuple((str(k), v) for k, v in (substitutions or {}).items())
-        pool = self.pool if self.lane is None else self.pool.lane(self.lane, niceness=LANE_NICENESS)
-        try:
-            kind, body = pool.call(
-                query_for_proxy,
-                sparql,
-                subs,
-                dict(prefixes or {}) or None,
-                None if named_graphs is None else list(named_graphs),
-                None if default_graph is None else list(default_graph),
-                timeout=self.timeout,
-            )
-        except RequestRefused as exc:
-            if exc.status == 400 and exc.message.startswith("SPARQL syntax error"):
-                raise SyntaxError(exc.message) from None
-            raise QueryError(exc.message) from None
-        if kind == "solutions":
-            return ox.parse_query_results(body, ox.QueryResultsFormat.TSV)
-        if kind == "boolean":
-            return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
-        return list(ox.parse(body, ox.RdfFormat.N_TRIPLES))

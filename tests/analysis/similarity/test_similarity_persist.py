@@ -121,15 +121,14 @@ def test_an_ic_index_is_kept_beside_its_wang_index(tmp_path, monkeypatch, sample
     from craftrdf.analysis.similarity import corpus as corpus_module
     from craftrdf.analysis.similarity.corpus import ic_index
     from craftrdf.analysis.similarity.ic import ICIndex
+    from craftrdf.core.context import RunContext
 
+    ctx = RunContext.create(cache_dir=tmp_path)
     pairs = (
         ["UBERON:0000955", "UBERON:0002435", "UBERON:0000062"],
         ["UBERON:0002435", "UBERON:0001017", "UBERON:0000955"],
     )
-    built = {
-        ic: ic_index(sample_store, ic=ic, set_key="UBERON", cache=None, cache_dir=tmp_path)
-        for ic in ("corpus", "intrinsic")
-    }
+    built = {ic: ic_index(sample_store, ic=ic, set_key="UBERON", cache=None, ctx=ctx) for ic in ("corpus", "intrinsic")}
     assert len(list(tmp_path.glob("ic-*.pickle"))) == 2 and len(list(tmp_path.glob("wang-*.pickle"))) == 1
 
     def refuse(*args: object, **kwargs: object) -> None:
@@ -140,13 +139,13 @@ def test_an_ic_index_is_kept_beside_its_wang_index(tmp_path, monkeypatch, sample
     monkeypatch.setattr(ICIndex, "from_counts", refuse)
     monkeypatch.setattr(ICIndex, "intrinsic", refuse)
     for ic, first in built.items():
-        again = ic_index(sample_store, ic=ic, set_key="UBERON", cache=None, cache_dir=tmp_path)
+        again = ic_index(sample_store, ic=ic, set_key="UBERON", cache=None, ctx=ctx)
         assert again is not first and again.ancestry is not first.ancestry
         for measure in ("resnik", "lin", "jiang", "rel"):
             assert list(again.pairs(*pairs, measure)) == list(first.pairs(*pairs, measure)), (ic, measure)
     # other splits are other counts: computed, not read
     with pytest.raises(AssertionError, match="computed again"):
-        ic_index(sample_store, set_key="UBERON", splits=["test"], cache=None, cache_dir=tmp_path)
+        ic_index(sample_store, set_key="UBERON", splits=["test"], cache=None, ctx=ctx)
 
 
 def test_an_ic_key_follows_the_set_and_documents_batches():

@@ -14,6 +14,7 @@ import pytest
 
 from craftrdf.analysis.evaluation.run import evaluate_store
 from craftrdf.core.context import RunContext
+from craftrdf.core.registry import load_registry
 from craftrdf.matching.training.evaluate import SplitPlan, train_and_test
 from craftrdf.matching.training.folder import read_model
 from craftrdf.runtime.executors import LocalPool

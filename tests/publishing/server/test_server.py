@@ -187,8 +187,8 @@ def test_document_html_comes_from_the_viewer(client, plain, pool):
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
     from starlette.applications import Starlette
 
+    from craftrdf.publishing.server.pooled import PooledStore
     from craftrdf.publishing.server.viewer import viewer_routes
-    from craftrdf.publishing.server.workers import PooledStore
 
     alone = TestClient(
         Starlette(routes=viewer_routes(PooledStore(pool, timeout=20), base_iri="https://example.org/craft/"))
@@ -325,7 +325,7 @@ def test_html_escapes_data(tmp_path):
 
 def test_pooled_store_serves_library_code(pool):
     """PooledStore answers run_query like the embedded store (what the viewer relies on)."""
-    from craftrdf.publishing.server.workers import PooledStore
+    from craftrdf.publishing.server.pooled import PooledStore
     from craftrdf.querying.library import resolve_query, run_query
 
     result = run_query(PooledStore(pool, timeout=20), resolve_query("sets"), {"set": "UBERON_EXT"})

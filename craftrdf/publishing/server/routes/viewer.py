@@ -2,7 +2,7 @@
 
 Its queries run in the pool's ``pages`` lane (a worker of its own, at lower CPU priority, so 60
 clients reading pages do not queue the protocol's queries) through a
-:class:`~craftrdf.publishing.server.workers.PooledStore`, under the server's time limit.
+:class:`~craftrdf.publishing.server.pooled.PooledStore`, under the server's time limit.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import logging
 from starlette.routing import Router
 
 from ..context import AppContext
-from ..workers import PooledStore
+from ..pooled import PooledStore
 
 logger = logging.getLogger(__name__)
 
