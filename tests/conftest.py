@@ -58,6 +58,8 @@ _OWNS_SHARED = pytest.StashKey[Path]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if _is_xdist_worker(config):
+        config.pluginmanager.register(_XdistGroups(), "craftrdf-xdist-groups")
     if _SHARED not in os.environ:  # the xdist controller, or a run without xdist: workers inherit it
         run_dir = Path(tempfile.mkdtemp(prefix="craftrdf-test-run-"))
         os.environ[_SHARED] = str(run_dir)
@@ -66,6 +68,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
+
+
+class _XdistGroups:
+    """Under xdist, one group per module and one for every module that uses the corpus store (docstring)."""
+
+    @pytest.hookimpl(tryfirst=True)  # before xdist's worker hook reads the groups into the node ids
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        corpus = {i.path for i in items if "corpus_store" in getattr(i, "fixturenames", ())}
+        for item in items:
+            item.add_marker(
+                pytest.mark.xdist_group("corpus_store" if item.path in corpus else item.nodeid.split("::")[0])
+            )
 
 
 @pytest.hookimpl(trylast=True)  # after -k/-m deselection: no build for a corpus test deselected
@@ -84,15 +98,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # test_corpus_build's rebuild, a writer, still runs after the readers before it
     modules = {i.path for i in users}
     rest, corpus = [i for i in items if i.path not in modules], [i for i in items if i.path in modules]
-    if _is_xdist_worker(config):  # --dist loadgroup: see the module docstring
-        for item in rest:
-            item.add_marker(pytest.mark.xdist_group(str(item.path)))
-        for item in corpus:
-            item.add_marker(pytest.mark.xdist_group("corpus_store"))
-        items[:] = corpus + rest
-    else:
-        items[:] = rest + corpus
-    items.sort(key=lambda i: i.nodeid.endswith(LAST_TEST))  # stable: only the cache check moves, to the end
+    # under xdist the corpus group goes first (see the module docstring); alone, the build overlaps the rest
+    items[:] = corpus + rest if _is_xdist_worker(config) else rest + corpus
+    # stable: only the cache check moves, to the end (an xdist nodeid ends in @group)
+    items.sort(key=lambda i: i.nodeid.split("@", 1)[0].endswith(LAST_TEST))
     if not config.option.collectonly and any(long_tests or i.get_closest_marker("long") is None for i in users):
         _start_corpus_build(config)
 
