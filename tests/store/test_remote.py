@@ -292,17 +292,17 @@ def test_a_replacement_is_one_update_request_with_the_difference(
         + [f'_:c <https://example.org/p> "new" <{g}> .']
     )
     sent: list[bytes] = []
-    real_post = httpx.post
+    real_request = httpx.request
 
-    def spy(url: str, **kw: object) -> httpx.Response:
+    def spy(method: str, url: str, **kw: object) -> httpx.Response:
         if url == remote.update_endpoint:  # queries are POSTed too (form bodies): count the updates
             sent.append(kw["content"])  # type: ignore[arg-type]
-        return real_post(url, **kw)  # type: ignore[arg-type]
+        return real_request(method, url, **kw)  # type: ignore[arg-type]
 
     try:
         remote.load_batch(g, old, digest="v1")
         monkeypatch.setattr(RemoteStore, "_put", lambda *a: pytest.fail("a replacement must not PUT"))
-        monkeypatch.setattr(httpx, "post", spy)
+        monkeypatch.setattr(httpx, "request", spy)  # writes go through send_write, on httpx.request
         remote.load_batch(g, new, digest="v2")
         # by hand: out go 10 old values and manifest v1 (the old blank node by pattern); in come
         # 10 new values, the new blank node's triple and manifest v2

@@ -23,8 +23,8 @@ import pyoxigraph as ox
 import pytest
 
 import craftrdf
+from craftrdf import similarity_index
 from craftrdf.analysis.similarity.definition import SimilarityWarning
-from craftrdf.analysis.similarity.graph import similarity_index
 from craftrdf.analysis.similarity.svalue_graph import svalue_lines
 from craftrdf.analysis.similarity.wang import WangIndex
 from craftrdf.querying.library import library, resolve_query, run_query

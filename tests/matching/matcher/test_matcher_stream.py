@@ -57,7 +57,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def dask_executor() -> Iterator[DaskExecutor]:
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c,
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, scheduler_port=0
+        ) as c,
         distributed.Client(c) as client,
     ):
         yield DaskExecutor(client)

@@ -155,7 +155,9 @@ def test_a_dask_local_cluster_gives_the_same_rows():
     configs = load_grid("quick")
     inline = run_sweep(inputs(), configs)
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, scheduler_port=0
+        ) as cluster,
         distributed.Client(cluster) as client,
     ):
         dask = run_sweep(inputs(), configs, executor=DaskExecutor(client))
