@@ -56,9 +56,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def dask_executor() -> Iterator[DaskExecutor]:
+    # dashboard ":0", not None: the scheduler's HTTP server starts either way and None means port 8787;
+    # two xdist workers racing for it make tornado leak the losing socket (a ResourceWarning, an error)
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, scheduler_port=0
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0", scheduler_port=0
         ) as c,
         distributed.Client(c) as client,
     ):
@@ -213,7 +215,7 @@ def test_matcher_annotator_pickles_without_its_search_structures():
 
 def test_cli_stream_with_a_dask_scheduler_equals_the_plain_cli(store_path, tmp_path, capsys):
     with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None, scheduler_port=0
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0", scheduler_port=0
     ) as cluster:
         common = ["-q", "annotate", "--store", str(store_path), "--set", "UBERON_EXT", str(sample_dir())]
         assert main([*common, "--out", str(tmp_path / "plain"), "--no-cache"]) == 0

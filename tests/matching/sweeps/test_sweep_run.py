@@ -154,9 +154,10 @@ def test_a_dask_local_cluster_gives_the_same_rows():
 
     configs = load_grid("quick")
     inline = run_sweep(inputs(), configs)
+    # dashboard ":0", not None: None still binds port 8787, and a lost race there leaks a socket in tornado
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, scheduler_port=0
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", scheduler_port=0
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
