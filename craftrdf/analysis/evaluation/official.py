@@ -57,6 +57,18 @@ _EXT_DIGITS = re.compile(r"[A-Z]+_EXT:[0-9]+")
 _PR_EXT = re.compile(r"PR_EXT:[OPQ][0-9][A-Z0-9]{3}[0-9]-?[0-9]*|[A-NR-Z][0-9]([A-Z][A-Z0-9]{2}[0-9]){1,2}-?[0-9]*")
 
 
+def renames_parallel(set_key: str | None) -> bool:
+    """Whether the official scorer renames parallel-hierarchy classes in set ``set_key``.
+
+    True for ``+extensions`` sets (key ending in ``_EXT``, any case) other than ``GO_MF_EXT``.
+
+    >>> renames_parallel("SO_EXT"), renames_parallel("GO_MF_EXT"), renames_parallel("SO")
+    (True, False, False)
+    """
+    key = (set_key or "").upper()
+    return key.endswith("_EXT") and key != "GO_MF_EXT"
+
+
 def official_class(class_id: str, set_key: str | None) -> str:
     """The class id the official scorer compares, for set ``set_key`` (its parallel-class renaming).
 
@@ -67,8 +79,7 @@ def official_class(class_id: str, set_key: str | None) -> str:
     >>> official_class("PR_EXT:P12345", "PR_EXT"), official_class("PR_EXT:A0A123B4C5", "PR_EXT")
     ('PR:P12345', 'PR_EXT:A0A123B4C5')
     """
-    key = (set_key or "").upper()
-    if not key.endswith("_EXT") or key == "GO_MF_EXT":
+    if not renames_parallel(set_key):
         return class_id
     if _EXT_DIGITS.fullmatch(class_id):
         class_id = class_id.replace("_EXT", "")

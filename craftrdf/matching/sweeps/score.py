@@ -2,7 +2,8 @@
 
 - **Exact** (Bada et al. 2017): an annotation is a true positive when gold has one in
   the same document with the same spans and the same class (parallel-hierarchy classes
-  under their base id in ``+extensions`` sets, :func:`exact_class`). Both sides are sets of
+  under their base id in ``+extensions`` sets, the official scorer's renaming,
+  :func:`~craftrdf.analysis.evaluation.official.official_class`). Both sides are sets of
   ``(document, sorted spans, class)``, so a duplicate counts once; TP = |gold ∩ pred|,
   FP = |pred| − TP, FN = |gold| − TP.
 - **SER** (CRAFT Shared Task 2019): the official scorer's, as ``craftrdf evaluate`` and
@@ -17,19 +18,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...analysis.evaluation.metrics import RetrievalRates
-from ...analysis.evaluation.official import official_scores, prepare_official, score_prepared
+from ...analysis.evaluation.official import official_class, official_scores, prepare_official, score_prepared
 from ...analysis.evaluation.official_graph import OfficialWang
 from ...analysis.evaluation.scores import Scores, total
 from ...core.model import Annotation, Span
 
 ExactKey = tuple[str, tuple[Span, ...], str]
-
-_PARALLEL = re.compile(r"^([A-Za-z]+)_EXT:(\d+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,41 +39,13 @@ class ExactCounts(RetrievalRates):
     fn: int
 
 
-def renames_parallel(set_key: str | None) -> bool:
-    """Whether the exact match compares a set's parallel-hierarchy classes under their base id.
-
-    True for ``+extensions`` sets (key ending in ``_EXT``, any case) other than ``GO_MF_EXT``.
-
-    >>> renames_parallel("SO_EXT"), renames_parallel("GO_MF_EXT"), renames_parallel("SO")
-    (True, False, False)
-    """
-    key = (set_key or "").upper()
-    return key.endswith("_EXT") and key != "GO_MF_EXT"
-
-
-def exact_class(class_id: str, set_key: str | None) -> str:
-    """The class an exact match compares in set ``set_key``: ``XX_EXT:<digits>`` as ``XX:<digits>``.
-
-    The sweeps and training have always compared these; the official scorer's renaming
-    (:func:`~craftrdf.analysis.evaluation.official.official_class`) differs on two kinds of id, kept
-    apart so that sweep and training results stay as they were: it keeps ``NCBITaxon_EXT:<digits>``
-    (its pattern is upper-case) and renames ``PR_EXT:<UniProt accession>``.
-
-    >>> exact_class("SO_EXT:0000704", "SO_EXT"), exact_class("SO_EXT:0000704", "SO")
-    ('SO:0000704', 'SO_EXT:0000704')
-    >>> exact_class("UBERON_EXT:bone_element_or_tissue", "UBERON_EXT"), exact_class("GO_EXT:0000001", "GO_MF_EXT")
-    ('UBERON_EXT:bone_element_or_tissue', 'GO_EXT:0000001')
-    """
-    if renames_parallel(set_key):
-        m = _PARALLEL.match(class_id)
-        if m:
-            return f"{m.group(1)}:{m.group(2)}"
-    return class_id
-
-
 def exact_key(a: Annotation, set_key: str | None = None) -> ExactKey:
-    """``(document, sorted spans, class)``: what must be equal for an exact match (:func:`exact_class`)."""
-    return a.document, tuple(sorted(a.spans)), exact_class(a.class_id, set_key)
+    """``(document, sorted spans, class)``: what must be equal for an exact match.
+
+    The class as the official scorer compares it in set ``set_key``
+    (:func:`~craftrdf.analysis.evaluation.official.official_class`: its parallel-class renaming).
+    """
+    return a.document, tuple(sorted(a.spans)), official_class(a.class_id, set_key)
 
 
 @dataclass(eq=False)

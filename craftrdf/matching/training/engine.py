@@ -129,7 +129,7 @@ def count_terms(
     (:func:`surface_term`); with ``contexts``, also with the word before it and with the word
     after it (:func:`context_terms`). A find strictly inside a gold annotation that some candidate
     hits exactly is not counted. ``compare`` maps a class to the id the scorer compares it
-    under (:func:`~craftrdf.matching.sweeps.score.exact_class`: in an _EXT set,
+    under (:func:`~craftrdf.analysis.evaluation.official.official_class`: in an _EXT set,
     ``SO_EXT:0000704`` is ``SO:0000704``).
     """
     exact = {(tuple(sorted(spans)), compare(cls)) for spans, cls in gold}

@@ -24,13 +24,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ...analysis.evaluation.official import official_scores
+from ...analysis.evaluation.official import official_class, official_scores, renames_parallel
 from ...core.model import Annotation, Span
 from ..matcher.annotate import MatchingSession
 from ..matcher.config import FindAllMatches, MatcherConfig, Synonyms, TextNormalization
 from ..matcher.dictionary import Dictionary
 from ..matcher.search import SearchIndex
-from ..sweeps.score import exact_class, renames_parallel
 from .data import Corpus, SetData
 from .engine import (
     Candidate,
@@ -274,14 +273,14 @@ def _cv(views: Sequence[FoldView], decision: Decision, rules: Rules) -> Pairs:
 
 
 def comparer(set_key: str) -> Callable[[str], str]:
-    """The class an exact match compares a class under (:func:`~craftrdf.matching.sweeps.score.exact_class`).
+    """The class an exact match compares a class under (:func:`~craftrdf.analysis.evaluation.official.official_class`).
 
     Memoized: the selection compares millions of classes of a few hundred ids (a regex match each
     was a tenth of an _EXT set's training).
     """
     if not renames_parallel(set_key):
         return str
-    return functools.cache(functools.partial(exact_class, set_key=set_key))
+    return functools.cache(functools.partial(official_class, set_key=set_key))
 
 
 class ExactGold:

@@ -112,14 +112,18 @@ def test_ser_without_an_ontology_counts_exact_classes_only():
     assert s.ser == 2.0  # S = 1 - 0 - 0 = 1, I = 1
 
 
-def test_exact_class_renames_parallel_digit_ids_in_extension_sets_only():
-    from craftrdf.matching.sweeps.score import exact_class
+def test_exact_keys_compare_classes_under_the_official_renaming():
+    # the rules of CraftConceptEvaluationUtil.translateExtensionToBaseNamespace (docs/evaluation.md):
+    # [A-Z]+_EXT:<digits> loses _EXT in +extensions sets but GO_MF_EXT, and so do PR_EXT UniProt ids
+    from craftrdf.matching.sweeps.score import exact_key
 
-    assert exact_class("SO_EXT:0000704", "SO_EXT") == "SO:0000704"
-    assert exact_class("SO_EXT:0000704", "so_ext") == "SO:0000704"  # the key in any case
-    assert exact_class("SO_EXT:0000704", "SO") == "SO_EXT:0000704"  # not an +extensions set
-    assert exact_class("GO_EXT:0000001", "GO_MF_EXT") == "GO_EXT:0000001"  # the one exception
-    assert exact_class("UBERON_EXT:bone_element_or_tissue", "UBERON_EXT") == "UBERON_EXT:bone_element_or_tissue"
-    # where it differs from the official renaming: any letters before _EXT, and digits only
-    assert exact_class("NCBITaxon_EXT:9606", "NCBITAXON_EXT") == "NCBITaxon:9606"
-    assert exact_class("PR_EXT:P12345", "PR_EXT") == "PR_EXT:P12345"
+    def cls(class_id: str, set_key: str) -> str:
+        return exact_key(Annotation("d", ((0, 1),), class_id, "x"), set_key)[2]
+
+    assert cls("SO_EXT:0000704", "SO_EXT") == "SO:0000704"
+    assert cls("SO_EXT:0000704", "so_ext") == "SO:0000704"  # the key in any case
+    assert cls("SO_EXT:0000704", "SO") == "SO_EXT:0000704"  # not an +extensions set
+    assert cls("GO_EXT:0000001", "GO_MF_EXT") == "GO_EXT:0000001"  # the one exception
+    assert cls("UBERON_EXT:bone_element_or_tissue", "UBERON_EXT") == "UBERON_EXT:bone_element_or_tissue"
+    assert cls("NCBITaxon_EXT:9606", "NCBITAXON_EXT") == "NCBITaxon_EXT:9606"  # the pattern is upper-case
+    assert cls("PR_EXT:P12345", "PR_EXT") == "PR:P12345"  # a UniProt accession
