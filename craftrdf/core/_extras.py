@@ -1,7 +1,7 @@
 """Which optional extra of ``pyproject.toml`` brings each module that is not a base dependency.
 
 A command that imports one of them on a base install fails with one line naming the extra
-(:func:`missing_extra`), not with Python's ``ModuleNotFoundError``. tests/test_dependencies.py
+(:func:`missing_extra`), not with Python's ``ModuleNotFoundError``. tests/test_packaging.py
 checks this table against the imports of every module of the package and the extras of the
 installed distribution.
 """
