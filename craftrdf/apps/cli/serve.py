@@ -56,6 +56,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         heavy_workers=args.heavy_workers,
         header_timeout=args.header_timeout,
+        create=args.create,
     )
     return 0
 
@@ -194,6 +195,11 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--allow-update",
         action="store_true",
         help="accept SPARQL Update from requests with the bearer token of --token-file",
+    )
+    s.add_argument(
+        "--create",
+        action="store_true",
+        help="with --allow-update: make a new empty store at --store when there is none (else that is an error)",
     )
     s.add_argument("--token-file", metavar="F", help="file holding the bearer token (at least 16 characters)")
     s.add_argument(

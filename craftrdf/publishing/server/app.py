@@ -41,6 +41,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute
 
+from ...core.errors import StoreError
+from ...store.local import is_store, no_store_message
 from .config import ServerConfig
 from .context import AppContext
 from .guard import RequestRefused
@@ -133,6 +135,7 @@ def serve(
     workers: int = 2,
     heavy_workers: int = 2,
     header_timeout: float = 10.0,
+    create: bool = False,
 ) -> None:
     """Run the server on ``store`` until interrupted: a worker pool, the app, uvicorn.
 
@@ -149,6 +152,9 @@ def serve(
 
     from .transport import uvicorn_config
 
+    if not (create and config.allow_update) and not is_store(Path(store)):
+        hint = " (or --create, with --allow-update, for a new empty one)" if config.allow_update else ""
+        raise StoreError(no_store_message(store) + hint)
     opener = StoreOpener(os.fspath(store), "write" if config.allow_update else "read")
     size, heavy = (1, 0) if config.allow_update else (workers, heavy_workers)
     dump_dir = tempfile.mkdtemp(prefix="craftrdf-dumps-")

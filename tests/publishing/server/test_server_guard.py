@@ -154,6 +154,7 @@ def test_cli_serve_with_updates(tmp_path):
             "--port",
             str(port),
             "--allow-update",
+            "--create",
             "--token-file",
             str(token),
             "--timeout",
@@ -199,3 +200,18 @@ def test_cli_refuses_a_short_token(tmp_path):
         timeout=60,
     )
     assert r.returncode == 1 and "shorter than 16" in r.stderr
+
+
+@pytest.mark.parametrize("updates", [False, True])
+def test_cli_serve_on_a_missing_store_is_one_line_and_creates_nothing(tmp_path, capsys, updates):
+    from craftrdf.apps.cli import main
+
+    token = tmp_path / "token"
+    token.write_text("cli-serve-test-token-0123456789\n")
+    missing = tmp_path / "typo.store"
+    extra = ["--allow-update", "--token-file", str(token)] if updates else []
+    assert main(["serve", "--store", str(missing), "--port", str(free_port()), *extra]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no craftrdf store here" in err[0] and str(missing) in err[0]
+    assert ("--create" in err[0]) == updates
+    assert not missing.exists()
