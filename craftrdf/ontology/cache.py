@@ -4,27 +4,33 @@ from __future__ import annotations
 
 import threading
 import weakref
+from typing import Final
 
-from ..store.local import ReadableStore
+from ..store.local import DerivedCache, ReadableStore
 
 
 class SimilarityCache:
-    """Models, term graphs and indexes per store, weakly keyed by the store object.
+    """Models, term graphs and indexes per store, dropped when the store's batches change.
 
-    A store's entries are dropped when its batches change (their digests are the
-    fingerprint), so a cache never serves a graph the store no longer holds. The ontology
-    model (:mod:`craftrdf.ontology.store_model`), similarity's graphs and indexes and the
-    official scorer's graphs all keep their entries here.
+    The ontology model (:mod:`craftrdf.ontology.store_model`), similarity's graphs and indexes and
+    the official scorer's graphs keep their entries in one. :data:`DEFAULT_CACHE` keeps them on the
+    store objects themselves (each store's ``derived``, :class:`~craftrdf.store.local.DerivedCache`),
+    so they go with the store and no module holds any; a ``SimilarityCache()`` of one's own keeps them
+    in itself, weakly keyed by the store object (a build that must not share, a test that counts
+    reads). A store without ``derived`` (a reader written elsewhere) is read afresh each time.
     """
 
-    def __init__(self) -> None:
-        self._stores: weakref.WeakKeyDictionary[
-            ReadableStore, tuple[frozenset[tuple[str, str]], dict[object, object]]
-        ] = weakref.WeakKeyDictionary()
+    def __init__(self, *, on_stores: bool = False) -> None:
+        self._stores: (
+            weakref.WeakKeyDictionary[ReadableStore, tuple[frozenset[tuple[str, str]], dict[object, object]]] | None
+        ) = None if on_stores else weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
     def entries(self, store: ReadableStore) -> dict[object, object]:
         """The cache dictionary of ``store``, emptied first if its batches changed."""
+        if self._stores is None:
+            derived = getattr(store, "derived", None)
+            return derived.entries(store) if isinstance(derived, DerivedCache) else {}
         fingerprint = frozenset((b.graph, b.digest) for b in store.batches().values())
         with self._lock:
             held = self._stores.get(store)
@@ -34,10 +40,11 @@ class SimilarityCache:
             return held[1]
 
     def clear(self) -> None:
-        """Forget everything."""
-        with self._lock:
-            self._stores.clear()
+        """Forget everything this cache holds (with ``on_stores``, nothing: the entries go with their stores)."""
+        if self._stores is not None:
+            with self._lock:
+                self._stores.clear()
 
 
-#: The cache used when none is passed.
-DEFAULT_CACHE = SimilarityCache()
+#: The cache used when none is passed: each store object's own (it holds nothing itself).
+DEFAULT_CACHE: Final = SimilarityCache(on_stores=True)

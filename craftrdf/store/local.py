@@ -33,6 +33,7 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,6 +189,29 @@ def batches_of(rows: ox.QuerySolutions) -> dict[str, BatchInfo]:
     return out
 
 
+class DerivedCache:
+    """What is derived from one store object's graphs (ontology models, graphs, indexes), kept with it.
+
+    Every store of craftrdf carries one as ``derived``: the ontology layer's default cache
+    (:data:`craftrdf.ontology.cache.DEFAULT_CACHE`) keeps its entries there, so they live exactly as
+    long as the store object and no module holds them. :meth:`entries` empties the dictionary first
+    when the store's batches changed (their digests are the fingerprint), so it never serves what the
+    store no longer holds. Thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self._held: tuple[frozenset[tuple[str, str]], dict[object, object]] | None = None
+        self._lock = threading.Lock()
+
+    def entries(self, store: ReadableStore) -> dict[object, object]:
+        """The entries derived from ``store`` (the store that owns this cache), emptied if its batches changed."""
+        fingerprint = frozenset((b.graph, b.digest) for b in store.batches().values())
+        with self._lock:
+            if self._held is None or self._held[0] != fingerprint:
+                self._held = (fingerprint, {})
+            return self._held[1]
+
+
 class AnnotationStore:
     """An Oxigraph store holding ontologies and annotation sets as batches of named graphs.
 
@@ -201,6 +225,7 @@ class AnnotationStore:
         self.raw = store
         self.path = path
         self.writable = writable
+        self.derived = DerivedCache()
         self._lock = lock
 
     @classmethod

@@ -32,7 +32,7 @@ import pyoxigraph as ox
 from ..core.bindings import bind_values, query_form
 from ..core.errors import QueryError, StoreError
 from ..core.vocab import CRAFT
-from .local import CustomFunctions, QueryAnswer, Substitutions, solutions
+from .local import CustomFunctions, DerivedCache, QueryAnswer, Substitutions, solutions
 from .remote_dialect import GraphLister, is_virtuoso, rewrite
 from .remote_protocol import send_query, send_write, server_message
 from .remote_results import standard_json, truncated_at
@@ -119,6 +119,7 @@ class RemoteStore(SparqlReads):
         self.user_agent = user_agent
         self.path = None
         self.writable = graph_store is not None
+        self.derived = DerivedCache()
 
     def __repr__(self) -> str:
         return f"RemoteStore({self.endpoint!r}, graph_store={self.graph_store!r})"

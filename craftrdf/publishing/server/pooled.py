@@ -12,6 +12,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from ...core.errors import QueryError
+from ...store.local import DerivedCache
 from ...store.sparql_reads import SparqlReads
 from .guard import RequestRefused
 from .jobs import query_for_proxy
@@ -37,6 +38,7 @@ class PooledStore(SparqlReads):
         self.lane = lane
         self.path = None
         self.writable = False
+        self.derived = DerivedCache()
 
     def query(
         self,
