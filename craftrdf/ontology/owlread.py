@@ -23,16 +23,11 @@ import pyoxigraph as ox
 from ..core.classexpr import And, Expr, Not, Or, Restriction
 from ..core.errors import ConfigError
 from ..core.iris import ontology_graph
+from ..core.model import SYNONYM_SCOPES
 from ..core.vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
 from ..querying.library import library
 from ..store.local import ReadableStore
 
-_SCOPES = {
-    OBOINOWL.hasExactSynonym: "EXACT",
-    OBOINOWL.hasBroadSynonym: "BROAD",
-    OBOINOWL.hasNarrowSynonym: "NARROW",
-    OBOINOWL.hasRelatedSynonym: "RELATED",
-}
 _QUANTIFIERS = {
     OWL.someValuesFrom: "some",
     OWL.allValuesFrom: "only",
@@ -168,7 +163,7 @@ def read_ontology(store: ReadableStore, name: str) -> OntologyAxioms:
                 id=ids[0] if ids else None,
                 label=labels[0] if labels else None,
                 values={p: _values(v) for p, v in props.items() if p in _ANNOTATIONS},
-                synonyms=tuple((s, t) for p, s in _SCOPES.items() for t in _values(props.get(p, []))),
+                synonyms=tuple((s, t) for p, s in SYNONYM_SCOPES.items() for t in _values(props.get(p, []))),
                 parents=_exprs(g, props.get(RDFS.subClassOf, [])),
                 equivalents=_exprs(g, props.get(OWL.equivalentClass, [])),
                 disjoint=_values(props.get(OWL.disjointWith, [])),

@@ -18,7 +18,7 @@ of its edges; its label is the first one read.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import pyoxigraph as ox
 
@@ -26,7 +26,7 @@ from ..core.classexpr import Expr
 from ..core.curie import CurieMap
 from ..core.errors import ConfigError, QueryError
 from ..core.iris import ontology_graph
-from ..core.model import Synonym, SynonymScope
+from ..core.model import SYNONYM_SCOPES, Synonym
 from ..core.vocab import CRAFT, OBO, OBOINOWL, OWL, RDF, RDFS
 from ..querying.library import library
 from ..querying.sets import resolve_ontology
@@ -42,12 +42,6 @@ STRUCTURE_QUERY = "similarity-graph"
 NAMES_QUERY = "ontology-names"
 
 _REF = "https://w3id.org/craftrdf/ref/"
-_SCOPES: Mapping[str, SynonymScope] = {
-    OBOINOWL.hasExactSynonym: "EXACT",
-    OBOINOWL.hasBroadSynonym: "BROAD",
-    OBOINOWL.hasNarrowSynonym: "NARROW",
-    OBOINOWL.hasRelatedSynonym: "RELATED",
-}
 
 
 def read_store_model(
@@ -154,8 +148,8 @@ def _names(store: ReadableStore, ontology: str | None, curie: Callable[[str], st
         elif rel == OBOINOWL.hasOBONamespace:
             namespaces.setdefault(child, value_t.value)
         else:
-            synonyms.setdefault(child, []).append(Synonym(value_t.value, _SCOPES[rel]))
-    order = {s: i for i, s in enumerate(_SCOPES.values())}
+            synonyms.setdefault(child, []).append(Synonym(value_t.value, SYNONYM_SCOPES[rel]))
+    order = {s: i for i, s in enumerate(SYNONYM_SCOPES.values())}
     out = {c: tuple(sorted(set(ss), key=lambda s: (order[s.scope], s.text))) for c, ss in synonyms.items()}
     return out, definitions, namespaces
 
