@@ -3,7 +3,8 @@
     python bench/bench_class_page.py --store /work/corpus.store [--class UBERON:0001017 ...] [--repeat 3]
 
 Per class, the median of --repeat ``class_view`` calls (its two library queries and the
-annotation query; similar classes not waited for), a viewer state of its own per class. The peer, in
+annotation query), a viewer state of its own per class; the similar classes are left out (the
+state builds no index, so no build competes with the timings). The peer, in
 the same run: the ontology model the page's description would come from, read afresh
 (``read_store_model`` with its names) for the largest graph declaring the class and for every
 ontology graph merged (a page shows labels and parents from every graph). Ratio: model / page.
@@ -14,10 +15,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
-from collections.abc import Callable
 from functools import partial
+from typing import Any
+
+from bench_scale import timed  # run as python bench/...: its directory is on sys.path
 
 from craftrdf.ontology.store_model import read_store_model
 from craftrdf.publishing.server.viewer_classes import ViewerState, class_view
@@ -26,13 +27,9 @@ from craftrdf.store.local import AnnotationStore
 CLASSES = ("UBERON:0001017", "CL:0000540", "UBERON_EXT:bone_element_or_tissue")
 
 
-def _median(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+def _none(store: object, ontology: str) -> Any:
+    """No index and no placements: the page then says its similar classes are pending."""
+    return None
 
 
 def main() -> None:
@@ -47,18 +44,21 @@ def main() -> None:
         def model(ontology: str | None) -> None:
             read_store_model(store, ontology, cache=None).synonyms  # noqa: B018 - the names are read on first use
 
-        warm = ViewerState(store, base_iri="http://localhost/", similar_wait=0)
+        def state() -> ViewerState:
+            return ViewerState(store, base_iri="http://localhost/", build_index=_none, build_placements=_none)
+
+        warm = state()
         class_view(warm, CLASSES[0])  # the store's first queries (graph sizes, caches) out of the timing
         pages = {}
         for curie in args.classes or CLASSES:
-            state = ViewerState(store, base_iri="http://localhost/", similar_wait=0)
-            view = class_view(state, curie)  # untimed: the state reads the graph sizes once per server
+            page = state()
+            view = class_view(page, curie)  # untimed: the state reads the graph sizes once per server
             assert view is not None, curie
-            pages[curie] = (_median(partial(class_view, state, curie), args.repeat), view.similarity_ontology)
+            pages[curie] = (timed(partial(class_view, page, curie), args.repeat), view.similarity_ontology)
             print(f"page {curie:<36} {pages[curie][0] * 1000:8.1f} ms   (graph {view.similarity_ontology})")
         slowest = max(t for t, _ in pages.values())
         for ontology in [*sorted({g for _, g in pages.values() if g}), None]:
-            t = _median(partial(model, ontology), args.repeat)
+            t = timed(partial(model, ontology), args.repeat)
             name = ontology or "every ontology graph"
             print(f"model {name:<35} {t:8.2f} s    ratio to the slowest page {t / slowest:,.0f}x")
     print(f"load {os.getloadavg()[0]:.1f}")
