@@ -29,7 +29,7 @@ DEFAULT = ("MOP+extensions", "CL+extensions", "SO+extensions", "GO_MF_stub+GO_MF
 
 def official_afresh(store: AnnotationStore, name: str) -> None:
     """The scorer's graph of one ontology graph with nothing cached (its told axioms read again)."""
-    DEFAULT_CACHE.clear()
+    DEFAULT_CACHE.entries(store).clear()  # the store's entries, wherever the default cache keeps them
     store_official_graph(store, name)
 
 
