@@ -6,10 +6,22 @@ them into quads, and later stages (views, evaluation, the matcher) consume them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .vocab import OBOINOWL
+
 SynonymScope = Literal["EXACT", "BROAD", "NARROW", "RELATED"]
+
+#: The scope of each oboInOwl synonym predicate, in OBO's order (EXACT, BROAD, NARROW, RELATED):
+#: how the ontology readers (the model, the OWL reader, the viewer) read back what ingest writes.
+SYNONYM_SCOPES: Mapping[str, SynonymScope] = {
+    OBOINOWL.hasExactSynonym: "EXACT",
+    OBOINOWL.hasBroadSynonym: "BROAD",
+    OBOINOWL.hasNarrowSynonym: "NARROW",
+    OBOINOWL.hasRelatedSynonym: "RELATED",
+}
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -4,15 +4,18 @@ The OBO export and the structural reasoner both need each class's told axioms wi
 blank nodes resolved: ``rdfs:subClassOf`` a named class or a restriction,
 ``owl:equivalentClass`` a named class or an intersection/union expression, and the
 annotations the OBO format has tags for. :func:`read_ontology` reads one graph with
-pattern lookups (no SPARQL), so it costs one pass over the graph's quads. Class expressions
-are :mod:`craftrdf.core.classexpr`'s tree with class IRIs as leaves and one property IRI per
+pattern lookups (no SPARQL), so it costs one pass over the graph's quads.
+:func:`read_told_axioms` reads the logical axioms alone (one query, a fraction of the triples):
+the ontology model's told axioms (:mod:`craftrdf.ontology.store_model`) and the official
+scorer's store graph are that read. Both resolve class expressions with one reader, into
+:mod:`craftrdf.core.classexpr`'s tree with class IRIs as leaves and one property IRI per
 restriction.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -20,15 +23,11 @@ import pyoxigraph as ox
 from ..core.classexpr import And, Expr, Not, Or, Restriction
 from ..core.errors import ConfigError
 from ..core.iris import ontology_graph
+from ..core.model import SYNONYM_SCOPES
 from ..core.vocab import CRAFT, IAO, OBO, OBOINOWL, OWL, RDF, RDFS
+from ..querying.library import library
 from ..store.local import ReadableStore
 
-_SCOPES = {
-    OBOINOWL.hasExactSynonym: "EXACT",
-    OBOINOWL.hasBroadSynonym: "BROAD",
-    OBOINOWL.hasNarrowSynonym: "NARROW",
-    OBOINOWL.hasRelatedSynonym: "RELATED",
-}
 _QUANTIFIERS = {
     OWL.someValuesFrom: "some",
     OWL.allValuesFrom: "only",
@@ -84,12 +83,12 @@ class OntologyAxioms:
 
 
 class _Graph:
-    """The quads of one graph, indexed by subject."""
+    """Triples of one graph (all of them, or those of a query), indexed by subject."""
 
-    def __init__(self, store: ReadableStore, graph: str) -> None:
+    def __init__(self, triples: Iterable[tuple[object, str, object]]) -> None:
         self.by_subject: dict[object, dict[str, list[object]]] = defaultdict(lambda: defaultdict(list))
-        for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph)):
-            self.by_subject[q.subject][q.predicate.value].append(q.object)
+        for s, p, o in triples:
+            self.by_subject[s][p].append(o)
 
     def get(self, node: object, p: str) -> list[object]:
         """The objects of ``node p ?o``."""
@@ -149,7 +148,9 @@ def read_ontology(store: ReadableStore, name: str) -> OntologyAxioms:
     graph = name if name.startswith(("http://", "https://")) else ontology_graph(name)
     if not store.contains_named_graph(graph):
         raise ConfigError(f"no ontology graph {name!r} in the store ({graph}); build or load it first")
-    g = _Graph(store, graph)
+    g = _Graph(
+        (q.subject, q.predicate.value, q.object) for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph))
+    )
     out = OntologyAxioms(graph)
     for subject, props in g.by_subject.items():
         if not isinstance(subject, ox.NamedNode):
@@ -162,7 +163,7 @@ def read_ontology(store: ReadableStore, name: str) -> OntologyAxioms:
                 id=ids[0] if ids else None,
                 label=labels[0] if labels else None,
                 values={p: _values(v) for p, v in props.items() if p in _ANNOTATIONS},
-                synonyms=tuple((s, t) for p, s in _SCOPES.items() for t in _values(props.get(p, []))),
+                synonyms=tuple((s, t) for p, s in SYNONYM_SCOPES.items() for t in _values(props.get(p, []))),
                 parents=_exprs(g, props.get(RDFS.subClassOf, [])),
                 equivalents=_exprs(g, props.get(OWL.equivalentClass, [])),
                 disjoint=_values(props.get(OWL.disjointWith, [])),
@@ -182,6 +183,73 @@ def read_ontology(store: ReadableStore, name: str) -> OntologyAxioms:
             )
     version = _values(g.get(ox.NamedNode(graph), OWL.versionInfo))
     return OntologyAxioms(graph, out.classes, out.properties, version[0] if version else None)
+
+
+#: The predicates of the library query ``ontology-axioms`` by the number it gives them (its VALUES table).
+AXIOM_PREDICATES = (
+    RDF.type,
+    RDFS.subClassOf,
+    OWL.equivalentClass,
+    CRAFT.logicalDefinition,
+    RDF.first,
+    RDF.rest,
+    OWL.intersectionOf,
+    OWL.unionOf,
+    OWL.complementOf,
+    OWL.onProperty,
+    OWL.onClass,
+    OWL.someValuesFrom,
+    OWL.allValuesFrom,
+    OWL.qualifiedCardinality,
+    OWL.minQualifiedCardinality,
+    OWL.maxQualifiedCardinality,
+)
+
+_AXIOM_CODES = {str(k): p for k, p in enumerate(AXIOM_PREDICATES)}
+
+
+@dataclass(frozen=True, slots=True)
+class ToldAxioms:
+    """The logical axioms of one ontology graph, by class IRI, as :func:`read_told_axioms` reads them.
+
+    ``classes`` are the graph's named ``owl:Class`` subjects (the ``https://w3id.org/craftrdf/ref/``
+    placeholders included); ``subclass_of`` and ``equivalents`` their told axioms as class
+    expressions (the same as :func:`read_ontology`'s, in the order the store returns them);
+    ``derived`` the classes with a ``craft:logicalDefinition``, whose equivalents ingest wrote
+    from that text rather than read from the ontology file.
+    """
+
+    graph: str
+    classes: frozenset[str]
+    subclass_of: Mapping[str, tuple[Expr, ...]]
+    equivalents: Mapping[str, tuple[Expr, ...]]
+    derived: frozenset[str]
+
+
+def read_told_axioms(store: ReadableStore, name: str) -> ToldAxioms:
+    """The logical axioms of ontology graph ``name`` (``UBERON+extensions``) or its IRI, in one query.
+
+    The library query ``ontology-axioms`` reads the axiom triples alone, not the annotations, so
+    this costs a fraction of :func:`read_ontology`. A graph the store lacks gives no classes.
+    """
+    graph = name if name.startswith(("http://", "https://")) else ontology_graph(name)
+    rows = store.query(library()["ontology-axioms"].text, named_graphs=[graph])
+    assert isinstance(rows, ox.QuerySolutions)
+    g = _Graph((s, _AXIOM_CODES[k.value], o) for s, k, o in rows)
+    classes: set[str] = set()
+    subclass_of: dict[str, tuple[Expr, ...]] = {}
+    equivalents: dict[str, tuple[Expr, ...]] = {}
+    derived: set[str] = set()
+    for subject, props in g.by_subject.items():
+        if RDF.type not in props or not isinstance(subject, ox.NamedNode):  # a blank node, or undeclared
+            continue
+        classes.add(subject.value)
+        if props.get(CRAFT.logicalDefinition):
+            derived.add(subject.value)
+        for into, p in ((subclass_of, RDFS.subClassOf), (equivalents, OWL.equivalentClass)):
+            if exprs := _exprs(g, props.get(p, [])):
+                into[subject.value] = exprs
+    return ToldAxioms(graph, frozenset(classes), subclass_of, equivalents, frozenset(derived))
 
 
 def _exprs(g: _Graph, nodes: list[object]) -> tuple[Expr, ...]:

@@ -5,8 +5,9 @@ store, merged): ``similarity-graph`` reads the structure (classes, labels, depre
 extension classes' logical definitions, the relations graph's edges, the edges a current
 ``craftrdf classify`` inferred, the parallel extension classes), ``ontology-names`` the
 synonyms and text definitions, on first use only; the told axioms (``subclass_of``,
-``equivalents``) are read on first use by the OWL reader
-(:func:`~craftrdf.ontology.owlread.read_ontology`). Both results are cached per store and
+``equivalents``) are read on first use, per graph, by the OWL reader
+(:func:`~craftrdf.ontology.owlread.read_told_axioms`, cached on its own: :func:`told_axioms`,
+which the official scorer's store graph projects too). Both results are cached per store and
 ontology name in a :class:`~craftrdf.ontology.cache.SimilarityCache` (by default the
 process-wide one), which forgets a store's entries when its batches change.
 
@@ -17,7 +18,7 @@ of its edges; its label is the first one read.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import pyoxigraph as ox
 
@@ -25,14 +26,14 @@ from ..core.classexpr import Expr
 from ..core.curie import CurieMap
 from ..core.errors import ConfigError, QueryError
 from ..core.iris import ontology_graph
-from ..core.model import Synonym, SynonymScope
+from ..core.model import SYNONYM_SCOPES, Synonym
 from ..core.vocab import CRAFT, OBO, OBOINOWL, OWL, RDF, RDFS
 from ..querying.library import library
 from ..querying.sets import resolve_ontology
 from ..store.local import ReadableStore
 from .cache import DEFAULT_CACHE, SimilarityCache
 from .model import Axioms, Names, OntologyModel
-from .owlread import read_ontology
+from .owlread import ToldAxioms, read_told_axioms
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +42,6 @@ STRUCTURE_QUERY = "similarity-graph"
 NAMES_QUERY = "ontology-names"
 
 _REF = "https://w3id.org/craftrdf/ref/"
-_SCOPES: Mapping[str, SynonymScope] = {
-    OBOINOWL.hasExactSynonym: "EXACT",
-    OBOINOWL.hasBroadSynonym: "BROAD",
-    OBOINOWL.hasNarrowSynonym: "NARROW",
-    OBOINOWL.hasRelatedSynonym: "RELATED",
-}
 
 
 def read_store_model(
@@ -67,7 +62,7 @@ def read_store_model(
     hit = entries.get(key)
     if isinstance(hit, OntologyModel):
         return hit
-    model = _read(store, ontology, curies or CurieMap())
+    model = _read(store, ontology, curies or CurieMap(), cache)
     entries[key] = model
     return model
 
@@ -82,7 +77,7 @@ def _solutions(store: ReadableStore, name: str, ontology: str | None) -> ox.Quer
     return solutions
 
 
-def _read(store: ReadableStore, ontology: str | None, curies: CurieMap) -> OntologyModel:
+def _read(store: ReadableStore, ontology: str | None, curies: CurieMap, cache: SimilarityCache | None) -> OntologyModel:
     if ontology:
         resolve_ontology(store, ontology)  # a name the store lacks: the error lists those it has
     names: dict[str, str] = {}
@@ -137,7 +132,7 @@ def _read(store: ReadableStore, ontology: str | None, curies: CurieMap) -> Ontol
         deprecated=frozenset(deprecated),
         curies=curies,
         names_loader=lambda: _names(store, ontology, curie),
-        axioms_loader=lambda: _axioms(store, ontology, curie),
+        axioms_loader=lambda: _axioms(store, ontology, curie, cache),
     )
 
 
@@ -153,26 +148,41 @@ def _names(store: ReadableStore, ontology: str | None, curie: Callable[[str], st
         elif rel == OBOINOWL.hasOBONamespace:
             namespaces.setdefault(child, value_t.value)
         else:
-            synonyms.setdefault(child, []).append(Synonym(value_t.value, _SCOPES[rel]))
-    order = {s: i for i, s in enumerate(_SCOPES.values())}
+            synonyms.setdefault(child, []).append(Synonym(value_t.value, SYNONYM_SCOPES[rel]))
+    order = {s: i for i, s in enumerate(SYNONYM_SCOPES.values())}
     out = {c: tuple(sorted(set(ss), key=lambda s: (order[s.scope], s.text))) for c, ss in synonyms.items()}
     return out, definitions, namespaces
 
 
-def _axioms(store: ReadableStore, ontology: str | None, curie: Callable[[str], str]) -> Axioms:
-    """Told superclasses and equivalents by class, from each graph's OWL axioms (:func:`read_ontology`)."""
+def told_axioms(store: ReadableStore, name: str, cache: SimilarityCache | None = DEFAULT_CACHE) -> ToldAxioms:
+    """The logical axioms of ontology graph ``name`` or its IRI (:func:`read_told_axioms`), read once per store.
+
+    Cached per store and graph like the model (``cache=None`` reads afresh): the model's told
+    axioms and the official scorer's graph of one store share the read.
+    """
+    graph = name if name.startswith(("http://", "https://")) else ontology_graph(name)
+    entries = cache.entries(store) if cache is not None else {}
+    hit = entries.get(("axioms", graph))
+    if not isinstance(hit, ToldAxioms):
+        hit = entries[("axioms", graph)] = read_told_axioms(store, graph)
+    return hit
+
+
+def _axioms(
+    store: ReadableStore, ontology: str | None, curie: Callable[[str], str], cache: SimilarityCache | None
+) -> Axioms:
+    """Told superclasses and equivalents by class, from each graph's OWL axioms (:func:`told_axioms`)."""
     prefix = ontology_graph("")
     names = [ontology] if ontology else [g[len(prefix) :] for g in sorted(store.batches()) if g.startswith(prefix)]
     subclass_of: dict[str, list[Expr]] = {}
     equivalents: dict[str, list[Expr]] = {}
     for name in names:
-        for c in read_ontology(store, name).classes.values():
-            if c.iri.startswith(_REF):
-                continue
-            key = curie(c.iri)
-            for into, exprs in ((subclass_of, c.parents), (equivalents, c.equivalents)):
-                row = into.setdefault(key, [])
-                row.extend(e for e in exprs if e not in row)
+        told = told_axioms(store, name, cache)
+        for into, by_class in ((subclass_of, told.subclass_of), (equivalents, told.equivalents)):
+            for iri, exprs in by_class.items():
+                if not iri.startswith(_REF):
+                    row = into.setdefault(curie(iri), [])
+                    row.extend(e for e in exprs if e not in row)
     return (
         {c: tuple(es) for c, es in subclass_of.items() if es},
         {c: tuple(es) for c, es in equivalents.items() if es},

@@ -149,7 +149,7 @@ def rewrite(text: str, graphs_with: Callable[[Iterable[str]], Sequence[str]]) ->
             continue
         body = tokens[g + 3 : close]
         # a branch for every graph the group can match in, not only those its paths walk: the
-        # group's other patterns (official-graph's UNION branches) match in graphs without them
+        # group's other patterns (a UNION's other branches) match in graphs without them
         predicates |= {name for t in body if (name := _iri(t, prefixes)) is not None}
         branches = []
         for graph in graphs_with(sorted(predicates)):

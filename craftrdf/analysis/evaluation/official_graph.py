@@ -29,14 +29,14 @@ from __future__ import annotations
 import logging
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...core.classexpr import And, Or
+from ...core.classexpr import And, Expr, Or
 from ...core.errors import ConfigError, DataWarning, InputError
 from ...core.iris import ontology_graph
 from ...ontology.cache import DEFAULT_CACHE
@@ -198,22 +198,43 @@ def official_graph(model: OntologyModel, source: str) -> OfficialGraph:
         return hit
 
     declared = {i for i in map(owl_api, model.classes) if i is not None}
+    return _edges_to_graph(declared, _named_edges(model.classes, model.subclass_of, model.equivalents, owl_api), source)
+
+
+def _named_edges(
+    classes: Iterable[str],
+    subclass_of: Mapping[str, tuple[Expr, ...]],
+    equivalents: Mapping[str, tuple[Expr, ...]],
+    iri: Callable[[str], str | None],
+    derived: Container[str] = (),
+) -> list[tuple[str, str]]:
+    """The scorer's edges ``(child, parent)`` from told axioms, classes and leaves mapped by ``iri``.
+
+    ``is_a`` (a named superclass), the named parts of an intersection the class is equivalent to
+    (or a subclass of), ``equivalent_to`` both ways, and every member of a union to the union
+    class; restrictions are not followed. The equivalents of ``derived`` classes (those ingest
+    wrote from an extension class's def: text) and the intersections they are subclasses of are
+    left out: the official scorer reads that text as a definition, not an axiom.
+    """
     edges: list[tuple[str, str]] = []
-    for curie in sorted(model.classes):
-        child = owl_api(curie)
+    for c in sorted(classes):
+        child = iri(c)
         if child is None:
             continue
-        for e in model.subclass_of.get(curie, ()):
-            if isinstance(e, str) and (target := owl_api(e)) is not None:
+        told = c not in derived
+        for e in subclass_of.get(c, ()):
+            if isinstance(e, str) and (target := iri(e)) is not None:
                 edges.append((child, target))
-        for e in model.equivalents.get(curie, ()):
-            if isinstance(e, str) and (target := owl_api(e)) is not None:
+            elif isinstance(e, And) and told:
+                edges += [(child, t) for t in (iri(i) for i in e.items if isinstance(i, str)) if t is not None]
+        for e in equivalents.get(c, ()) if told else ():
+            if isinstance(e, str) and (target := iri(e)) is not None:
                 edges += [(child, target), (target, child)]
             elif isinstance(e, And):
-                edges += [(child, t) for t in (owl_api(i) for i in e.items if isinstance(i, str)) if t is not None]
+                edges += [(child, t) for t in (iri(i) for i in e.items if isinstance(i, str)) if t is not None]
             elif isinstance(e, Or):
-                edges += [(m, child) for m in (owl_api(i) for i in e.items if isinstance(i, str)) if m is not None]
-    return _edges_to_graph(declared, edges, source)
+                edges += [(m, child) for m in (iri(i) for i in e.items if isinstance(i, str)) if m is not None]
+    return edges
 
 
 # -- from the store ---------------------------------------------------------------------------
@@ -222,38 +243,32 @@ def official_graph(model: OntologyModel, source: str) -> OfficialGraph:
 def store_official_graph(store: ReadableStore, ontology: str | None) -> OfficialGraph:
     """The official scorer's graph read from the OWL axioms of ``/ontology/<ontology>`` in the store.
 
-    ``ontology`` None reads every ontology graph of the store, merged.
-    Classes are the graph's ``owl:Class`` subjects; edges are ``rdfs:subClassOf`` to an
-    IRI, ``owl:equivalentClass`` between IRIs (both ways), the named operands of an
-    ``owl:intersectionOf`` a class is equivalent to (or a subclass of), and union members
-    to the class equivalent to the ``owl:unionOf`` (the library query
-    ``official-graph``). A store whose ontology graph holds only is_a triples gives the
-    is_a graph. ConfigError when the store has no such ontology graph.
+    ``ontology`` None reads every ontology graph of the store, merged. The projection of each
+    graph's told axioms, the ontology model's (:func:`craftrdf.ontology.store_model.told_axioms`,
+    read once per store and graph): classes are the graph's ``owl:Class`` IRIs, edges as
+    :func:`official_graph`'s, class IRIs as the store has them, the equivalents ingest wrote from
+    an extension class's definition left out. A store whose ontology graph holds only is_a triples
+    gives the is_a graph. ConfigError when the store has no such ontology graph.
     """
-    # the query library and the similarity cache load here, not with the module: the scorer
-    # itself (an OBO file's graph, the pair scores) needs neither pyoxigraph nor scipy
-    from ...querying.library import run_query
+    # the store model loads here, not with the module: the scorer itself (an OBO file's graph,
+    # the pair scores) needs neither pyoxigraph nor the query library
+    from ...ontology.store_model import told_axioms
 
     graph = ontology_graph(ontology) if ontology is not None else "every ontology graph"
-    # one query per ontology graph, the graph bound: unbound, the query scans every graph of the
-    # store (the annotations' rdf:type triples too) to keep the ontology graphs' rows at the end
     names = [graph] if ontology is not None else sorted(g for g in store.batches() if g.startswith(_ONTOLOGY_GRAPHS))
     declared: set[str] = set()
     edges: list[tuple[str, str]] = []
     for name in names:
-        for row in run_query(store, "official-graph", {"graph": name}).rows:
-            _, child, parent, kind = (getattr(x, "value", None) for x in row)
-            if child is None:
-                continue
-            if kind == "class":
-                declared.add(child)
-            elif parent is not None:
-                edges.append((child, parent))
-                if kind == "equivalent":
-                    edges.append((parent, child))
+        told = told_axioms(store, name)
+        declared |= told.classes
+        edges += _named_edges(told.classes, told.subclass_of, told.equivalents, _same, told.derived)
     if not declared:
         raise ConfigError(f"the store has no classes in ontology graph {graph}")
     return _edges_to_graph(declared, edges, f"store graph {graph}")
+
+
+def _same(iri: str) -> str:
+    return iri
 
 
 def store_wang(store: ReadableStore, ontology: str) -> OfficialWang:

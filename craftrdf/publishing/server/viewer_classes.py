@@ -22,7 +22,8 @@ from ...analysis.similarity.graph import IndexSpec
 from ...analysis.similarity.graph import wang_index as build_wang_index
 from ...analysis.similarity.wang import WangIndex
 from ...core.curie import CurieMap, is_extension_curie
-from ...core.vocab import CRAFT, OBO, OBOINOWL, OWL, RDF, RDFS
+from ...core.model import SYNONYM_SCOPES
+from ...core.vocab import CRAFT, OBO, OWL, RDF, RDFS
 from ...querying.library import QueryResult, resolve_query, run_query
 from ...store.local import ReadableStore
 from .viewer_data import (
@@ -37,12 +38,6 @@ from .viewer_placements import Placements, extension_placements
 
 logger = logging.getLogger(__name__)
 
-_SYNONYM_SCOPES = {
-    OBOINOWL.hasExactSynonym: "EXACT",
-    OBOINOWL.hasBroadSynonym: "BROAD",
-    OBOINOWL.hasNarrowSynonym: "NARROW",
-    OBOINOWL.hasRelatedSynonym: "RELATED",
-}
 _PARENT_RELATIONS = {RDFS.subClassOf: "is_a", OBO.part_of: "part_of"}
 
 
@@ -346,7 +341,7 @@ def class_view(state: ViewerState, curie: str, *, curies: CurieMap | None = None
             if v.startswith(("http://", "https://"))
         }
     )
-    synonyms = sorted({(scope, v) for pred, scope in _SYNONYM_SCOPES.items() for v in by_pred.get(pred, ())})
+    synonyms = sorted({(scope, v) for pred, scope in SYNONYM_SCOPES.items() for v in by_pred.get(pred, ())})
     parallel, sim_graphs = _parallel(store, first(CRAFT.parallelOf), sorted(graphs), curies)
     extension = is_extension_curie(curie) and parallel is None  # a parallel class is its base for similarity
     sim = _similar(state, curie, sim_graphs, extension=extension, told={c for _, c in parents})

@@ -145,6 +145,29 @@ def test_extension_definitions_in_the_store_are_not_scorer_edges() -> None:
     assert sim == OfficialWang(from_file).similarity("TOY_EXT:muscle", "TOY:0000004") == 0
 
 
+def test_the_store_graph_and_the_models_told_axioms_are_one_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scorer's store graph projects the ontology model's told axioms: one query per graph serves both."""
+    from craftrdf.building.loader import load_files
+    from craftrdf.core.iris import ontology_graph
+    from craftrdf.ontology import store_model
+    from craftrdf.store.local import AnnotationStore
+
+    store = AnnotationStore.memory()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        load_files(store, [DATA / "similarity" / "toy_extensions.obo"])
+    reads: list[str] = []
+    real = store_model.read_told_axioms
+    monkeypatch.setattr(store_model, "read_told_axioms", lambda s, g: reads.append(g) or real(s, g))
+    graph = store_official_graph(store, "toy_extensions")
+    model = store_model.read_store_model(store, "toy_extensions")
+    obo = "http://purl.obolibrary.org/obo/"
+    # by hand from the file: muscle tissue is_a tissue, in the model's told axioms and the scorer's graph
+    assert obo + "TOY_0000002" in model.subclass_of["TOY:0000004"]
+    assert graph.parents[obo + "TOY_0000004"] == (obo + "TOY_0000002",)
+    assert reads == [ontology_graph("toy_extensions")]
+
+
 def test_store_wang_reads_a_graph_once_per_store_and_again_when_the_store_changes() -> None:
     from craftrdf.analysis.evaluation.official_graph import store_wang
     from craftrdf.building.loader import load_files
