@@ -18,6 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.curie import CurieMap
+from ..similarity.definition import UnknownTermError
+from ..similarity.graph import load_term_graph
 from .official_graph import OfficialWang, store_official_graph
 
 if TYPE_CHECKING:
@@ -47,8 +49,6 @@ class OfficialIndex:
         return isinstance(term, str) and term in self.wang.graph
 
     def _value(self, a: str, b: str, missing: Missing) -> float:
-        from ..similarity.definition import UnknownTermError
-
         for t in (a, b):
             if t not in self:
                 if missing == "nan":
@@ -94,7 +94,6 @@ def store_official_index(store: ReadableStore, *, ontology: str | None = None) -
     The graph is :func:`~craftrdf.analysis.evaluation.official_graph.store_official_graph`'s; labels
     and deprecated classes come from the store's term graph.
     """
-    from ..similarity.graph import load_term_graph
 
     cm = CurieMap()
     terms = load_term_graph(store, ontology=ontology, curies=cm)

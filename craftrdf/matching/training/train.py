@@ -47,6 +47,7 @@ from .select import (
     select,
     shared_task_ser,
 )
+from .stored import write_model_run
 from .symbols import symbol_candidates
 
 logger = logging.getLogger(__name__)
@@ -357,8 +358,6 @@ def annotate_with_model(
         write_bionlp_files(predictions, texts, out_dir)
         write_confidences(predictions, out_dir / CONFIDENCES)
     if target is not None and into_store is not None:
-        from .stored import write_model_run
-
         write_model_run(target, into_store, ref, model, predictions, texts, ctx.curies)
     n = sum(len(v) for v in predictions.values())
     return ApplyReport(len(texts), n, out_dir, time.perf_counter() - t0), predictions
