@@ -81,8 +81,8 @@ def _expand_oracle(curie: str) -> str:
 
 def _word(text: str, *, underscore: bool) -> bool:
     """A letter, then ASCII letters and digits (and ``_`` when ``underscore``)."""
-    ok = (lambda c: c.isascii() and (c.isalnum() or (underscore and c == "_")))
-    return bool(text) and text[0].isascii() and text[0].isalpha() and all(ok(c) for c in text)
+    rest = all(c.isascii() and (c.isalnum() or (underscore and c == "_")) for c in text)
+    return bool(text) and text[0].isascii() and text[0].isalpha() and rest
 
 
 def _compress_oracle(iri: str) -> str:

@@ -174,7 +174,7 @@ class SimilarityFunctions:
         method, ontology, weights = key
         store = self.store()
         if method == "bossy":
-            built = _Index(store_official_index(store, ontology=ontology))
+            built = _Index(store_official_index(store, ontology=ontology, curies=self.curies))
         else:
             built = _Index(wang_index(store, IndexSpec(weights=dict(weights) or None, ontology=ontology)))
         logger.info("similarity functions: built the %s index of %s", method, ontology or "every ontology graph")

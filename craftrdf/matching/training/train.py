@@ -101,9 +101,7 @@ def _ontology_source(store: ReadableStore, data: SetData, ctx: RunContext) -> On
         return None
 
     def source(normalization: TextNormalization, synonyms: Synonyms) -> Dictionary:
-        return load_dictionary(
-            store, data.ref, normalization, synonyms, registry=ctx.registry, cache_dir=ctx.cache_dir, curies=ctx.curies
-        )
+        return load_dictionary(store, data.ref, normalization, synonyms, ctx)
 
     return source
 
@@ -195,7 +193,7 @@ def train_set(
     t0 = time.perf_counter()
     splits = parse_on(on) if ids is None else ()
     documents = split_documents(store, splits) if ids is None else read_ids(ids, document_splits(store))
-    data = read_set(store, set_key, registry=ctx.registry, cache_dir=ctx.cache_dir, curies=ctx.curies)
+    data = read_set(store, set_key, ctx)
     corpus = read_corpus(store, data.key, documents, curies=ctx.curies)
     if corpus.annotations == 0:
         where = f"split {','.join(splits)}" if ids is None else f"the documents of {ids}"
@@ -348,9 +346,7 @@ def annotate_with_model(
             ref,
             config.normalization,
             config.synonyms,
-            registry=ctx.registry,
-            cache_dir=ctx.cache_dir,
-            curies=ctx.curies,
+            ctx,
         )
     session = MatchingSession(texts, {}, cache_dir=ctx.cache_dir)
     predictions = predict(model, texts, ontology=ontology, session=session, min_confidence=min_confidence)
