@@ -76,6 +76,10 @@ class CurieMap:
     :class:`~craftrdf.core.context.RunContext` does, changes no answer. Round trips hold for
     OBO CURIEs (alphanumeric prefix) and ``*_EXT`` CURIEs whose local id has no ``_EXT_``.
 
+    Functions take the map from their caller (the run context's); only store readers that use it
+    for conversions alone (``run_query``, ``fetch_annotations``, ``run_view``, ``export_set``, ...)
+    accept None and then make a new one, which by this contract answers as the caller's would.
+
     >>> cm = CurieMap()
     >>> cm.expand("UBERON_EXT:bone_element_or_tissue")
     'http://purl.obolibrary.org/obo/UBERON_EXT_bone_element_or_tissue'

@@ -203,9 +203,8 @@ def wang_index(
     ``ctx``: the run's CURIE map (``ctx.curies``; None: a new :class:`CurieMap`) and
     ``ctx.cache_dir`` (:func:`craftrdf.analysis.similarity.persist.default_cache_dir`, say): keep the
     built index on disk there, keyed by the digests of the store's ontology graphs, and read it back
-    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`). The index
-    on disk is of the default CURIEs: with a ``cache_dir``, ``ctx.curies`` is a plain ``CurieMap()`` (as
-    :meth:`RunContext.create` makes).
+    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`). Every map
+    gives the same CURIEs (the :class:`CurieMap` contract), so the index on disk serves any ``ctx``.
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
