@@ -27,13 +27,15 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.errors import ConfigError, InputError
 from ..matcher.config import MatcherConfig
 from .engine import AFTER, BEFORE, SURFACE, Decision, Key, Term, surface_term
-from .learn import Learned
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .learn import Learned
 
 FORMAT = "craftrdf-trained-matcher"
 #: Bumped when the files' layout or meaning changes; a model of another version is refused.
@@ -104,6 +106,9 @@ class Model:
         entry = self.meta.get("learned")
         if not entry or not entry.get("chosen"):
             return None
+        # deferred: learn loads numpy and the selection machinery (importing this module: 300 ms, with it 480)
+        from .learn import Learned
+
         return Learned.from_json(entry)
 
     @property
