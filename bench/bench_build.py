@@ -27,8 +27,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from craftrdf.building.builder import build_store
-from craftrdf.core.curie import CurieMap
-from craftrdf.core.registry import load_registry
+from craftrdf.core.context import RunContext
 from craftrdf.querying.library import resolve_query, run_query
 from craftrdf.store.local import AnnotationStore
 
@@ -102,7 +101,7 @@ def bench_corpus(craft: Path, work: Path, repeat: int) -> None:
         store_dir = work / f"craft-{r}.store"
         t = time.perf_counter()
         with AnnotationStore.open(store_dir) as st:
-            report = build_store(craft, st, registry=load_registry(), curies=CurieMap())
+            report = build_store(craft, st, RunContext.create())
             build_s = time.perf_counter() - t
             quads = len(st)
             counts = run_query(st, resolve_query("annotation-counts"))

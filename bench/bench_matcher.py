@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from craftrdf.core.context import RunContext
 from craftrdf.core.registry import load_registry
 from craftrdf.ingest.corpus import read_documents
 from craftrdf.matching.matcher.annotate import MatchingSession
@@ -77,7 +78,7 @@ def main() -> int:
 
     with AnnotationStore.open(args.store, mode="read") as store:
         rows["names from store (SPARQL)"], terms = timed(
-            lambda: fetch_terms(store, resolve_set(store, args.set), registry=registry), args.repeat
+            lambda: fetch_terms(store, resolve_set(store, args.set), RunContext(registry)), args.repeat
         )
     normalization = config.normalization
     rows["dictionary (normalize names)"], dictionary = timed(

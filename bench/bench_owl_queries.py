@@ -15,8 +15,8 @@ from pathlib import Path
 
 from craftrdf import similarity_index
 from craftrdf.building.builder import build_store
+from craftrdf.core.context import RunContext
 from craftrdf.core.curie import CurieMap
-from craftrdf.core.registry import load_registry
 from craftrdf.querying.library import resolve_query, run_query
 from craftrdf.store.local import AnnotationStore
 
@@ -27,7 +27,7 @@ with warnings.catch_warnings():
     build_store(
         Path(__file__).resolve().parents[2] / "shared" / "craft",
         st,
-        registry=load_registry(),
+        RunContext.create(),
         sets=["UBERON", "UBERON_EXT"],
     )
 print(f"build UBERON,UBERON_EXT: {time.perf_counter() - t:.1f} s, {len(st):,} quads")

@@ -282,14 +282,14 @@ def build_sample(tmp: Path) -> Path:
 
     from craftrdf.apps.demo import sample_dir
     from craftrdf.building.builder import build_store
+    from craftrdf.core.context import RunContext
     from craftrdf.core.errors import DataWarning
-    from craftrdf.core.registry import load_registry
 
     path = tmp / "sample.store"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
         with AnnotationStore.open(path) as store:
-            build_store(sample_dir(), store, registry=load_registry())
+            build_store(sample_dir(), store, RunContext.create())
     return path
 
 

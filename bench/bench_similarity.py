@@ -49,8 +49,8 @@ from craftrdf.analysis.similarity.definition import SimilarityWarning
 from craftrdf.analysis.similarity.graph import TermGraph, load_term_graph
 from craftrdf.analysis.similarity.wang import WangIndex
 from craftrdf.building.builder import build_store
+from craftrdf.core.context import RunContext
 from craftrdf.core.curie import CurieMap
-from craftrdf.core.registry import load_registry
 from craftrdf.ontology.cache import SimilarityCache
 from craftrdf.store.local import AnnotationStore
 
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 
     store = AnnotationStore.memory()
     t = time.perf_counter()
-    build_store(args.craft, store, registry=load_registry(), sets=["UBERON", "UBERON_EXT"])
+    build_store(args.craft, store, RunContext.create(), sets=["UBERON", "UBERON_EXT"])
     print(f"store: UBERON + UBERON_EXT sets built in memory in {time.perf_counter() - t:.1f} s ({len(store):,} quads)")
 
     caches: list[SimilarityCache] = []

@@ -83,7 +83,7 @@ def build(
     ``sets`` limits the annotation sets (keys such as ``UBERON_EXT``). Ends by bringing
     the view indexes up to date (see :func:`index`). See :func:`craftrdf.building.builder.build_store`.
     """
-    return build_store(Path(craft_dir), store, registry=load_registry(), sets=sets, progress=progress)
+    return build_store(Path(craft_dir), store, RunContext.create(), sets=sets, progress=progress)
 
 
 def load(
@@ -246,9 +246,7 @@ def annotate(
     from .querying.sets import resolve_set
 
     cache = Path(cache_dir) if cache_dir is not None else None
-    terms, _ = load_terms(
-        store, resolve_set(store, set_key), registry=load_registry(), cache_dir=cache, curies=CurieMap()
-    )
+    terms, _ = load_terms(store, resolve_set(store, set_key), RunContext.create(cache_dir=cache))
     return MatchingSession(texts, terms, cache_dir=cache).annotate(config or MatcherConfig())
 
 

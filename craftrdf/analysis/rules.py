@@ -209,7 +209,7 @@ def postprocess_set(
     into: str,
     mappings: str | None = None,
     pick: Pick = "first",
-    curies: CurieMap | None = None,
+    curies: CurieMap,
     progress: Progress | None = None,
 ) -> tuple[int, list[RuleReport]]:
     """Apply rules to set ``key`` with the mapping data of set ``mappings`` (default ``key``); store as ``into``.
@@ -221,7 +221,6 @@ def postprocess_set(
     check_set_key(into)
     if into == key:
         raise ConfigError("postprocess writes a new set: give --into a key other than the source set")
-    curies = curies or CurieMap()
     anns = fetch_annotations(store, key, curies=curies)
     result, reports = apply_rules(anns, rules, set_mappings(store, mappings or key, curies=curies), pick=pick)
     s = iri(set_iri(into))

@@ -204,7 +204,7 @@ def materialize_view(
     spec: ViewSpec,
     key: str,
     *,
-    curies: CurieMap | None = None,
+    curies: CurieMap,
     progress: Progress | None = None,
 ) -> int:
     """Store a view as a new annotation set ``key`` (a named graph like any set); returns annotations.
@@ -218,7 +218,6 @@ def materialize_view(
     check_set_key(key)
     if key in spec.sets:
         raise ConfigError(f"a view cannot replace one of its own sets ({key})")
-    curies = curies or CurieMap()
     rows = run_view(store, spec, curies=curies)
     anns = [
         Annotation(

@@ -18,8 +18,6 @@ from ..analysis.evaluation.run import SetReport, evaluate_store
 from ..analysis.similarity.graph import IndexSpec, wang_index
 from ..building.builder import BuildReport, build_store
 from ..core.context import RunContext
-from ..core.curie import CurieMap
-from ..core.registry import load_registry
 from ..matching.matcher.config import MatcherConfig
 from ..matching.matcher.run import RunReport, run_annotation
 from ..publishing.exports.sets import export_set
@@ -102,9 +100,9 @@ def run_demo(
     :data:`DEMO_SET` is also exported there as ``<DEMO_SET>.jsonld`` (W3C Web Annotation).
     """
     store = AnnotationStore.memory() if store is None else store
-    curies = CurieMap()
-    registry = load_registry()
-    report = build_store(sample_dir(), store, registry=registry, curies=curies, progress=progress)
+    ctx = RunContext.create()
+    registry, curies = ctx.registry, ctx.curies
+    report = build_store(sample_dir(), store, ctx, progress=progress)
     quads = len(store)
     sets = run_query(store, resolve_query("sets"), curies=curies)
     counts = run_query(store, resolve_query("annotation-counts"), curies=curies)
@@ -113,7 +111,6 @@ def run_demo(
     index = wang_index(store, IndexSpec(ontology="UBERON", engine="numpy"))
     similar = tuple((t, index.labels.get(t, ""), s) for t, s in index.top_k(DEMO_CLASS, 5))
     config = MatcherConfig()
-    ctx = RunContext(registry, curies)
     run = run_annotation(store, DEMO_SET, config, document_texts(store), ctx, into_store=DEMO_MATCHER_SET)
     (scores,) = evaluate_store(store, DEMO_SET, DEMO_MATCHER_SET, registry)
     export = None

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.context import RunContext
 from ..core.curie import CurieMap, parallel_base
 from ..core.errors import ConfigError, DataWarning, InputError
 from ..core.iris import DOCUMENTS_GRAPH, mapping_graph, ontology_graph, relations_graph, set_iri
@@ -322,13 +323,14 @@ def _bind_mappings(
 def build_store(
     craft_dir: Path,
     store: WritableStore,
+    ctx: RunContext,
     *,
-    registry: Registry,
-    curies: CurieMap | None = None,
     sets: Iterable[str] | None = None,
     progress: Progress | None = None,
 ) -> BuildReport:
     """Load a CRAFT directory into ``store``; batches already loaded from the same input are skipped.
+
+    ``ctx`` gives the registry (which ontologies and sets) and the CURIE map.
 
     Stops at the first batch whose input is invalid (InputError naming file and
     element); batches loaded before it stay, each complete. Ontologies whose file is
@@ -336,9 +338,8 @@ def build_store(
     Each set's view rows are written in its batch, and the view indexes brought up to
     date at the end (:func:`craftrdf.querying.indexes.update_indexes`), as the last step of ``progress``.
     """
-    curies = curies or CurieMap()
     t0 = time.perf_counter()
-    steps, skipped = plan_build(craft_dir, store, registry=registry, curies=curies, sets=sets)
+    steps, skipped = plan_build(craft_dir, store, registry=ctx.registry, curies=ctx.curies, sets=sets)
     for key, reason in skipped.items():
         logger.info("skipped %s: %s", key, reason)
     loaded: dict[str, int] = {}

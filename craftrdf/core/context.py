@@ -24,10 +24,11 @@ ProgressCallback = Callable[[int, int, str], None]
 class RunContext:
     """The registry, CURIE map, cache directory, executor and progress callback of one run.
 
-    ``curies`` is one map for the whole run (it learns prefixes as it meets them, as each
-    ``CurieMap()`` did). ``executor`` is a :mod:`craftrdf.runtime.executors` executor (or a
-    :class:`concurrent.futures.Executor` where a step splits sentences), typed loosely because the core
-    sits below the runtime layer; ``None`` runs in this process. Use :meth:`with_` for a changed copy.
+    ``curies`` is one map for the whole run: its answers are pure functions of the argument (the
+    :class:`~craftrdf.core.curie.CurieMap` contract), so sharing it changes no output. ``executor`` is a
+    :mod:`craftrdf.runtime.executors` executor (or a :class:`concurrent.futures.Executor` where a step
+    splits sentences), typed loosely because the core sits below the runtime layer; ``None`` runs in this
+    process. Use :meth:`with_` for a changed copy.
     """
 
     registry: Registry

@@ -3,16 +3,15 @@
 CRAFT uses OBO CURIEs (``UBERON:0000955``) and extension-class CURIEs whose prefixes
 combine ontologies (``CL_GO_EXT:cell``, ``CHEBI_UBERON_EXT:...``). All map into the
 OBO PURL space following the OBO-to-OWL convention ``PREFIX:LOCAL`` ->
-``http://purl.obolibrary.org/obo/PREFIX_LOCAL``. A :class:`curies.Converter` holds the
-prefix map; prefixes not yet known are added when first met, so any OBO-style CURIE
-converts, and because ``*_EXT`` prefixes are registered before use, the longest-prefix
-rule of ``curies`` splits ``.../UBERON_EXT_bone`` back into ``UBERON_EXT:bone``.
+``http://purl.obolibrary.org/obo/PREFIX_LOCAL``; compression reads the prefix back by the
+OBO rule (up to the first ``_EXT`` for extension classes, else up to the first ``_``).
+Both directions are pure functions of their argument (see :class:`CurieMap`), so one map
+can serve a whole run.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 import curies
 
@@ -65,7 +64,21 @@ def parallel_base(curie: str) -> str | None:
 
 
 class CurieMap:
-    """Expands CURIEs to OBO PURLs and compresses them back.
+    """Expands CURIEs to OBO PURLs and compresses them back; one map serves a whole run.
+
+    The contract: :meth:`expand` and :meth:`compress` are pure functions of their argument.
+    Expansion follows the OBO-to-OWL convention (``P:L`` -> ``obo:P_L``, any prefix);
+    compression applies the OBO rule to the IRI alone, never the prefixes seen before, so a
+    map that has expanded ``GO_REF:0000001`` still compresses ``obo:GO_REF_0000001`` to
+    ``GO:REF_0000001``, as a fresh map does. (A longest-prefix match over learned prefixes,
+    what a growing :class:`curies.Converter` does, would answer ``GO_REF:0000001`` there.)
+    The converter and the two dicts only memoise; sharing a map, as
+    :class:`~craftrdf.core.context.RunContext` does, changes no answer. Round trips hold for
+    OBO CURIEs (alphanumeric prefix) and ``*_EXT`` CURIEs whose local id has no ``_EXT_``.
+
+    Functions take the map from their caller (the run context's); only store readers that use it
+    for conversions alone (``run_query``, ``fetch_annotations``, ``run_view``, ``export_set``, ...)
+    accept None and then make a new one, which by this contract answers as the caller's would.
 
     >>> cm = CurieMap()
     >>> cm.expand("UBERON_EXT:bone_element_or_tissue")
@@ -76,8 +89,9 @@ class CurieMap:
     'UBERON:0000955'
     """
 
-    def __init__(self, prefixes: Iterable[str] = CRAFT_PREFIXES) -> None:
-        self._converter = curies.Converter.from_prefix_map({p: OBO.NS + p + "_" for p in prefixes})
+    def __init__(self) -> None:
+        # a prefix registry for expansion: a prefix's IRI base never depends on what else is in it
+        self._converter = curies.Converter.from_prefix_map({p: OBO.NS + p + "_" for p in CRAFT_PREFIXES})
         self._cache: dict[str, str] = {}
         self._compressed: dict[str, str] = {}
 
@@ -86,7 +100,7 @@ class CurieMap:
         return _CURIE.match(value) is not None
 
     def expand(self, curie: str, *, source: str | None = None) -> str:
-        """The IRI of an OBO CURIE; IRIs pass through unchanged.
+        """The IRI of an OBO CURIE (``P:L`` -> ``obo:P_L``); IRIs pass through unchanged.
 
         Raises :class:`InputError` (a ``ValueError``) for a string that is neither.
         """
@@ -107,19 +121,15 @@ class CurieMap:
         return iri
 
     def compress(self, iri: str) -> str:
-        """The CURIE of an IRI; IRIs outside the OBO PURL space come back unchanged.
+        """The CURIE of an OBO PURL by the OBO rule; any other IRI comes back unchanged.
 
-        In the OBO space the prefix is read by the OBO rule (everything up to the first
-        ``_EXT`` for extension classes, else up to the first ``_``) and registered, so
-        the converter's longest-prefix match then agrees with it.
+        The prefix is everything up to the first ``_EXT`` followed by ``_`` (extension
+        classes), else the letters and digits up to the first ``_``; the local id is the
+        (non-empty) rest. IRIs in the OBO space that do not fit (``obo/go.owl``) pass through.
         """
         known = self._compressed.get(iri)
         if known is not None:
             return known
-        if iri.startswith(OBO.NS):
-            m = _OBO_LOCAL.match(iri[len(OBO.NS) :])
-            if m is not None and not self._converter.has_prefix(m.group(1)):
-                self._converter.add_prefix(m.group(1), OBO.NS + m.group(1) + "_")
-        curie = self._converter.compress(iri)
-        out = self._compressed[iri] = iri if curie is None else curie
+        m = _OBO_LOCAL.match(iri[len(OBO.NS) :]) if iri.startswith(OBO.NS) else None
+        out = self._compressed[iri] = iri if m is None else f"{m.group(1)}:{m.group(2)}"
         return out

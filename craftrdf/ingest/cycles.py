@@ -87,13 +87,13 @@ def find_cycles(parents: Mapping[str, Sequence[str]]) -> list[list[str]]:
     )
 
 
-def warn_is_a_cycles(lines: Iterable[str], *, source: str, curies: CurieMap | None = None) -> Iterator[str]:
+def warn_is_a_cycles(lines: Iterable[str], *, source: str, curies: CurieMap) -> Iterator[str]:
     """Pass N-Quads ``lines`` through; once they are all read, warn about each ``is_a`` cycle among them.
 
     One :class:`DataWarning` per cycle, naming ``source`` and the classes (as CURIEs where
     they have one). Memory: the ``is_a`` edges between IRIs, kept until the end.
     """
-    cm = curies or CurieMap()
+    cm = curies
     parents: dict[str, list[str]] = {}
     for line in lines:
         cut = line.find(_SUBCLASS)

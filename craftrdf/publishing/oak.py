@@ -81,6 +81,7 @@ class CraftrdfImplementation(OboGraphInterface, SearchInterface):
 
     def __post_init__(self) -> None:
         if self.lookup is None:
+            # deferred, like RELATION_IRIS below: OAK imports every plugin for every selector
             from ..analysis.terms import TermLookup
             from ..core.errors import ConfigError
 

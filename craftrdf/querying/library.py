@@ -386,7 +386,8 @@ def format_result(result: QueryResult, fmt: OutputFormat = "table", *, curies: C
         return buf.getvalue()
     if fmt != "table":
         raise QueryError(f"unknown output format {fmt!r}: use table, csv, tsv or json")
-    cells = [list(result.columns)] + [[_plain(t, curies or CurieMap()) for t in row] for row in result.rows]
+    cm = curies or CurieMap()
+    cells = [list(result.columns)] + [[_plain(t, cm) for t in row] for row in result.rows]
     cells = [[c if len(c) <= 80 else c[:77] + "..." for c in row] for row in cells]
     widths = [max(len(r[i]) for r in cells) for i in range(len(result.columns))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]

@@ -47,6 +47,7 @@ from ..core.rdf import iri, quad
 from ..core.vocab import CRAFT
 from ._nquads_stream import NQuadsStream
 from ._storelock import Mode, StoreLock, describe_holders, lock_holders, remove_orphans
+from .rdflib_view import read_only_dataset
 from .replace import replace_in_store
 
 if TYPE_CHECKING:
@@ -305,7 +306,6 @@ class AnnotationStore:
         For rdflib-based tools such as pySHACL; writes through it raise StoreError. Needs
         the ``rdflib`` extra; see :mod:`craftrdf.store.rdflib_view`.
         """
-        from .rdflib_view import read_only_dataset
 
         return read_only_dataset(self.raw)
 

@@ -16,6 +16,7 @@ from craftrdf.analysis.rules import (
     substitute_unused,
 )
 from craftrdf.apps.demo import sample_dir
+from craftrdf.core.curie import CurieMap
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.model import Annotation, Span
 from craftrdf.querying.webanno import fetch_annotations
@@ -87,7 +88,7 @@ def test_mappings_come_from_the_raw_files(sample_store):
 
 
 def test_postprocess_stores_a_new_set(sample_store):
-    n, reports = postprocess_set(sample_store, "CL_EXT", ["related"], into="CL_EXT_AS_CL")
+    n, reports = postprocess_set(sample_store, "CL_EXT", ["related"], into="CL_EXT_AS_CL", curies=CurieMap())
     source = fetch_annotations(sample_store, "CL_EXT")
     back = fetch_annotations(sample_store, "CL_EXT_AS_CL")
     assert len(back) == n == reports[0].after
@@ -95,7 +96,7 @@ def test_postprocess_stores_a_new_set(sample_store):
     assert sum(1 for a in source if a.class_id in m.related) == reports[0].replaced + reports[0].duplicates
     assert not any(a.class_id in m.related for a in back)
     with pytest.raises(ConfigError):
-        postprocess_set(sample_store, "CL_EXT", ["related"], into="CL_EXT")
+        postprocess_set(sample_store, "CL_EXT", ["related"], into="CL_EXT", curies=CurieMap())
 
 
 @pytest.mark.corpus

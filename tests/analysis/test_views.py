@@ -20,11 +20,11 @@ from craftrdf.analysis.views import (
 )
 from craftrdf.apps.demo import sample_dir
 from craftrdf.building.builder import build_store
+from craftrdf.core.context import RunContext
 from craftrdf.core.curie import CurieMap
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.iris import annotation_iri, set_iri
 from craftrdf.core.model import Annotation, Span
-from craftrdf.core.registry import load_registry
 from craftrdf.querying.indexes import update_indexes
 from craftrdf.querying.webanno import annotation_nquads, rows_to_annotations, set_nquads
 from craftrdf.store.local import AnnotationStore
@@ -79,10 +79,13 @@ def test_bad_filters_and_sets_are_config_errors(sample_store):
 
 
 def test_materialized_view_is_a_set(sample_store):
-    n = materialize_view(sample_store, ViewSpec(("UBERON", "CL"), "all", "outermost"), "CORE_UC")
+    n = materialize_view(sample_store, ViewSpec(("UBERON", "CL"), "all", "outermost"), "CORE_UC", curies=CurieMap())
     again = run_view(sample_store, ViewSpec(("CORE_UC",), "all", "all"))
     assert len(again) == n
-    assert materialize_view(sample_store, ViewSpec(("UBERON", "CL"), "all", "outermost"), "CORE_UC") == n
+    assert (
+        materialize_view(sample_store, ViewSpec(("UBERON", "CL"), "all", "outermost"), "CORE_UC", curies=CurieMap())
+        == n
+    )
     # nothing in a view of outermost annotations is nested among those same annotations
     assert run_view(sample_store, ViewSpec(("CORE_UC",), "all", "nested")) == []
     assert update_indexes(sample_store) == 0  # materialising left them current
@@ -210,7 +213,7 @@ def test_nested_count_over_three_ext_sets_matches_the_knowtator_files(craft_dir:
     # over the 22 sets of the session's corpus store (about 40 s, and a write to the shared store)
     sets = ("CL_EXT", "MOP_EXT", "UBERON_EXT")
     store = AnnotationStore.memory()
-    build_store(craft_dir, store, registry=load_registry(), sets=sets)
+    build_store(craft_dir, store, RunContext.create(), sets=sets)
     assert _check_nested_count(store, craft_dir, sets, ("UBERON_EXT", "CL_EXT")) == 9147 + 497 + 22326
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from craftrdf.apps.demo import sample_dir
 from craftrdf.building.builder import build_store
+from craftrdf.core.context import RunContext
 from craftrdf.core.errors import InputError
 from craftrdf.core.registry import load_registry
 from craftrdf.querying.library import resolve_query, run_query
@@ -25,7 +26,7 @@ CA = SAMPLE / "concept-annotation"
 @pytest.fixture(scope="module")
 def built() -> AnnotationStore:
     store = AnnotationStore.memory()
-    build_store(SAMPLE, store, registry=load_registry())
+    build_store(SAMPLE, store, RunContext.create())
     return store
 
 
@@ -58,14 +59,14 @@ def test_counts_per_set_and_split_match_the_raw_files(built):
 
 def test_rebuild_adds_nothing(built):
     before = len(built)
-    report = build_store(SAMPLE, built, registry=load_registry())
+    report = build_store(SAMPLE, built, RunContext.create())
     assert report.loaded == {}
     assert len(built) == before
     assert len(report.unchanged) > 40
 
 
 def test_absent_ontologies_are_reported_not_fatal(built):
-    report = build_store(SAMPLE, built, registry=load_registry())
+    report = build_store(SAMPLE, built, RunContext.create())
     assert "PR_EXT" in report.skipped and "PR+extensions.obo.zip" in report.skipped["PR_EXT"]
     assert "UBERON" not in report.skipped
     # PR_EXT annotations are loaded all the same
@@ -152,7 +153,7 @@ def test_a_bad_file_stops_the_build_and_names_it(tmp_path):
     bad.write_text(re.sub(r'<span start="(\d+)"', r'<span start="999999"', bad.read_text(), count=1))
     with AnnotationStore.open(tmp_path / "s") as store:
         with pytest.raises(InputError) as info:
-            build_store(craft, store, registry=load_registry())
+            build_store(craft, store, RunContext.create())
         assert bad.name in str(info.value)
         # the failing set is absent; what was loaded before it is complete
         keys = {r[0].value for r in run_query(store, resolve_query("sets")).rows}
@@ -176,7 +177,7 @@ def test_an_owl_ontology_loads_through_pyoxigraph(tmp_path):
     shutil.copytree(SAMPLE, craft)
     (craft / "concept-annotation/MONDO/mondo.owl").write_text(MONDO_OWL)
     store = AnnotationStore.memory()
-    report = build_store(craft, store, registry=load_registry(), sets=["MONDO_WITH_GENOTYPE_ANNOTATIONS"])
+    report = build_store(craft, store, RunContext.create(), sets=["MONDO_WITH_GENOTYPE_ANNOTATIONS"])
     assert "MONDO_WITH_GENOTYPE_ANNOTATIONS" not in report.skipped
     rows = list(
         store.query(
@@ -197,4 +198,4 @@ def test_a_broken_owl_file_is_an_input_error_naming_it(tmp_path):
     (craft / "concept-annotation/MONDO/mondo.owl").write_text(MONDO_OWL.replace("</owl:Class>", ""))
     store = AnnotationStore.memory()
     with pytest.raises(InputError, match=r"mondo\.owl"):
-        build_store(craft, store, registry=load_registry(), sets=["MONDO_WITH_GENOTYPE_ANNOTATIONS"])
+        build_store(craft, store, RunContext.create(), sets=["MONDO_WITH_GENOTYPE_ANNOTATIONS"])

@@ -15,8 +15,8 @@ import pyoxigraph as ox
 import pytest
 
 from craftrdf.building.builder import build_store
+from craftrdf.core.context import RunContext
 from craftrdf.core.iris import ontology_graph
-from craftrdf.core.registry import load_registry
 from craftrdf.querying.library import resolve_query, run_query
 from craftrdf.store.local import AnnotationStore
 
@@ -88,7 +88,7 @@ def test_rebuild_of_the_corpus_loads_nothing(corpus_store_for_writing: Path, cra
     # (runs after this module's readers of the shared store: it opens it for writing)
     with AnnotationStore.open(corpus_store_for_writing) as store:
         before = len(store)
-        report = build_store(craft_dir, store, registry=load_registry())
+        report = build_store(craft_dir, store, RunContext.create())
         assert report.loaded == {}
         assert len(store) == before
 
@@ -156,7 +156,7 @@ def test_kill_9_during_a_build_leaves_whole_batches(craft_dir: Path, tmp_path: P
         for r in rows:
             assert int(r["n"].value) == expected[r["key"].value.lower()], r["key"].value
         # and the build finishes from there
-        report = build_store(craft_dir, st, registry=load_registry(), sets=sets)
+        report = build_store(craft_dir, st, RunContext.create(), sets=sets)
         assert set(report.unchanged) == set(digests)
         # documents, then per set: its own ontology file, its annotations, its mappings
         assert len(report.loaded) + len(report.unchanged) == 1 + 3 * len(sets)

@@ -13,7 +13,7 @@ def test_create_loads_the_installed_registry_and_a_fresh_curie_map(tmp_path):
     a = RunContext.create(cache_dir=tmp_path)
     b = RunContext.create()
     assert a.registry == load_registry() and a.cache_dir == tmp_path and b.cache_dir is None
-    assert a.curies is not b.curies  # one map per run: what a run's map learns stays in that run
+    assert a.curies is not b.curies  # one map per run (its memo lives as long as the run)
     assert a.executor is None and a.progress is None
 
 

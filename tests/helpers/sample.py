@@ -11,8 +11,8 @@ from pathlib import Path
 
 from craftrdf.apps.demo import sample_dir
 from craftrdf.building.builder import build_store
+from craftrdf.core.context import RunContext
 from craftrdf.core.errors import DataWarning
-from craftrdf.core.registry import load_registry
 from craftrdf.store.local import AnnotationStore
 
 SAMPLE_PMIDS = ("11319941", "11597317", "17244351")
@@ -25,10 +25,10 @@ def sample_store(path: Path | None = None, *, sets: Sequence[str] | None = None)
         warnings.simplefilter("ignore", DataWarning)
         if path is None:
             store = AnnotationStore.memory()
-            build_store(sample_dir(), store, registry=load_registry(), sets=sets)
+            build_store(sample_dir(), store, RunContext.create(), sets=sets)
             return store
         with AnnotationStore.open(path) as store:
-            build_store(sample_dir(), store, registry=load_registry(), sets=sets)
+            build_store(sample_dir(), store, RunContext.create(), sets=sets)
         return store
 
 

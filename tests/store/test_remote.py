@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
 from craftrdf.building.builder import build_store
+from craftrdf.core.context import RunContext
 from craftrdf.core.errors import QueryError, StoreError
-from craftrdf.core.registry import load_registry
 from craftrdf.querying.library import library
 from craftrdf.store.local import AnnotationStore
 from craftrdf.store.remote import RemoteStore
@@ -98,7 +98,7 @@ def test_rebuild_loads_nothing(built: tuple[Path, str, str]) -> None:
     _, endpoint, gsp = built
     remote = RemoteStore(endpoint, graph_store=gsp)
     before = remote.batches()
-    report = build_store(sample_dir(), remote, registry=load_registry())  # type: ignore[arg-type]
+    report = build_store(sample_dir(), remote, RunContext.create())  # type: ignore[arg-type]
     assert report.loaded == {}
     # every batch but the derived ones (containment links, view rows) that earlier tests wrote
     built_batches = {g for g in before if not g.startswith("https://w3id.org/craftrdf/derived/")}

@@ -18,6 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.curie import CurieMap
+from ..similarity.definition import UnknownTermError
+from ..similarity.graph import load_term_graph
 from .official_graph import OfficialWang, store_official_graph
 
 if TYPE_CHECKING:
@@ -33,13 +35,12 @@ class OfficialIndex:
         self,
         wang: OfficialWang,
         *,
-        curies: CurieMap | None = None,
+        curies: CurieMap,
         labels: Mapping[str, str] | None = None,
         excluded: Iterable[str] = (),
     ) -> None:
         self.wang = wang
-        cm = curies or CurieMap()
-        self.terms: tuple[str, ...] = tuple(sorted(cm.compress(c) for c in wang.graph.declared))
+        self.terms: tuple[str, ...] = tuple(sorted(curies.compress(c) for c in wang.graph.declared))
         self.labels: Mapping[str, str] = dict(labels or {})
         self._excluded = frozenset(excluded)
 
@@ -47,8 +48,6 @@ class OfficialIndex:
         return isinstance(term, str) and term in self.wang.graph
 
     def _value(self, a: str, b: str, missing: Missing) -> float:
-        from ..similarity.definition import UnknownTermError
-
         for t in (a, b):
             if t not in self:
                 if missing == "nan":
@@ -88,15 +87,16 @@ class OfficialIndex:
         return scored[:k]
 
 
-def store_official_index(store: ReadableStore, *, ontology: str | None = None) -> OfficialIndex:
+def store_official_index(
+    store: ReadableStore, *, ontology: str | None = None, curies: CurieMap | None = None
+) -> OfficialIndex:
     """The :class:`OfficialIndex` of the store's ontology graph (every ontology graph, merged, by default).
 
     The graph is :func:`~craftrdf.analysis.evaluation.official_graph.store_official_graph`'s; labels
-    and deprecated classes come from the store's term graph.
+    and deprecated classes come from the store's term graph. ``curies``: the caller's map (None: a new one,
+    which answers as any other: the :class:`~craftrdf.core.curie.CurieMap` contract).
     """
-    from ..similarity.graph import load_term_graph
-
-    cm = CurieMap()
+    cm = curies or CurieMap()
     terms = load_term_graph(store, ontology=ontology, curies=cm)
     return OfficialIndex(
         OfficialWang(store_official_graph(store, ontology)), curies=cm, labels=terms.labels, excluded=terms.deprecated

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...building.builder import build_store
+from ...core.context import RunContext
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ...core.registry import Registry
@@ -375,5 +376,5 @@ def evaluate_craft(
             "give the gold set by its key (--gold UBERON_EXT)"
         )
     store = AnnotationStore.memory()
-    build_store(Path(craft), store, registry=registry, sets=sorted(keys))
+    build_store(Path(craft), store, RunContext(registry), sets=sorted(keys))
     return evaluate_store(store, gold, pred, registry, options=options, craft=craft)

@@ -20,13 +20,16 @@ import pyoxigraph as ox
 from ...core.context import RunContext
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
-from ...core.iris import annotation_document
+from ...core.iris import DOCUMENTS_GRAPH, annotation_document
 from ...core.vocab import BASE, OA
+from ...ingest.corpus import SPLITS
 from ...ontology.cache import DEFAULT_CACHE, SimilarityCache
 from ...querying.sets import resolve_set
+from ...querying.webanno import document_splits
 from ...store.local import ReadableStore
-from .graph import DEFAULT_SPEC, IndexSpec, wang_index
+from .graph import DEFAULT_SPEC, IndexSpec, method_weights, wang_index
 from .ic import ICIndex
+from .persist import ic_key, index_key, load_ic, save_index
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +103,6 @@ def annotation_counts(store: ReadableStore, set_key: str, *, splits: Iterable[st
     """
     by_doc = document_classes(store, set_key)
     if splits is not None:
-        from ...ingest.corpus import SPLITS
-        from ...querying.webanno import document_splits
-
         wanted = set(splits)
         bad = sorted(wanted - set(SPLITS))
         if bad:
@@ -156,8 +156,6 @@ def ic_index(
     persist = cache_dir is not None and counts is None  # given counts are not the store's: not kept
     disk = _ic_disk_key(store, key, spec) if persist else None
     if cache_dir is not None and disk is not None:
-        from .persist import load_ic
-
         loaded = load_ic(cache_dir, disk, ancestry)
         if loaded is not None:
             entries[key] = loaded
@@ -171,8 +169,6 @@ def ic_index(
     # saved only if nothing it was read from changed meanwhile: never a stale entry
     unchanged = disk is not None and disk == _ic_disk_key(store, key, spec)
     if cache_dir is not None and disk is not None and unchanged:
-        from .persist import save_index
-
         save_index(cache_dir, disk, index)
     return index
 
@@ -181,10 +177,6 @@ def _ic_disk_key(store: ReadableStore, key: tuple[object, ...], spec: IndexSpec)
     """The on-disk key of the IC index whose in-memory ``key`` is ``("ic", id, "intrinsic")`` or
     ``("ic", id, "set", set_key, splits)`` (``persist.ic_key``: the Wang index's key, then the set's batch
     and, with splits, the documents' batch)."""
-    from ...core.iris import DOCUMENTS_GRAPH
-    from .graph import method_weights
-    from .persist import ic_key, index_key
-
     # the key wang_index stores its index under for the same spec
     w = method_weights(spec.method, spec.weights)
     wang = index_key(

@@ -44,6 +44,7 @@ from ...ontology.placement import place_in_store
 from ...ontology.store_model import STRUCTURE_QUERY, read_store_model
 from ...store.local import ReadableStore
 from .definition import BOSSY_WEIGHTS, DEFAULT_RELATION_WEIGHT, DEFAULT_WEIGHTS, Engine, weighted_dag
+from .persist import index_key, load_index, save_index
 from .wang import WangIndex
 
 logger = logging.getLogger(__name__)
@@ -202,9 +203,8 @@ def wang_index(
     ``ctx``: the run's CURIE map (``ctx.curies``; None: a new :class:`CurieMap`) and
     ``ctx.cache_dir`` (:func:`craftrdf.analysis.similarity.persist.default_cache_dir`, say): keep the
     built index on disk there, keyed by the digests of the store's ontology graphs, and read it back
-    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`). The index
-    on disk is of the default CURIEs: with a ``cache_dir``, ``ctx.curies`` is a plain ``CurieMap()`` (as
-    :meth:`RunContext.create` makes).
+    in the next process instead of the graph (:mod:`craftrdf.analysis.similarity.persist`). Every map
+    gives the same CURIEs (the :class:`CurieMap` contract), so the index on disk serves any ``ctx``.
 
     Raises ConfigError (bad method, weights or ontology), CycleError when the chosen
     relations form a cycle.
@@ -220,8 +220,6 @@ def wang_index(
         return hit
     disk_key = None
     if cache_dir is not None:
-        from .persist import index_key, load_index
-
         disk_key = index_key(
             store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine
         )
@@ -242,8 +240,6 @@ def wang_index(
     index = WangIndex(dag, aliases=aliases, labels=graph.labels, excluded=graph.deprecated, engine=engine)
     entries[key] = index
     if cache_dir is not None and disk_key is not None:
-        from .persist import index_key, save_index
-
         # saved only if no writer changed the ontologies while the graph was read: never a stale entry
         now = index_key(store, ontology=ontology, weights=w, classify_extensions=classify_extensions, engine=engine)
         if now == disk_key:

@@ -51,6 +51,7 @@ from ...core.iris import ontology_name
 from ...core.vocab import FN, XSD
 from ...querying.sets import resolve_ontology, resolve_set
 from ...store.local import ReadableStore
+from ..evaluation.official_index import store_official_index
 from .definition import SimilarityWarning
 from .graph import IndexSpec, Method, parse_weights, wang_index
 from .wang import WangIndex
@@ -173,9 +174,7 @@ class SimilarityFunctions:
         method, ontology, weights = key
         store = self.store()
         if method == "bossy":
-            from ..evaluation.official_index import store_official_index
-
-            built = _Index(store_official_index(store, ontology=ontology))
+            built = _Index(store_official_index(store, ontology=ontology, curies=self.curies))
         else:
             built = _Index(wang_index(store, IndexSpec(weights=dict(weights) or None, ontology=ontology)))
         logger.info("similarity functions: built the %s index of %s", method, ontology or "every ontology graph")

@@ -2,8 +2,16 @@
 
 One module per command group adds its subcommands. Errors a user can fix, usage errors
 included, come out as one line on stderr and exit status 1; a command that needs an extra
-which is not installed names it. A command module imports the library inside its handler, so
-``craftrdf --help`` and every other command load only what they use.
+which is not installed names it.
+
+Where craftrdf imports its own modules (the rule for the whole package, stated here only): a command
+module imports the library inside its handler, and ``craftrdf/_api.py`` and ``craftrdf/__init__.py``
+(through ``core/_lazy.py``) import on first use, so ``craftrdf --help`` and ``import craftrdf`` load only
+what they use. Measured (Python 3.11, load 7 on 2 cores, medians of 9 runs): ``craftrdf --help`` 163 ms
+against 1,289 ms for the CLI plus every module its handlers import (x7.9); ``import craftrdf`` 121 ms
+against 742 ms with every module it exports from (x6.1). Everywhere else (apps/reproduce and apps/demo
+too may import in functions, as commands do) an own-module import is at the top of the module, unless
+it breaks an import cycle or defers an optional or heavy dependency; then a one-line comment says which.
 """
 
 from __future__ import annotations

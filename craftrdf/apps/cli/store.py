@@ -79,7 +79,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from ...building.builder import build_store, check_craft_dir
-    from ...core.registry import load_registry
+    from ...core.context import RunContext
 
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
     check_craft_dir(Path(args.craft))  # before the store is created
@@ -87,7 +87,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         r = build_store(
             Path(args.craft),
             store,
-            registry=load_registry(),
+            RunContext.create(),
             sets=sets,
             progress=progress_bar(args.quiet, name="build"),
         )

@@ -11,6 +11,7 @@ from ._common import add_store_options, index_progress, open_store
 
 def _cmd_view(args: argparse.Namespace) -> int:
     from ...analysis.views import ViewSpec, materialize_view, resolve_sets, run_view
+    from ...core.curie import CurieMap
     from ...publishing.exports.views import write_view_rows
 
     # reading never writes: the indexes a view reads are made by build, load and index (a remote
@@ -18,7 +19,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
     with open_store(args, mode="write" if args.materialize else "read") as store:
         spec = ViewSpec(resolve_sets(store, args.sets.split(",")), args.classes, args.nesting, args.split)
         if args.materialize:
-            n = materialize_view(store, spec, args.materialize, progress=index_progress(args))
+            n = materialize_view(store, spec, args.materialize, curies=CurieMap(), progress=index_progress(args))
             print(f"view stored as set {args.materialize}: {n} annotations from {', '.join(spec.sets)}")
             return 0
         rows = run_view(store, spec)
@@ -29,13 +30,21 @@ def _cmd_view(args: argparse.Namespace) -> int:
 def _cmd_postprocess(args: argparse.Namespace) -> int:
     from ...analysis.rules import postprocess_set
     from ...analysis.views import resolve_sets
+    from ...core.curie import CurieMap
 
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
     with open_store(args, mode="write") as store:  # an existing store: a mistyped path creates nothing
         (key,) = resolve_sets(store, [args.set])
         (mkey,) = resolve_sets(store, [args.mappings or args.set])
         n, reports = postprocess_set(
-            store, key, rules, into=args.into, mappings=mkey, pick=args.pick, progress=index_progress(args)
+            store,
+            key,
+            rules,
+            into=args.into,
+            mappings=mkey,
+            pick=args.pick,
+            curies=CurieMap(),
+            progress=index_progress(args),
         )
     print(f"{'rule':<12}{'before':>8}{'after':>8}{'dropped':>9}{'replaced':>10}{'duplicates':>12}{'added':>7}")
     for r in reports:

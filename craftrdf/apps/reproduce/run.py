@@ -99,7 +99,7 @@ def reproduce(
     ctx = RunContext.create(cache_dir=out_dir / "cache", executor=executor)
     published = load_published()
     with AnnotationStore.open(store_path or out_dir / "craft.store") as store:
-        build_store(craft_dir, store, registry=ctx.registry, progress=progress("build store") if progress else None)
+        build_store(craft_dir, store, ctx, progress=progress("build store") if progress else None)
         lap("build")
         grid = load_grid("quick" if quick else "all")
         m = _measure(
@@ -153,7 +153,7 @@ def _measure(
     skipped (and listed).
     """
     quick, conceptmapper_faithful = mode
-    registry, executor = ctx.registry, ctx.executor
+    executor = ctx.executor
     # the workers idle until the sweeps: they split the texts and place the similarity section's classes meanwhile
     warm = _warm_up(store, executor, out_dir / "cache")
     counts = count_rows(store, published.counts)
@@ -201,8 +201,7 @@ def _measure(
             store,
             SIMILARITY_SET,
             test,
-            registry=registry,
-            cache_dir=out_dir / "cache",
+            ctx.with_(cache_dir=out_dir / "cache"),
             fetched=fetched,
             placements=warm.structural_placements() if warm is not None else None,
         )

@@ -17,7 +17,6 @@ from ...analysis.views import NestingFilter, ViewSpec, run_view
 from ...core.context import RunContext
 from ...core.iris import annotation_iri, ontology_name
 from ...core.model import Annotation
-from ...core.registry import Registry
 from ...matching.matcher.annotate import MatchingSession
 from ...matching.matcher.config import MatcherConfig
 from ...matching.matcher.dictionary import load_terms
@@ -303,9 +302,8 @@ def similarity_distribution(
     store: ReadableStore,
     key: str,
     documents: Sequence[str],
+    ctx: RunContext,
     *,
-    registry: Registry,
-    cache_dir: Path | None = None,
     fetched: dict[str, list[Annotation]] | None = None,
     placements: Sequence[tuple[str, str]] | None = None,
 ) -> SimilarityDistribution:
@@ -322,8 +320,8 @@ def similarity_distribution(
 
     texts = document_texts(store, documents)
     ref = resolve_set(store, key)
-    terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir)  # the sweep's cache
-    predicted = MatchingSession(texts, terms, cache_dir=cache_dir).annotate(MatcherConfig())
+    terms, _ = load_terms(store, ref, ctx)  # the sweep's cache
+    predicted = MatchingSession(texts, terms, cache_dir=ctx.cache_dir).annotate(MatcherConfig())
     at: dict[tuple[str, object], str] = {}
     for doc, anns in predicted.items():
         for a in anns:

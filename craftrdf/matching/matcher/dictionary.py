@@ -38,6 +38,7 @@ from typing import Literal
 
 import pyoxigraph as ox
 
+from ...core.context import RunContext
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.registry import ModuleSpec, Registry
@@ -155,14 +156,13 @@ def _module(ref: SetRef, registry: Registry) -> ModuleSpec | None:
         return None
 
 
-def fetch_terms(
-    store: ReadableStore, ref: SetRef, *, registry: Registry, curies: CurieMap | None = None
-) -> list[DictionaryTerm]:
+def fetch_terms(store: ReadableStore, ref: SetRef, ctx: RunContext) -> list[DictionaryTerm]:
     """Every name of the classes of the set's ontology that the module's filters keep, sorted.
 
     ``ref`` is the set (:func:`craftrdf.querying.sets.resolve_set`); ConfigError when it names no ontology.
+    ``ctx`` gives the registry (the module's filters) and the CURIE map.
     """
-    curies = curies or CurieMap()
+    registry, curies = ctx.registry, ctx.curies
     ref.require_ontology()
     key = ref.key
     module = _module(ref, registry)
@@ -288,24 +288,21 @@ def _terms_key(store: ReadableStore, ref: SetRef, registry: Registry) -> str:
 def load_terms(
     store: ReadableStore,
     ref: SetRef,
-    *,
-    registry: Registry,
-    cache_dir: Path | None = None,
-    curies: CurieMap | None = None,
+    ctx: RunContext,
 ) -> tuple[list[DictionaryTerm], str]:
-    """The set's terms (:func:`fetch_terms`) and their digest, read from ``cache_dir`` when there.
+    """The set's terms (:func:`fetch_terms`) and their digest, read from ``ctx.cache_dir`` when there.
 
     The digest identifies the terms' content (ontology batch digest and filters); it keys
     the normalized dictionaries built from them.
     """
-    digest = _terms_key(store, ref, registry)
-    path = cache_dir / f"terms-{digest}.json" if cache_dir is not None else None
+    digest = _terms_key(store, ref, ctx.registry)
+    path = ctx.cache_dir / f"terms-{digest}.json" if ctx.cache_dir is not None else None
     if path is not None:
         data = read_json(path)
         if isinstance(data, dict) and data.get("digest") == digest:
             logger.info("dictionary terms of %s from cache %s", ref.key, path)
             return [DictionaryTerm(*t) for t in data["terms"]], digest
-    terms = fetch_terms(store, ref, registry=registry, curies=curies)
+    terms = fetch_terms(store, ref, ctx)
     if path is not None:
         write_json(path, {"digest": digest, "set": ref.key, "terms": [[t.class_id, t.name, t.scope] for t in terms]})
     return terms, digest
@@ -316,21 +313,20 @@ def load_dictionary(
     ref: SetRef,
     normalization: TextNormalization,
     synonyms: Synonyms | str,
+    ctx: RunContext,
     *,
-    registry: Registry,
-    cache_dir: Path | None = None,
-    curies: CurieMap | None = None,
     normalizer: Normalizer | None = None,
 ) -> Dictionary:
     """The normalized dictionary of a set for one normalization and synonym policy, cached on disk.
 
-    ``cache_dir=None`` disables the cache (everything is read from the store and built).
+    ``ctx.cache_dir=None`` disables the cache (everything is read from the store and built).
     """
+    cache_dir = ctx.cache_dir
     synonyms = Synonyms(synonyms)
     normalization = TextNormalization(
         CaseMatch(normalization.caseMatch), Stemmer(normalization.stemmer), StopWords(normalization.stopWords)
     )
-    terms_digest = _terms_key(store, ref, registry)
+    terms_digest = _terms_key(store, ref, ctx.registry)
     digest = _digest(
         "dictionary",
         terms_digest,
@@ -346,7 +342,7 @@ def load_dictionary(
             logger.info("dictionary of %s from cache %s", ref.key, path)
             entries = {tuple(k): frozenset(v) for k, v in data["entries"]}
             return Dictionary(entries, normalization, synonyms)
-    terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
+    terms, _ = load_terms(store, ref, ctx)
     dictionary = Dictionary.build(terms, normalization, synonyms, normalizer=normalizer)
     if path is not None:
         write_json(

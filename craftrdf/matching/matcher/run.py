@@ -195,9 +195,7 @@ def run_annotation(
             ref,
             normalization,
             synonyms,
-            registry=registry,
-            cache_dir=cache_dir,
-            curies=curies,
+            ctx,
             normalizer=normalizer,
         )
 

@@ -470,9 +470,7 @@ def run_annotation_stream(
             )
     sources = iter_sources(plan.inputs, split=plan.split)
     if annotator is None:
-        dictionary = load_dictionary(
-            store, ref, config.normalization, config.synonyms, registry=registry, cache_dir=ctx.cache_dir, curies=curies
-        )
+        dictionary = load_dictionary(store, ref, config.normalization, config.synonyms, ctx)
         annotator = MatcherAnnotator(dictionary, config)
     target = None
     if into_store is not None:

@@ -74,7 +74,7 @@ def prepare_split_inputs(
     ``annotations``: the set's annotations read beforehand (:func:`~craftrdf.querying.webanno.fetch_annotations`
     with ``ctx.curies``), so that a caller reading the set for other work reads it once.
     """
-    registry, curies, cache_dir = ctx.registry, ctx.curies, ctx.cache_dir
+    curies, cache_dir = ctx.curies, ctx.cache_dir
     ref = resolve_set(store, set_key)
     key = ref.key
     by_doc = document_splits(store)
@@ -85,7 +85,7 @@ def prepare_split_inputs(
         if not pmids:
             raise ConfigError(f"the store has no documents of split {split!r} (splits: {', '.join(SPLITS)})")
         chosen.append((names, pmids))
-    terms, _ = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
+    terms, _ = load_terms(store, ref, ctx)
     if annotations is None:
         annotations = fetch_annotations(store, key, curies=curies)
     # the official scorer's graph of the set's own ontology (None: exact classes only, as training)

@@ -21,15 +21,12 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from ..matcher.config import MatcherConfig
 from .results import SweepRow
-
-if TYPE_CHECKING:
-    from .run import SweepInputs, WorkerState
+from .run import SweepInputs, WorkerState, config_predictions, worker_state
 
 #: ``(matched text, class)``: the text of the annotation's spans as written, joined by one space.
 TermKey = tuple[str, str]
@@ -152,8 +149,6 @@ class FilterScorer:
     def __init__(
         self, select: SweepInputs, report: SweepInputs | None, flt: TermFilter | None = None, folds: int = 5
     ) -> None:
-        from .run import worker_state
-
         self.filter = flt or TermFilter()
         self.folds = folds
         self._select = worker_state(select)
@@ -161,8 +156,6 @@ class FilterScorer:
         self._report_predictions: dict[MatcherConfig, tuple[dict[str, list[Annotation]], float]] = {}
 
     def _on_report(self, config: MatcherConfig) -> tuple[dict[str, list[Annotation]], float]:
-        from .run import config_predictions
-
         hit = self._report_predictions.get(config)
         if hit is None:
             assert self._report is not None
@@ -179,8 +172,6 @@ class FilterScorer:
 
     def rows(self, config: MatcherConfig) -> FilteredRows:
         """``config`` cross-validated on the selection documents, and learned there for the report documents."""
-        from .run import config_predictions
-
         flt, state = self.filter, self._select
         texts = state.inputs.texts
         t = time.perf_counter()

@@ -17,13 +17,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from ...analysis.evaluation.official_graph import OfficialWang, store_wang
+from ...core.context import RunContext
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.model import Annotation
-from ...core.registry import Registry
 from ...ingest.corpus import SPLITS
 from ...querying.sets import SetRef, resolve_set
 from ...querying.webanno import document_splits, document_texts, fetch_annotations
@@ -98,17 +97,14 @@ class SetData:
 def read_set(
     store: ReadableStore,
     set_key: str,
-    *,
-    registry: Registry,
-    cache_dir: Path | None = None,
-    curies: CurieMap | None = None,
+    ctx: RunContext,
 ) -> SetData:
     """The set's ontology names and the official scorer of its slot error rate (None: exact classes)."""
     ref = resolve_set(store, set_key)
     if ref.ontology is None or ref.ontology not in store.batches():
         logger.warning("%s: no ontology in the store; training from gold names alone, SER exact classes only", ref.key)
         return SetData(ref, (), "", None)
-    terms, digest = load_terms(store, ref, registry=registry, cache_dir=cache_dir, curies=curies)
+    terms, digest = load_terms(store, ref, ctx)
     return SetData(ref, tuple(terms), digest, store_wang(store, ref.ontology))
 
 

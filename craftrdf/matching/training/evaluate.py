@@ -20,7 +20,6 @@ from typing import Any
 
 from ...core.context import RunContext
 from ...core.model import Annotation
-from ...core.registry import Registry
 from ...querying.sets import SetRef
 from ...querying.webanno import document_texts
 from ...runtime.executors import InlineExecutor, SweepExecutor, installed
@@ -83,16 +82,15 @@ class _StoreDictionaries(Mapping[tuple[TextNormalization, Synonyms], Dictionary]
         self,
         store: ReadableStore,
         ref: SetRef,
-        registry: Registry,
-        cache_dir: Path | None,
+        ctx: RunContext,
         keys: frozenset[tuple[TextNormalization, Synonyms]],
     ) -> None:
-        self._read = (store, ref, registry, cache_dir)
+        self._read = (store, ref, ctx)
         self._keys = keys
 
     def __getitem__(self, key: tuple[TextNormalization, Synonyms]) -> Dictionary:
-        store, ref, registry, cache_dir = self._read
-        return load_dictionary(store, ref, key[0], key[1], registry=registry, cache_dir=cache_dir)
+        store, ref, ctx = self._read
+        return load_dictionary(store, ref, key[0], key[1], ctx)
 
     def __iter__(self) -> Iterator[tuple[TextNormalization, Synonyms]]:
         return iter(self._keys)
@@ -162,14 +160,14 @@ def _read_inputs(
     ``ship``: the inputs go to other processes, so the dictionaries are read now (else on use).
     ``fetched``: sets' annotations read beforehand, by set key as stored (the others are read here).
     """
-    registry, cache_dir = ctx.registry, ctx.cache_dir
+    cache_dir = ctx.cache_dir
     train_splits, test_splits = parse_on(plan.on), parse_on(plan.test)
     train_docs, test_docs = split_documents(store, train_splits), split_documents(store, test_splits)
     texts = document_texts(store, train_docs + test_docs)
     wanted = {(c.normalization, c.synonyms) for c in plan.options.grid.configs}
     sets: dict[str, _SetInputs] = {}
     for key in keys:
-        data = read_set(store, key, registry=registry, cache_dir=cache_dir, curies=ctx.curies)
+        data = read_set(store, key, ctx)
         read = fetched.get(data.key) if fetched is not None else None
         train, test = read_corpora(
             store, data.key, [train_docs, test_docs], curies=ctx.curies, texts=texts, annotations=read
@@ -179,12 +177,9 @@ def _read_inputs(
             continue
         dictionaries: Mapping[tuple[TextNormalization, Synonyms], Dictionary] = {}
         if data.terms and ship:
-            dictionaries = {
-                (n, s): load_dictionary(store, data.ref, n, s, registry=registry, cache_dir=cache_dir)
-                for n, s in sorted(wanted, key=str)
-            }
+            dictionaries = {(n, s): load_dictionary(store, data.ref, n, s, ctx) for n, s in sorted(wanted, key=str)}
         elif data.terms:  # in this process: loaded when the selection asks, as many alive as it keeps
-            dictionaries = _StoreDictionaries(store, data.ref, registry, cache_dir, frozenset(wanted))
+            dictionaries = _StoreDictionaries(store, data.ref, ctx, frozenset(wanted))
         # the corpora point at the shared texts, so a payload carries each text once
         sets[data.key] = _SetInputs(data, train, test, dictionaries)
     quick = plan.options.quick

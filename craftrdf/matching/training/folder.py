@@ -106,6 +106,7 @@ class Model:
         entry = self.meta.get("learned")
         if not entry or not entry.get("chosen"):
             return None
+        # deferred: learn loads numpy and the selection machinery (importing this module: 300 ms, with it 480)
         from .learn import Learned
 
         return Learned.from_json(entry)

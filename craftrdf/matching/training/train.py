@@ -47,6 +47,7 @@ from .select import (
     select,
     shared_task_ser,
 )
+from .stored import write_model_run
 from .symbols import symbol_candidates
 
 logger = logging.getLogger(__name__)
@@ -100,9 +101,7 @@ def _ontology_source(store: ReadableStore, data: SetData, ctx: RunContext) -> On
         return None
 
     def source(normalization: TextNormalization, synonyms: Synonyms) -> Dictionary:
-        return load_dictionary(
-            store, data.ref, normalization, synonyms, registry=ctx.registry, cache_dir=ctx.cache_dir, curies=ctx.curies
-        )
+        return load_dictionary(store, data.ref, normalization, synonyms, ctx)
 
     return source
 
@@ -194,7 +193,7 @@ def train_set(
     t0 = time.perf_counter()
     splits = parse_on(on) if ids is None else ()
     documents = split_documents(store, splits) if ids is None else read_ids(ids, document_splits(store))
-    data = read_set(store, set_key, registry=ctx.registry, cache_dir=ctx.cache_dir, curies=ctx.curies)
+    data = read_set(store, set_key, ctx)
     corpus = read_corpus(store, data.key, documents, curies=ctx.curies)
     if corpus.annotations == 0:
         where = f"split {','.join(splits)}" if ids is None else f"the documents of {ids}"
@@ -347,9 +346,7 @@ def annotate_with_model(
             ref,
             config.normalization,
             config.synonyms,
-            registry=ctx.registry,
-            cache_dir=ctx.cache_dir,
-            curies=ctx.curies,
+            ctx,
         )
     session = MatchingSession(texts, {}, cache_dir=ctx.cache_dir)
     predictions = predict(model, texts, ontology=ontology, session=session, min_confidence=min_confidence)
@@ -357,8 +354,6 @@ def annotate_with_model(
         write_bionlp_files(predictions, texts, out_dir)
         write_confidences(predictions, out_dir / CONFIDENCES)
     if target is not None and into_store is not None:
-        from .stored import write_model_run
-
         write_model_run(target, into_store, ref, model, predictions, texts, ctx.curies)
     n = sum(len(v) for v in predictions.values())
     return ApplyReport(len(texts), n, out_dir, time.perf_counter() - t0), predictions

@@ -198,13 +198,13 @@ def _typedefs(onto: OntologyAxioms, names: _Names) -> Iterator[list[str]]:
         yield out
 
 
-def write_obo(onto: OntologyAxioms, out: TextIO, *, name: str, curies: CurieMap | None = None) -> OboWriteReport:
+def write_obo(onto: OntologyAxioms, out: TextIO, *, name: str, curies: CurieMap) -> OboWriteReport:
     """Write ``onto`` as OBO 1.4 to ``out``; the report lists the definitions OBO cannot hold.
 
     ``name`` is the header's ``ontology:`` value. Classes typed ``craft:ExternalReference``
     (named only by extension definitions) are not written as terms.
     """
-    names = _Names(onto, curies or CurieMap())
+    names = _Names(onto, curies)
     stanzas: list[list[str]] = []
     unwritten: list[tuple[str, str]] = []
     classes = sorted((c for c in onto.classes.values() if c.iri not in names.external), key=lambda c: names.cls(c.iri))

@@ -74,7 +74,7 @@ def export_ontology(
     elif format == "obo":
         onto = read_ontology(store, name)
         with open(out, "w", encoding="utf-8", newline="\n") as fh:
-            r = write_obo(onto, fh, name=name, curies=curies)
+            r = write_obo(onto, fh, name=name, curies=curies or CurieMap())
         report = OntologyExportReport(name, format, out, 0, r.terms, r.unwritten, 0.0)
     else:
         raise ConfigError(f"unknown ontology export format {format!r}: use owl, obo or ttl")

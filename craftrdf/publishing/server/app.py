@@ -49,7 +49,7 @@ from .guard import RequestRefused
 from .routes import dumps, resources, sparql
 from .routes.common import refusal
 from .routes.viewer import viewer_router
-from .transport import AccessLog, Nosniff
+from .transport import AccessLog, Nosniff, uvicorn_config
 from .workers import ClientGone, StoreOpener, WorkerPool
 
 logger = logging.getLogger(__name__)
@@ -149,8 +149,6 @@ def serve(
     store cannot be opened (missing, or locked by another writer).
     """
     import uvicorn
-
-    from .transport import uvicorn_config
 
     if not (create and config.allow_update) and not is_store(Path(store)):
         hint = " (or --create, with --allow-update, for a new empty one)" if config.allow_update else ""

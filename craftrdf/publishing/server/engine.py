@@ -16,6 +16,7 @@ from typing import Any
 from ...core.errors import CraftrdfError
 from ...store.local import AnnotationStore
 from .guard import RequestRefused
+from .sandbox import deny_network
 
 #: Stack of the thread that runs the engine in a worker. pyoxigraph's parser and evaluator recurse
 #: on the query's structure (nested groups, collections, sibling groups, operator chains), and on
@@ -37,8 +38,6 @@ def worker_main(
     if niceness > 0:
         os.nice(niceness)
     if no_network:
-        from .sandbox import deny_network
-
         deny_network()  # before the store is opened and any request is seen; inherited by threads
     threading.stack_size(ENGINE_STACK)
     engine = threading.Thread(target=_worker_loop, args=(conn, opener), name="craftrdf-engine")

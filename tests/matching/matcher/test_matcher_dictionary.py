@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from craftrdf.core.context import RunContext
 from craftrdf.core.curie import CurieMap
 from craftrdf.core.errors import ConfigError
 from craftrdf.core.iris import ontology_graph, relations_graph, set_iri
@@ -45,7 +46,7 @@ def store() -> AnnotationStore:
 
 
 def test_terms_keep_module_classes_and_extension_classes_only(store):
-    assert fetch_terms(store, resolve_set(store, "uberon_ext"), registry=REGISTRY) == sorted(
+    assert fetch_terms(store, resolve_set(store, "uberon_ext"), RunContext(REGISTRY)) == sorted(
         [
             DictionaryTerm("CL_UBERON_EXT:lens_fiber", "lens fiber", "LABEL"),  # extension classes always kept
             DictionaryTerm("UBERON:0000955", "Gehirn", "RELATED"),
@@ -63,17 +64,17 @@ def test_terms_keep_module_classes_and_extension_classes_only(store):
 def test_a_class_obsolete_in_one_ontology_graph_is_kept_where_another_has_it_current(store):
     # the deprecation is read from the set's own ontology graph, not from any graph of the store
     add_set(store, "UBERON", "UBERON", "tiny-uberon-current.obo")
-    current = fetch_terms(store, resolve_set(store, "UBERON"), registry=REGISTRY)
+    current = fetch_terms(store, resolve_set(store, "UBERON"), RunContext(REGISTRY))
     assert current == [DictionaryTerm("UBERON:0000999", "old brain part", "LABEL")]
     assert "UBERON:0000999" not in {
-        t.class_id for t in fetch_terms(store, resolve_set(store, "UBERON_EXT"), registry=REGISTRY)
+        t.class_id for t in fetch_terms(store, resolve_set(store, "UBERON_EXT"), RunContext(REGISTRY))
     }
 
 
 def test_go_terms_keep_the_modules_namespace_and_extension_classes():
     s = AnnotationStore.memory()
     add_set(s, "GO_BP_EXT", "GO_BP", "tiny-go.obo")
-    assert {t.class_id for t in fetch_terms(s, resolve_set(s, "GO_BP_EXT"), registry=REGISTRY)} == {
+    assert {t.class_id for t in fetch_terms(s, resolve_set(s, "GO_BP_EXT"), RunContext(REGISTRY))} == {
         "GO:0008150",
         "GO_EXT:biological_movement_or_translocation_process",
     }
@@ -82,7 +83,7 @@ def test_go_terms_keep_the_modules_namespace_and_extension_classes():
 def test_excluded_subtrees_are_left_out():
     s = AnnotationStore.memory()
     add_set(s, "NCBITaxon_EXT", "NCBITaxon", "tiny-ncbitaxon.obo")
-    assert {t.class_id for t in fetch_terms(s, resolve_set(s, "NCBITaxon_EXT"), registry=REGISTRY)} == {
+    assert {t.class_id for t in fetch_terms(s, resolve_set(s, "NCBITaxon_EXT"), RunContext(REGISTRY))} == {
         "NCBITaxon:1",
         "NCBITaxon:10090",
     }
@@ -109,25 +110,25 @@ def test_excluded_subtrees_are_left_out():
 )
 def test_synonym_policy_chooses_the_scopes(store, synonyms, expected):
     c = MatcherConfig(caseMatch="CASE_IGNORE", stemmer="NONE", synonyms=synonyms)
-    d = load_dictionary(store, resolve_set(store, "UBERON_EXT"), c.normalization, c.synonyms, registry=REGISTRY)
+    d = load_dictionary(store, resolve_set(store, "UBERON_EXT"), c.normalization, c.synonyms, RunContext(REGISTRY))
     assert set(d.entries) == expected
     assert d.entries[("brain",)] == {"UBERON:0000955"}
 
 
 def test_unknown_set_or_set_without_ontology_is_a_config_error(store):
     with pytest.raises(ConfigError, match="no annotation set 'CL_EXT' in the store; sets: UBERON_EXT"):
-        fetch_terms(store, resolve_set(store, "CL_EXT"), registry=REGISTRY)
+        fetch_terms(store, resolve_set(store, "CL_EXT"), RunContext(REGISTRY))
     store.load_batch(
         set_iri("MINE"), set_nquads("MINE", module=None, variant=None, ontology=None, mappings=None), digest="x"
     )
     with pytest.raises(ConfigError, match="no ontology"):
-        fetch_terms(store, resolve_set(store, "MINE"), registry=REGISTRY)
+        fetch_terms(store, resolve_set(store, "MINE"), RunContext(REGISTRY))
 
 
 def test_the_cache_answers_without_the_store_and_follows_the_ontology_digest(store, tmp_path, monkeypatch):
     c = MatcherConfig()
     first = load_dictionary(
-        store, resolve_set(store, "UBERON_EXT"), c.normalization, c.synonyms, registry=REGISTRY, cache_dir=tmp_path
+        store, resolve_set(store, "UBERON_EXT"), c.normalization, c.synonyms, RunContext(REGISTRY, cache_dir=tmp_path)
     )
     assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["dictionary", "terms"]
 
@@ -136,7 +137,7 @@ def test_the_cache_answers_without_the_store_and_follows_the_ontology_digest(sto
 
     monkeypatch.setattr(store, "query", no_query)
     again = load_dictionary(
-        store, resolve_set(store, "UBERON_EXT"), c.normalization, c.synonyms, registry=REGISTRY, cache_dir=tmp_path
+        store, resolve_set(store, "UBERON_EXT"), c.normalization, c.synonyms, RunContext(REGISTRY, cache_dir=tmp_path)
     )
     assert dict(again.entries) == dict(first.entries)
     other = MatcherConfig(stemmer="NONE")  # another normalization: rebuilt from the cached terms, still no query
@@ -145,8 +146,7 @@ def test_the_cache_answers_without_the_store_and_follows_the_ontology_digest(sto
         resolve_set(store, "UBERON_EXT"),
         other.normalization,
         other.synonyms,
-        registry=REGISTRY,
-        cache_dir=tmp_path,
+        RunContext(REGISTRY, cache_dir=tmp_path),
     )
     monkeypatch.undo()
 
@@ -158,13 +158,13 @@ def test_the_cache_answers_without_the_store_and_follows_the_ontology_digest(sto
     ]
     store.load_batch(graph, lines, digest="2")
     changed = load_dictionary(
-        store, resolve_set(store, "UBERON_EXT"), c.normalization, c.synonyms, registry=REGISTRY, cache_dir=tmp_path
+        store, resolve_set(store, "UBERON_EXT"), c.normalization, c.synonyms, RunContext(REGISTRY, cache_dir=tmp_path)
     )
     assert ("corpu", "striatum") in changed.entries and ("striatum",) not in changed.entries
 
 
 def test_a_damaged_cache_file_is_rebuilt(store, tmp_path):
-    terms, digest = load_terms(store, resolve_set(store, "UBERON_EXT"), registry=REGISTRY, cache_dir=tmp_path)
+    terms, digest = load_terms(store, resolve_set(store, "UBERON_EXT"), RunContext(REGISTRY, cache_dir=tmp_path))
     (tmp_path / f"terms-{digest}.json").write_text("{not json", encoding="utf-8")
-    again, _ = load_terms(store, resolve_set(store, "UBERON_EXT"), registry=REGISTRY, cache_dir=tmp_path)
+    again, _ = load_terms(store, resolve_set(store, "UBERON_EXT"), RunContext(REGISTRY, cache_dir=tmp_path))
     assert again == terms

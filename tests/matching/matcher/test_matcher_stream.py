@@ -102,7 +102,7 @@ def test_dask_run_equals_the_in_process_run_and_the_plain_matcher(store_path, co
         from craftrdf.matching.matcher.dictionary import load_terms
         from craftrdf.querying.sets import resolve_set
 
-        terms, _ = load_terms(store, resolve_set(store, "UBERON_EXT"), registry=load_registry())
+        terms, _ = load_terms(store, resolve_set(store, "UBERON_EXT"), RunContext(load_registry()))
     plain = annotate_texts(texts, terms, MatcherConfig())
     expected = {f"{d}.bionlp": write_bionlp(plain[d], text=texts[d]) for d in texts}
     assert _files(tmp_path / "dask") == expected

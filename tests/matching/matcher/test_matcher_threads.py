@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from craftrdf.apps.demo import sample_dir
+from craftrdf.core.context import RunContext
 from craftrdf.core.registry import load_registry
 from craftrdf.matching.matcher.annotate import MatchingSession
 from craftrdf.matching.matcher.config import MatcherConfig, Synonyms, TextNormalization
@@ -33,7 +34,7 @@ def texts() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def terms(sample_store):
-    return fetch_terms(sample_store, resolve_set(sample_store, "UBERON_EXT"), registry=load_registry())
+    return fetch_terms(sample_store, resolve_set(sample_store, "UBERON_EXT"), RunContext(load_registry()))
 
 
 def test_threads_sharing_a_session_build_each_dictionary_once_and_agree(texts, terms):

@@ -41,7 +41,7 @@ def test_dev_split_row_equals_an_independent_count(craft_dir, corpus_reader, tmp
     store = corpus_reader  # shared: the evaluation's tests may have read its bossy index already
     registry = load_registry()
     inputs = prepare_inputs(store, "UBERON", RunContext(registry, cache_dir=tmp_path), split="dev")
-    terms = fetch_terms(store, resolve_set(store, "UBERON"), registry=registry)
+    terms = fetch_terms(store, resolve_set(store, "UBERON"), RunContext(registry))
     assert sorted(inputs.texts) == sorted(dev) and inputs.texts == texts
     row = run_sweep(inputs, [config]).rows[0]
     out = annotate_texts(texts, terms, config)
@@ -60,7 +60,7 @@ def test_uberon_ext_ser_equals_the_official_scorer_on_the_obo_file(craft_dir, co
     config = MatcherConfig(caseMatch="CASE_IGNORE", synonyms="ALL")
     registry = load_registry()
     inputs = prepare_inputs(corpus_reader, "UBERON_EXT", RunContext(registry, cache_dir=tmp_path), split="dev")
-    terms = fetch_terms(corpus_reader, resolve_set(corpus_reader, "UBERON_EXT"), registry=registry)
+    terms = fetch_terms(corpus_reader, resolve_set(corpus_reader, "UBERON_EXT"), RunContext(registry))
     out = annotate_texts(dict(inputs.texts), terms, config)
     report = evaluate_sets(
         {"UBERON_EXT": dict(inputs.gold)},

@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 
 def viewer_router(ctx: AppContext) -> Router | None:
     """The article viewer's routes as a router, or None (with a warning) when it is unavailable."""
-    try:
+    try:  # imported here: the viewer is an optional part, and its import failing must not stop the endpoint
         from ..viewer import viewer_routes
 
         store = PooledStore(ctx.pool, timeout=ctx.config.timeout, lane="pages")
