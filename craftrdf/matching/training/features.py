@@ -17,7 +17,9 @@ that document taught. The columns (:data:`FEATURES`):
   the document have the class with an estimate of at least one half;
 - abbreviations (Schwartz & Hearst 2003, :mod:`.abbreviations`): whether it is a short form
   the document defines, or ends where a defined long form ends; whether it stands alone in
-  parentheses.
+  parentheses;
+- its passage (:mod:`.window`): the mean, lowest and highest lift of the tokens within
+  ``span`` tokens of it (all 0 when ``span`` is 0: no window).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy.typing as npt
 from .engine import Candidate, Term, context_terms, surface_term
 from .family import is_family
 from .select import Prepared
+from .window import Windows, window_features
 
 FEATURES = (
     "estimate",
@@ -67,6 +70,9 @@ FEATURES = (
     "long_form_end",
     "in_parentheses",
     "family",
+    "window_mean",
+    "window_low",
+    "window_high",
 )
 
 _ZERO = (0, 0)
@@ -100,12 +106,14 @@ def option_rows(
     leave_out: frozenset[str],
     *,
     families: bool = True,
+    span: int = 0,
 ) -> Rows:
     """The rows of ``documents`` with counts ``totals`` less those of the ``leave_out`` documents.
 
     ``totals`` maps a term to its ``[true positives, finds]`` over every training document
     (contexts counted, :func:`.learn.context_counts`); ``counts`` gives each document's own.
-    ``families``: whether word-family candidates (:mod:`.family`) get rows.
+    ``families``: whether word-family candidates (:mod:`.family`) get rows; ``span``: the
+    tokens each side of a find whose window terms (:mod:`.window`, counted in ``totals``) it reads.
     """
     own: dict[Term, list[int]] = {}
     for d in leave_out:
@@ -124,7 +132,8 @@ def option_rows(
     classes: list[str] = []
     rows: list[list[float]] = []
     for doc in sorted(documents):
-        _document_rows(prepared, doc, stats, leave_out, families, cands, classes, rows)
+        windows = Windows(prepared.session.normalized(doc, prepared.config.normalization), span) if span else None
+        _document_rows(prepared, doc, stats, leave_out, (families, windows), cands, classes, rows)
     x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
     return Rows(tuple(cands), tuple(classes), x)
 
@@ -134,13 +143,14 @@ def _document_rows(
     doc: str,
     stats: Callable[[Term], tuple[int, int]],
     leave_out: frozenset[str],
-    families: bool,
+    reads: tuple[bool, Windows | None],
     cands: list[Candidate],
     classes: list[str],
     rows: list[list[float]],
 ) -> None:
     text = prepared.session.texts[doc]
     onto, name_docs = prepared.ontology, prepared.names.documents
+    families, windows = reads
     options = _records(prepared.candidates[doc], stats, onto, name_docs, leave_out, families)
     if not options:
         return
@@ -187,6 +197,7 @@ def _document_rows(
             overlaps,
             math.log1p(key_count[c.key] - 1),
         ]
+        passage = window_features(windows.words(s, e), stats) if windows is not None else (0.0, 0.0, 0.0)
         parens = float(s > 0 and text[s - 1] == "(" and text[e : e + 1] == ")")
         for cls, f in opts:
             rank = sum(1 for v in ests if v > f[0])
@@ -206,6 +217,7 @@ def _document_rows(
                     float(e in long_ends),
                     parens,
                     float(is_family(c.key)),
+                    *passage,
                 ]
             )
 
@@ -228,7 +240,7 @@ def _records(
             continue
         on = onto.get(c.key, ())
         opts = []
-        for cls in c.classes:
+        for cls in sorted(c.classes):  # not the frozenset's hash order: the fitted model must not vary by process
             in_onto = cls in on
             docs = name_docs.get((c.key, cls))
             name_n = len(docs - leave_out) if docs is not None else 0

@@ -167,6 +167,7 @@ def _meta(
             "cv_exact": {"tp": learned.cv_exact[1], "fp": learned.cv_exact[2], "fn": learned.cv_exact[3]},
             "rows": learned.rows,
             "pr_curve": [{"confidence": t, "precision": p, "recall": r} for t, p, r in learned.curve],
+            "window_spans_cv_ser": {str(k): v for k, v in learned.spans.items()},
             **learned.learned.to_json(),
         },
         "coordination": {"gold_discontinuous": dg, "recovered": dr, "predicted": dp},
@@ -290,7 +291,7 @@ def predict(
     view = FoldView(prepared, frozenset(), docs)
     learned, decision = model.learned, model.decision
     if learned is not None:
-        rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families)
+        rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families, span=learned.span)
         threshold = learned.threshold if min_confidence is None else min_confidence
         kept = choose_learned(rows, learned.probabilities(rows.x), threshold)
     else:
