@@ -35,7 +35,7 @@ import numpy.typing as npt
 from .engine import Candidate, Term, context_terms, surface_term
 from .family import is_family
 from .select import Prepared
-from .window import Windows, window_features
+from .window import Windows, lifts, window_features
 
 FEATURES = (
     "estimate",
@@ -106,14 +106,14 @@ def option_rows(
     leave_out: frozenset[str],
     *,
     families: bool = True,
-    span: int = 0,
+    windows: Windows | None = None,
 ) -> Rows:
     """The rows of ``documents`` with counts ``totals`` less those of the ``leave_out`` documents.
 
     ``totals`` maps a term to its ``[true positives, finds]`` over every training document
     (contexts counted, :func:`.learn.context_counts`); ``counts`` gives each document's own.
-    ``families``: whether word-family candidates (:mod:`.family`) get rows; ``span``: the
-    tokens each side of a find whose window terms (:mod:`.window`, counted in ``totals``) it reads.
+    ``families``: whether word-family candidates (:mod:`.family`) get rows; ``windows``: the
+    windows whose tokens' terms (:mod:`.window`, counted in ``totals``) the rows read (None: 0s).
     """
     own: dict[Term, list[int]] = {}
     for d in leave_out:
@@ -131,9 +131,13 @@ def option_rows(
     cands: list[Candidate] = []
     classes: list[str] = []
     rows: list[list[float]] = []
+    lift = lifts(windows.tokens(), stats) if windows is not None else None
     for doc in sorted(documents):
-        windows = Windows(prepared.session.normalized(doc, prepared.config.normalization), span) if span else None
-        _document_rows(prepared, doc, stats, leave_out, (families, windows), cands, classes, rows)
+        passages = None
+        if windows is not None and lift is not None:
+            near = window_features(windows.of(doc, prepared.candidates[doc]), lift)
+            passages = {id(c): near[i] for i, c in enumerate(prepared.candidates[doc])}
+        _document_rows(prepared, doc, stats, leave_out, (families, passages), cands, classes, rows)
     x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
     return Rows(tuple(cands), tuple(classes), x)
 
@@ -143,14 +147,14 @@ def _document_rows(
     doc: str,
     stats: Callable[[Term], tuple[int, int]],
     leave_out: frozenset[str],
-    reads: tuple[bool, Windows | None],
+    reads: tuple[bool, Mapping[int, npt.NDArray[np.float64]] | None],
     cands: list[Candidate],
     classes: list[str],
     rows: list[list[float]],
 ) -> None:
     text = prepared.session.texts[doc]
     onto, name_docs = prepared.ontology, prepared.names.documents
-    families, windows = reads
+    families, passages = reads
     options = _records(prepared.candidates[doc], stats, onto, name_docs, leave_out, families)
     if not options:
         return
@@ -197,7 +201,7 @@ def _document_rows(
             overlaps,
             math.log1p(key_count[c.key] - 1),
         ]
-        passage = window_features(windows.words(s, e), stats) if windows is not None else (0.0, 0.0, 0.0)
+        passage = [float(v) for v in passages[id(c)]] if passages is not None else [0.0, 0.0, 0.0]
         parens = float(s > 0 and text[s - 1] == "(" and text[e : e + 1] == ")")
         for cls, f in opts:
             rank = sum(1 for v in ests if v > f[0])

@@ -162,20 +162,23 @@ def labels(rows: Rows, corpus: Corpus, compare: Callable[[str], str]) -> npt.NDA
 
 
 def context_counts(
-    prepared: Prepared, corpus: Corpus, compare: Callable[[str], str], span: int = 0
+    prepared: Prepared, corpus: Corpus, compare: Callable[[str], str], windows: Windows | None = None
 ) -> dict[str, Counter[tuple[Term, bool]]]:
     """Each training document's term counts, with the words before and after every find (:func:`.context_terms`).
 
-    With ``span``, also the tokens within ``span`` tokens of every find (:func:`.window.count_windows`).
+    With ``windows``, also the tokens of every find's window (:func:`.window.count_windows`).
     """
     out = {}
-    normalization = prepared.config.normalization
     for d in corpus.texts:
         gold = [(a.spans, a.class_id) for a in corpus.gold[d]]
-        out[d] = count_terms(prepared.candidates[d], gold, compare, contexts=True)
-        if span:
-            windows = Windows(prepared.session.normalized(d, normalization), span)
-            out[d] += count_windows(prepared.candidates[d], windows, gold, compare)
+        candidates = prepared.candidates[d]
+        out[d] = count_terms(candidates, gold, compare, contexts=True)
+        if windows is not None:
+            exact = {(tuple(sorted(spans)), compare(cls)) for spans, cls in gold}
+            hits = np.asarray(
+                [any((tuple(sorted(c.spans)), compare(k)) in exact for k in c.classes) for c in candidates], dtype=bool
+            )
+            out[d] += count_windows(windows.of(d, candidates), windows.tokens(), hits)
     return out
 
 
@@ -339,11 +342,12 @@ def _cross_validate(
     """The learned decision's nested cross-validation with window ``span``; None when it cannot be fitted."""
     compare = comparer(data.key)
     gold = ExactGold(corpus, compare)
-    counts = context_counts(prepared, corpus, compare, span)
+    windows = Windows(prepared.session, prepared.config.normalization, span) if span else None
+    counts = context_counts(prepared, corpus, compare, windows)
     totals = totals_of(counts)
     groups = folds_of(list(corpus.texts), folds)
     fam = selection.rules.families
-    outer = [option_rows(prepared, counts, totals, sorted(g), g, families=fam, span=span) for g in groups]
+    outer = [option_rows(prepared, counts, totals, sorted(g), g, families=fam, windows=windows) for g in groups]
     ys = [labels(r, corpus, compare) for r in outer]
     y_all = np.concatenate(ys) if ys else np.zeros(0, dtype=bool)
     if len(y_all) == 0 or y_all.all() or not y_all.any():
@@ -352,7 +356,7 @@ def _cross_validate(
     probs: dict[float, list[npt.NDArray[np.float64]]] = {s: [] for s in STRENGTHS}
     for f, g_f in enumerate(groups):
         inner = [
-            option_rows(prepared, counts, totals, sorted(g), g | g_f, families=fam, span=span)
+            option_rows(prepared, counts, totals, sorted(g), g | g_f, families=fam, windows=windows)
             for i, g in enumerate(groups)
             if i != f
         ]

@@ -48,6 +48,7 @@ from .select import (
     shared_task_ser,
 )
 from .symbols import symbol_candidates
+from .window import Windows
 
 logger = logging.getLogger(__name__)
 
@@ -291,7 +292,8 @@ def predict(
     view = FoldView(prepared, frozenset(), docs)
     learned, decision = model.learned, model.decision
     if learned is not None:
-        rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families, span=learned.span)
+        windows = Windows(session, normalization, learned.span) if learned.span else None
+        rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families, windows=windows)
         threshold = learned.threshold if min_confidence is None else min_confidence
         kept = choose_learned(rows, learned.probabilities(rows.x), threshold)
     else:
