@@ -18,10 +18,11 @@ from craftrdf.matching.matcher.config import MatcherConfig
 from craftrdf.matching.training.data import Corpus
 from craftrdf.matching.training.engine import Candidate, Decision
 from craftrdf.matching.training.features import FEATURES, option_rows
-from craftrdf.matching.training.folder import FORMAT, VERSION, TermRow, read_model, write_model
+from craftrdf.matching.training.folder import TermRow, read_model, write_model
 from craftrdf.matching.training.learn import context_counts, totals_of
 from craftrdf.matching.training.select import prepare
 from craftrdf.matching.training.window import BASE, Windows, count_windows, lifts, window_features, window_term
+from tests.helpers.models import model_meta
 
 CONFIG = MatcherConfig(stemmer="NONE", findAllMatches="YES")  # type: ignore[arg-type]
 TEXT = "Sections were cut on a microtome. The plasmid was cut with NdeI."
@@ -119,16 +120,7 @@ def test_rows_take_a_candidates_classes_in_sorted_order_whatever_the_set_order()
 
 
 def test_window_terms_go_through_contexts_tsv(tmp_path):
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "set": "X",
-        "configuration": CONFIG.params(),
-        "decision": {"threshold": 0.5, "prior": 0.5, "weight": 1.0, "backoff": 2.0},
-        "rules": {"abbreviations": False, "coordination": False, "families": False},
-        "learned": None,
-        "trained_on": {"splits": ["train"], "documents": ["a"]},
-    }
+    meta = model_meta(CONFIG)
     terms = [TermRow(BASE, 3, 7), TermRow(window_term("ndei"), 2, 2), TermRow(((("<", "the", "cut")), "M:1"), 0, 1)]
     write_model(tmp_path / "m", meta, [], terms, Decision())
     lines = (tmp_path / "m" / "contexts.tsv").read_text(encoding="utf-8").splitlines()
