@@ -171,21 +171,7 @@ def _document_rows(
     long_ends = {sf.long_end for sf in prepared.short_forms(doc)}
     for i, (c, opts) in enumerate(options):
         s, e = c.start, c.end
-        covered_by = covers = overlaps = 0.0
-        j = bisect.bisect_left(starts, s - 200)
-        stop = bisect.bisect_left(starts, e)
-        for k in range(j, stop):
-            if k == i:
-                continue
-            o = options[k][0]
-            if o.end <= s:
-                continue
-            if o.start <= s and o.end >= e:
-                covered_by = max(covered_by, best[k])
-            elif o.start >= s and o.end <= e:
-                covers = max(covers, best[k])
-            else:
-                overlaps = max(overlaps, best[k])
+        covered_by, covers, overlaps = _neighbours(options, starts, best, i)
         surface = text[s:e]
         ests = sorted((f[0] for _, f in opts), reverse=True)
         shared = [
@@ -227,6 +213,25 @@ def _document_rows(
 
 
 Options = list[tuple[Candidate, list[tuple[str, list[float]]]]]
+
+
+def _neighbours(options: Options, starts: Sequence[int], best: Sequence[float], i: int) -> tuple[float, float, float]:
+    """The best estimate of a candidate covering option ``i``'s candidate, of one it covers, of one it overlaps."""
+    s, e = options[i][0].start, options[i][0].end
+    covered_by = covers = overlaps = 0.0
+    for k in range(bisect.bisect_left(starts, s - 200), bisect.bisect_left(starts, e)):
+        if k == i:
+            continue
+        o = options[k][0]
+        if o.end <= s:
+            continue
+        if o.start <= s and o.end >= e:
+            covered_by = max(covered_by, best[k])
+        elif o.start >= s and o.end <= e:
+            covers = max(covers, best[k])
+        else:
+            overlaps = max(overlaps, best[k])
+    return covered_by, covers, overlaps
 
 
 def _records(
