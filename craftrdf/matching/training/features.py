@@ -131,7 +131,11 @@ def option_rows(
     cands: list[Candidate] = []
     classes: list[str] = []
     rows: list[list[float]] = []
-    lift = lifts(windows.tokens(), stats) if windows is not None else None
+    lift = None
+    if windows is not None:
+        for doc in documents:  # every window first: the vocabulary the lifts are over is complete
+            windows.of(doc, prepared.candidates[doc])
+        lift = lifts(windows.tokens(), stats)
     for doc in sorted(documents):
         passages = None
         if windows is not None and lift is not None:

@@ -118,6 +118,16 @@ def test_rows_take_a_candidates_classes_in_sorted_order_whatever_the_set_order()
     for row in rows.x[:, window]:
         assert list(row) == pytest.approx([lift / 2, 0.0, lift])
     assert len(FEATURES) == rows.x.shape[1]
+    # a new document, as annotate --model sees it: windows made afresh (their vocabulary empty until now)
+    fresh = option_rows(
+        prepared,
+        counts,
+        totals_of(counts),
+        ["b"],
+        frozenset({"b"}),
+        windows=Windows(prepared.session, CONFIG.normalization, 2),
+    )
+    assert (fresh.x == rows.x).all()
 
 
 def test_window_terms_go_through_contexts_tsv(tmp_path):
