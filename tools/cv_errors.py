@@ -52,7 +52,8 @@ def report(store: AnnotationStore, key: str, top: int) -> None:
     if learned is not None:
         print(
             f"learned decision: cv SER {learned.cv_ser:.4f} exact tp/fp/fn {learned.cv_exact[1:]}"
-            f" C={learned.learned.strength} t={learned.learned.threshold} chosen={learned.chosen}"
+            f" C={learned.learned.strength} t={learned.learned.threshold} window {learned.learned.span}"
+            f" chosen={learned.chosen}; cv SER per window span {learned.spans}"
         )
     compare = comparer(data.key)
     if learned is not None and learned.chosen:

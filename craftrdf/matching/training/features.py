@@ -17,7 +17,9 @@ that document taught. The columns (:data:`FEATURES`):
   the document have the class with an estimate of at least one half;
 - abbreviations (Schwartz & Hearst 2003, :mod:`.abbreviations`): whether it is a short form
   the document defines, or ends where a defined long form ends; whether it stands alone in
-  parentheses.
+  parentheses;
+- its passage (:mod:`.window`): the mean, lowest and highest lift of the tokens within
+  ``span`` tokens of it (all 0 when ``span`` is 0: no window).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy.typing as npt
 from .engine import Candidate, Term, context_terms, surface_term
 from .family import is_family
 from .select import Prepared
+from .window import Windows, lifts, window_features
 
 FEATURES = (
     "estimate",
@@ -67,6 +70,9 @@ FEATURES = (
     "long_form_end",
     "in_parentheses",
     "family",
+    "window_mean",
+    "window_low",
+    "window_high",
 )
 
 _ZERO = (0, 0)
@@ -100,12 +106,14 @@ def option_rows(
     leave_out: frozenset[str],
     *,
     families: bool = True,
+    windows: Windows | None = None,
 ) -> Rows:
     """The rows of ``documents`` with counts ``totals`` less those of the ``leave_out`` documents.
 
     ``totals`` maps a term to its ``[true positives, finds]`` over every training document
     (contexts counted, :func:`.learn.context_counts`); ``counts`` gives each document's own.
-    ``families``: whether word-family candidates (:mod:`.family`) get rows.
+    ``families``: whether word-family candidates (:mod:`.family`) get rows; ``windows``: the
+    windows whose tokens' terms (:mod:`.window`, counted in ``totals``) the rows read (None: 0s).
     """
     own: dict[Term, list[int]] = {}
     for d in leave_out:
@@ -123,8 +131,17 @@ def option_rows(
     cands: list[Candidate] = []
     classes: list[str] = []
     rows: list[list[float]] = []
+    lift = None
+    if windows is not None:
+        for doc in documents:  # every window first: the vocabulary the lifts are over is complete
+            windows.of(doc, prepared.candidates[doc])
+        lift = lifts(windows.tokens(), stats)
     for doc in sorted(documents):
-        _document_rows(prepared, doc, stats, leave_out, families, cands, classes, rows)
+        passages = None
+        if windows is not None and lift is not None:
+            near = window_features(windows.of(doc, prepared.candidates[doc]), lift)
+            passages = {id(c): near[i] for i, c in enumerate(prepared.candidates[doc])}
+        _document_rows(prepared, doc, stats, leave_out, (families, passages), cands, classes, rows)
     x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
     return Rows(tuple(cands), tuple(classes), x)
 
@@ -134,13 +151,14 @@ def _document_rows(
     doc: str,
     stats: Callable[[Term], tuple[int, int]],
     leave_out: frozenset[str],
-    families: bool,
+    reads: tuple[bool, Mapping[int, npt.NDArray[np.float64]] | None],
     cands: list[Candidate],
     classes: list[str],
     rows: list[list[float]],
 ) -> None:
     text = prepared.session.texts[doc]
     onto, name_docs = prepared.ontology, prepared.names.documents
+    families, passages = reads
     options = _records(prepared.candidates[doc], stats, onto, name_docs, leave_out, families)
     if not options:
         return
@@ -157,21 +175,7 @@ def _document_rows(
     long_ends = {sf.long_end for sf in prepared.short_forms(doc)}
     for i, (c, opts) in enumerate(options):
         s, e = c.start, c.end
-        covered_by = covers = overlaps = 0.0
-        j = bisect.bisect_left(starts, s - 200)
-        stop = bisect.bisect_left(starts, e)
-        for k in range(j, stop):
-            if k == i:
-                continue
-            o = options[k][0]
-            if o.end <= s:
-                continue
-            if o.start <= s and o.end >= e:
-                covered_by = max(covered_by, best[k])
-            elif o.start >= s and o.end <= e:
-                covers = max(covers, best[k])
-            else:
-                overlaps = max(overlaps, best[k])
+        covered_by, covers, overlaps = _neighbours(options, starts, best, i)
         surface = text[s:e]
         ests = sorted((f[0] for _, f in opts), reverse=True)
         shared = [
@@ -187,6 +191,7 @@ def _document_rows(
             overlaps,
             math.log1p(key_count[c.key] - 1),
         ]
+        passage = [float(v) for v in passages[id(c)]] if passages is not None else [0.0, 0.0, 0.0]
         parens = float(s > 0 and text[s - 1] == "(" and text[e : e + 1] == ")")
         for cls, f in opts:
             rank = sum(1 for v in ests if v > f[0])
@@ -206,11 +211,31 @@ def _document_rows(
                     float(e in long_ends),
                     parens,
                     float(is_family(c.key)),
+                    *passage,
                 ]
             )
 
 
 Options = list[tuple[Candidate, list[tuple[str, list[float]]]]]
+
+
+def _neighbours(options: Options, starts: Sequence[int], best: Sequence[float], i: int) -> tuple[float, float, float]:
+    """The best estimate of a candidate covering option ``i``'s candidate, of one it covers, of one it overlaps."""
+    s, e = options[i][0].start, options[i][0].end
+    covered_by = covers = overlaps = 0.0
+    for k in range(bisect.bisect_left(starts, s - 200), bisect.bisect_left(starts, e)):
+        if k == i:
+            continue
+        o = options[k][0]
+        if o.end <= s:
+            continue
+        if o.start <= s and o.end >= e:
+            covered_by = max(covered_by, best[k])
+        elif o.start >= s and o.end <= e:
+            covers = max(covers, best[k])
+        else:
+            overlaps = max(overlaps, best[k])
+    return covered_by, covers, overlaps
 
 
 def _records(
@@ -228,7 +253,7 @@ def _records(
             continue
         on = onto.get(c.key, ())
         opts = []
-        for cls in c.classes:
+        for cls in sorted(c.classes):  # not the frozenset's hash order: the fitted model must not vary by process
             in_onto = cls in on
             docs = name_docs.get((c.key, cls))
             name_n = len(docs - leave_out) if docs is not None else 0

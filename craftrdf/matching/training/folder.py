@@ -10,6 +10,7 @@
                    precision estimate, kept (yes/no)
       forms.tsv    the same counts per written form (lower-cased) and class
       contexts.tsv the same counts per key with the word before it (side <) or after it (side >),
+                   and per token near a find of any class (side @, class *: :mod:`.window`),
                    read by the learned decision (model.json ``learned``; header only without it)
 
 A folder of another format version, of another set, a file changed since it was written
@@ -33,6 +34,7 @@ from ...core.errors import ConfigError, InputError
 from ..matcher.config import MatcherConfig
 from .engine import AFTER, BEFORE, SURFACE, Decision, Key, Term, surface_term
 from .rules import Rules
+from .window import WINDOW
 
 if TYPE_CHECKING:
     from .learn import Learned
@@ -145,7 +147,7 @@ def write_model(
     form_rows = []
     context_rows = []
     for r in terms:
-        if r.term[0][:1] in ((BEFORE,), (AFTER,)):
+        if r.term[0][:1] in ((BEFORE,), (AFTER,), (WINDOW,)):
             context_rows.append((r.term[0][0], r.term[1], r.term[0][1], _tokens(r.term[0][2:]), r.tp, r.n))
             continue
         if r.term[0][:1] == (SURFACE,):
@@ -272,9 +274,12 @@ def read_model(folder: Path, *, set_key: str | None = None) -> Model:
         terms.append(TermRow(surface_term(cells[0], cells[1]), tp, n))
     for i, cells in _lines(folder, CONTEXTS, str(files.get(CONTEXTS)), CONTEXTS_HEADER):
         tp, n = _int(cells[4], folder / CONTEXTS, i), _int(cells[5], folder / CONTEXTS, i)
-        if tp > n or cells[0] not in (BEFORE, AFTER):
-            raise InputError("side must be < or >, true positives at most finds", source=str(folder / CONTEXTS), line=i)
-        terms.append(TermRow(((cells[0], cells[2], *cells[3].split(" ")), cells[1]), tp, n))
+        if tp > n or cells[0] not in (BEFORE, AFTER, WINDOW):
+            raise InputError(
+                "side must be <, > or @, true positives at most finds", source=str(folder / CONTEXTS), line=i
+            )
+        tokens = cells[3].split(" ") if cells[3] else ()  # a window term has none
+        terms.append(TermRow(((cells[0], cells[2], *tokens), cells[1]), tp, n))
     try:
         model = Model(meta, tuple(names), tuple(terms))
         model.config, model.decision, model.rules, model.learned  # noqa: B018 - validated here, once

@@ -49,6 +49,7 @@ from .select import (
 )
 from .stored import write_model_run
 from .symbols import symbol_candidates
+from .window import Windows
 
 logger = logging.getLogger(__name__)
 
@@ -166,6 +167,7 @@ def _meta(
             "cv_exact": {"tp": learned.cv_exact[1], "fp": learned.cv_exact[2], "fn": learned.cv_exact[3]},
             "rows": learned.rows,
             "pr_curve": [{"confidence": t, "precision": p, "recall": r} for t, p, r in learned.curve],
+            "window_spans_cv_ser": {str(k): v for k, v in learned.spans.items()},
             **learned.learned.to_json(),
         },
         "coordination": {"gold_discontinuous": dg, "recovered": dr, "predicted": dp},
@@ -289,7 +291,8 @@ def predict(
     view = FoldView(prepared, frozenset(), docs)
     learned, decision = model.learned, model.decision
     if learned is not None:
-        rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families)
+        windows = Windows(session, normalization, learned.span) if learned.span else None
+        rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families, windows=windows)
         threshold = learned.threshold if min_confidence is None else min_confidence
         kept = choose_learned(rows, learned.probabilities(rows.x), threshold)
     else:

@@ -10,11 +10,12 @@ from craftrdf.matching.matcher.config import MatcherConfig
 from craftrdf.matching.training.data import Corpus
 from craftrdf.matching.training.engine import Decision
 from craftrdf.matching.training.family import family_candidates, family_index, is_family, with_families
-from craftrdf.matching.training.folder import FORMAT, VERSION, Model, NameRow, TermRow, read_model, write_model
+from craftrdf.matching.training.folder import Model, NameRow, TermRow, read_model, write_model
 from craftrdf.matching.training.names import GoldNames
 from craftrdf.matching.training.rules import Rules
 from craftrdf.matching.training.select import FoldView, prepare
 from craftrdf.matching.training.train import predict
+from tests.helpers.models import model_meta
 
 CONFIG = MatcherConfig(stemmer="NONE", findAllMatches="YES")  # type: ignore[arg-type]
 NORM = CONFIG.normalization
@@ -78,16 +79,7 @@ def test_a_family_term_is_decided_only_where_other_documents_found_it_right():
 def test_a_model_with_families_annotates_a_prefixed_word_after_a_round_trip(tmp_path):
     # the prefix term's record (1 right of 1) goes through names.tsv and terms.tsv; a new text's
     # "antioxidant" is then annotated over "oxidant" only, and with families off, not at all
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "set": "X",
-        "configuration": CONFIG.params(),
-        "decision": {"threshold": 0.5, "prior": 0.5, "weight": 1.0, "backoff": 2.0},
-        "rules": {"abbreviations": False, "coordination": False, "families": True},
-        "learned": None,
-        "trained_on": {"splits": ["train"], "documents": ["a"]},
-    }
+    meta = model_meta(CONFIG, families=True)
     names = [NameRow((("oxidant",), "C:1"), 1, 1, (("oxidant", 1),)), NameRow((("^oxidant",), "C:1"), 1, 1, ())]
     terms = [TermRow((("^oxidant",), "C:1"), 1, 1)]
     write_model(tmp_path / "m", meta, names, terms, Decision())

@@ -1,0 +1,155 @@
+"""Window features of the learned decision (the tokens around a find), and rows in an order no hash decides."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from craftrdf.core.model import Annotation, Span
+from craftrdf.matching.matcher.annotate import MatchingSession
+from craftrdf.matching.matcher.config import MatcherConfig
+from craftrdf.matching.training.data import Corpus
+from craftrdf.matching.training.engine import Candidate, Decision
+from craftrdf.matching.training.features import FEATURES, option_rows
+from craftrdf.matching.training.folder import TermRow, read_model, write_model
+from craftrdf.matching.training.learn import context_counts, totals_of
+from craftrdf.matching.training.select import prepare
+from craftrdf.matching.training.window import BASE, Windows, count_windows, lifts, window_features, window_term
+from tests.helpers.models import model_meta
+
+CONFIG = MatcherConfig(stemmer="NONE", findAllMatches="YES")  # type: ignore[arg-type]
+TEXT = "Sections were cut on a microtome. The plasmid was cut with NdeI."
+FIRST, SECOND = (14, 17), (50, 53)  # the two "cut"s
+
+
+CUTS = [
+    Candidate("d", (Span(*FIRST),), ("cut",), frozenset({"M:1", "M:2"})),
+    Candidate("d", (Span(*SECOND),), ("cut",), frozenset({"M:1"})),
+]
+
+
+def windows(span: int) -> Windows:
+    return Windows(MatchingSession({"d": TEXT}, {}), CONFIG.normalization, span)
+
+
+def words(w: Windows, candidates: list[Candidate]) -> list[list[str]]:
+    found = w.of("d", candidates)
+    tokens = w.tokens()
+    return [[tokens[i] for i in found.ids[o : o + n]] for o, n in zip(found.offsets, found.sizes)]
+
+
+def test_a_window_is_the_tokens_each_side_of_the_find():
+    assert TEXT[slice(*FIRST)] == TEXT[slice(*SECOND)] == "cut"
+    # by hand: two words each side, across the sentence's end; stemmer NONE keeps "NdeI" as written
+    assert words(windows(2), CUTS) == [["sections", "were", "on", "a"], ["plasmid", "was", "with", "NdeI"]]
+    # at the text's start, the side after only; at its end, the side before only
+    edges = [
+        Candidate("d", (Span(0, 8),), ("sections",), frozenset({"M:1"})),
+        Candidate("d", (Span(59, 63),), ("ndei",), frozenset({"M:1"})),
+    ]
+    assert words(windows(1), edges) == [["were"], ["with"]]
+
+
+def test_every_find_counts_once_with_each_token_of_its_window():
+    # the second "cut" is gold: each find counts once for the base rate, whatever its classes
+    w = windows(1)
+    counts = count_windows(w.of("d", CUTS), w.tokens(), np.asarray([False, True]))
+    assert counts == Counter(
+        {
+            (BASE, True): 1,
+            (BASE, False): 1,
+            (window_term("were"), False): 1,
+            (window_term("on"), False): 1,
+            (window_term("was"), True): 1,
+            (window_term("with"), True): 1,
+        }
+    )
+
+
+def test_window_features_are_lifts_over_the_base_rate():
+    # base: 1 right of 3 finds, smoothed (1 + 0.5) / (3 + 1) = 3/8; "was" 2 of 2, "with" 0 of 4, each
+    # smoothed with 5 finds at the base rate: (2 + 15/8) / 7 = 31/56 and (15/8) / 9 = 5/24; the rest unseen
+    stats = {BASE: (1, 3), window_term("was"): (2, 2), window_term("with"): (0, 4)}
+    w = windows(1)
+    found = w.of("d", CUTS)
+    features = window_features(found, lifts(w.tokens(), lambda t: stats.get(t, (0, 0))))
+
+    def lift(p: float) -> float:
+        return math.log(p / (1 - p)) - math.log(3 / 5)
+
+    assert features[0] == pytest.approx([0.0, 0.0, 0.0])  # "were", "on": never seen near a find
+    assert features[1] == pytest.approx([(lift(31 / 56) + lift(5 / 24)) / 2, lift(5 / 24), lift(31 / 56)])
+    none = windows(0)
+    assert window_features(none.of("d", CUTS), lifts(none.tokens(), lambda t: (0, 0))).tolist() == [[0.0] * 3] * 2
+
+
+def _unsorted_classes() -> list[str]:
+    """Classes whose set this process iterates in an order that is not the sorted one."""
+    for n in itertools.count(4):
+        classes = [f"M:{i}" for i in range(n)]
+        if list(frozenset(classes)) != sorted(classes):
+            return classes
+    raise AssertionError  # pragma: no cover
+
+
+def test_rows_take_a_candidates_classes_in_sorted_order_whatever_the_set_order():
+    # the training rows' order must not follow string hashing (PYTHONHASHSEED): the fitted model would vary
+    classes = _unsorted_classes()
+    texts = {"a": "it was cut here", "b": "then cut it"}
+    gold = {"a": tuple(Annotation(str(i), "a", c, (Span(7, 10),)) for i, c in enumerate(classes)), "b": ()}
+    corpus = Corpus(texts, gold)
+    prepared = prepare(MatchingSession(texts, {}), corpus, CONFIG, None)
+    w = Windows(prepared.session, CONFIG.normalization, 2)
+    counts = context_counts(prepared, corpus, str, w)
+    rows = option_rows(prepared, counts, totals_of(counts), ["b"], frozenset({"b"}), windows=w)
+    assert list(rows.classes) == sorted(classes)
+    # b's "cut" has "then" and "it" around it; a's one find (right) had "it", "was", "here": with b left
+    # out, the base rate is (1 + 0.5) / 2 = 3/4, "it" (1 of 1) smoothed (1 + 15/4) / 6 = 19/24, "then" unseen
+    lift = math.log(19 / 5) - math.log(3)
+    window = [FEATURES.index(f) for f in ("window_mean", "window_low", "window_high")]
+    for row in rows.x[:, window]:
+        assert list(row) == pytest.approx([lift / 2, 0.0, lift])
+    assert len(FEATURES) == rows.x.shape[1]
+    # a new document, as annotate --model sees it: windows made afresh (their vocabulary empty until now)
+    fresh = option_rows(
+        prepared,
+        counts,
+        totals_of(counts),
+        ["b"],
+        frozenset({"b"}),
+        windows=Windows(prepared.session, CONFIG.normalization, 2),
+    )
+    assert (fresh.x == rows.x).all()
+
+
+def test_window_terms_go_through_contexts_tsv(tmp_path):
+    meta = model_meta(CONFIG)
+    terms = [TermRow(BASE, 3, 7), TermRow(window_term("ndei"), 2, 2), TermRow(((("<", "the", "cut")), "M:1"), 0, 1)]
+    write_model(tmp_path / "m", meta, [], terms, Decision())
+    lines = (tmp_path / "m" / "contexts.tsv").read_text(encoding="utf-8").splitlines()
+    assert "@\t*\tndei\t\t2\t2" in lines and "@\t*\t\t\t3\t7" in lines
+    assert sorted(read_model(tmp_path / "m", set_key="X").terms) == sorted(terms)
+
+
+def _train(store: str, out: str, seed: str) -> bytes:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    cmd = [sys.executable, "-m", "craftrdf", "-q", "train", "--store", store, "--set", "MOP_EXT", "--out", out]
+    subprocess.run([*cmd, "--no-cache"], check=True, capture_output=True, env=env)
+    return (Path(out) / "model.json").read_bytes()
+
+
+@pytest.mark.corpus
+@pytest.mark.long("trains MOP_EXT twice in subprocesses: 1-2.5 min; the ordering itself is checked cheaply above")
+def test_a_model_is_byte_identical_whatever_the_hash_seed(corpus_store, tmp_path):
+    one = _train(str(corpus_store), str(tmp_path / "one"), "1")
+    two = _train(str(corpus_store), str(tmp_path / "two"), "2")
+    assert b'"learned"' in one
+    assert one == two
