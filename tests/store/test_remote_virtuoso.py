@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 from craftrdf import similarity_index
 from craftrdf.analysis.similarity.definition import SimilarityWarning
@@ -26,6 +26,7 @@ from craftrdf.analysis.similarity.graph import load_term_graph
 from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
 from craftrdf.core.errors import StoreError
+from craftrdf.core.vocab import CRAFT
 from craftrdf.querying.library import library, resolve_query, run_query
 from craftrdf.store.local import AnnotationStore
 from craftrdf.store.remote import RemoteStore
@@ -35,8 +36,10 @@ from tests.helpers.queries import (
     EMPTY_IN_SAMPLE,
     IRI_TAIL,
     SVALUES,
+    TINY_SET,
     check_adversarial,
     compare_library_query_ways,
+    rows_of,
     uses_functions,
 )
 from tests.helpers.virtuoso import Virtuoso, virtuoso_command, virtuoso_server
@@ -191,6 +194,16 @@ def test_a_result_cut_at_the_row_limit_is_an_error_not_a_short_answer(limited: R
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=ADVERSARIAL, tail=IRI_TAIL)
+@example(value="\x00\x80", tail="")  # found by Hypothesis: Virtuoso kept it as the text "\u0000\x80"
 def test_adversarial_values_same_results_on_virtuoso(limited: RemoteStore, value: str, tail: str) -> None:
     # quotes, braces, newlines, \u escapes, "} DROP ALL {": bound as one term, they find the one annotation
+    if "\x00" in value:
+        # Virtuoso would store it changed: the batch is refused before anything is sent
+        # the set's key and digest (the server answers 10 rows at most): a written batch changes both
+        keys = f"SELECT ?p ?o WHERE {{ GRAPH <{TINY_SET}> {{ <{TINY_SET}> ?p ?o FILTER(?p IN (<{CRAFT.key}>, <{CRAFT.digest}>)) }} }}"
+        before = rows_of(limited.query(keys))
+        with pytest.raises(StoreError, match=r"U\+0000 \(NUL\).*nothing was written"):
+            check_adversarial(limited, value, tail)
+        assert rows_of(limited.query(keys)) == before
+        return
     check_adversarial(limited, value, tail)
