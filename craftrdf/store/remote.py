@@ -33,7 +33,7 @@ from ..core.bindings import bind_values, query_form
 from ..core.errors import QueryError, StoreError
 from ..core.vocab import CRAFT
 from .local import CustomFunctions, DerivedCache, QueryAnswer, Substitutions, solutions
-from .remote_dialect import GraphLister, is_virtuoso, rewrite
+from .remote_dialect import GraphLister, is_virtuoso, rewrite, unstorable_triple
 from .remote_protocol import send_query, send_write, server_message
 from .remote_results import standard_json, truncated_at
 from .replace import nquads_file, replacement_update
@@ -283,15 +283,10 @@ class RemoteStore(SparqlReads):
         return count + len(manifest)
 
     def _refuse_unstorable(self, graph: str, nq: IO[bytes]) -> None:
-        """StoreError, before anything is sent, for a batch Virtuoso would store changed.
-
-        Virtuoso 7 keeps a literal holding U+0000 (NUL) beside a non-ASCII character as the six characters
-        ``\\u0000`` instead (measured with 7.2: ``"é\\u0000"`` reads back so); one rule for every literal
-        with the character is simpler to state than that condition.
-        """
+        """StoreError, before anything is sent, for a batch Virtuoso would store changed (``unstorable_triple``)."""
         if self.dialect != "virtuoso":
             return
-        where = _nul_triple(nq)
+        where = unstorable_triple(nq)
         if where is not None:
             raise StoreError(
                 f"batch {graph}: the literal of {where} holds U+0000 (NUL), which Virtuoso does not store as"
@@ -467,28 +462,6 @@ class RemoteStore(SparqlReads):
         if r.status_code not in (200, 204):
             raise StoreError(f"graph store {self.graph_store} refused to remove {graph} (HTTP {r.status_code})")
         return True
-
-
-def _nul_triple(nq: IO[bytes]) -> str | None:
-    """The first triple of the spooled N-Quads ``nq`` whose literal holds U+0000, as text; None if none does.
-
-    The bytes are scanned first (N-Quads writes the character as the escape ``\\u0000``, or raw), so a batch
-    without it is not parsed a second time.
-    """
-    nq.seek(0)
-    tail = b""
-    while chunk := nq.read(1 << 20):
-        window = tail + chunk
-        if b"\\u0000" in window or b"\\U00000000" in window or b"\x00" in window:
-            break
-        tail = window[-9:]
-    else:
-        return None
-    nq.seek(0)
-    for q in ox.parse(nq, ox.RdfFormat.N_QUADS):
-        if isinstance(q.object, ox.Literal) and "\x00" in q.object.value:
-            return f"{q.subject} {q.predicate}"
-    return None
 
 
 def _spool(lines: Iterable[str], out: IO[bytes]) -> int:

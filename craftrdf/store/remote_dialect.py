@@ -14,6 +14,8 @@ Measured on Debian's ``virtuoso-opensource-7`` (7.2.5.1, "Virtuoso/07.20.3229"):
   ``localuriqaserver/sparql``): a ``GRAPH ?g`` group that names no IRI (``{ ?s ?p ?o }``, the
   only kind that can match them) gets a filter leaving them out, so ``GRAPH ?g`` ranges over the
   graphs craftrdf wrote, as on any other store.
+- A literal holding U+0000 beside a character beyond ASCII is stored as the text ``\\u0000``: no
+  rewrite can help, so :func:`unstorable_triple` finds it and the remote store refuses the batch.
 
 The answers' own departures (ASK, blank nodes, booleans) are :mod:`craftrdf.store.remote_results`'.
 The rewrite runs on the text after values are bound (:func:`craftrdf.core.bindings.bind_values`);
@@ -23,6 +25,7 @@ it reads the query with the SPARQL lexer, and adds only IRIs the server itself l
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import IO
 
 import pyoxigraph as ox
 
@@ -202,3 +205,29 @@ class GraphLister:
     def forget(self) -> None:
         """Forget every list (the store's graphs changed)."""
         self._known.clear()
+
+
+def unstorable_triple(nq: IO[bytes]) -> str | None:
+    """The first triple of the N-Quads file ``nq`` that Virtuoso would store changed, as text; None if none.
+
+    That is a literal holding U+0000 (NUL): Virtuoso 7 keeps it, beside a character beyond ASCII, as the six
+    characters ``\\u0000`` (``"é\\u0000"`` reads back so). One rule for every literal with the character
+    is simpler to state than that condition.
+
+    The bytes are scanned first (N-Quads writes the character as the escape ``\\u0000``, or raw), so a batch
+    without it is not parsed a second time.
+    """
+    nq.seek(0)
+    tail = b""
+    while chunk := nq.read(1 << 20):
+        window = tail + chunk
+        if b"\\u0000" in window or b"\\U00000000" in window or b"\x00" in window:
+            break
+        tail = window[-9:]
+    else:
+        return None
+    nq.seek(0)
+    for q in ox.parse(nq, ox.RdfFormat.N_QUADS):
+        if isinstance(q.object, ox.Literal) and "\x00" in q.object.value:
+            return f"{q.subject} {q.predicate}"
+    return None
