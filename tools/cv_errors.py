@@ -18,48 +18,55 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from craftrdf.core.registry import load_registry
+from craftrdf.core.context import RunContext
 from craftrdf.matching.matcher.annotate import MatchingSession
 from craftrdf.matching.matcher.config import Synonyms, TextNormalization
 from craftrdf.matching.matcher.dictionary import Dictionary, load_dictionary
-from craftrdf.matching.training.data import read_corpus, read_set, split_documents
+from craftrdf.matching.training.data import Corpus, SetData, read_corpus, read_set, split_documents
 from craftrdf.matching.training.learn import select_learned
-from craftrdf.matching.training.select import comparer, cross_validated, select
+from craftrdf.matching.training.select import Pairs, Prepared, comparer, cross_validated, select
 from craftrdf.store.local import AnnotationStore
 
 
-def report(store: AnnotationStore, key: str, top: int) -> None:
-    """Print one set's cross-validated scores and errors."""
+def cv_pairs(store: AnnotationStore, key: str, *, verbose: bool = True) -> tuple[SetData, Corpus, Prepared, Pairs]:
+    """Train ``key`` on train+dev as ``craftrdf train`` does; its decision's out-of-fold (cross-validated) pairs."""
     t0 = time.perf_counter()
-    registry = load_registry()
+    ctx = RunContext.create()
     docs = split_documents(store, ("train", "dev"))
-    data = read_set(store, key, registry=registry)
+    data = read_set(store, key, ctx)
     corpus = read_corpus(store, data.key, docs)
     session = MatchingSession(corpus.texts, {})
     source = None
     if data.terms:
 
         def source(normalization: TextNormalization, synonyms: Synonyms) -> Dictionary:
-            return load_dictionary(store, data.ref, normalization, synonyms, registry=registry)
+            return load_dictionary(store, data.ref, normalization, synonyms, ctx)
 
     sel, prepared = select(session, corpus, data, source)
     learned = select_learned(prepared, corpus, data, sel)
-    print(f"== {key}: {len(docs)} documents, {corpus.annotations} gold, {time.perf_counter() - t0:.0f} s")
-    print(f"configuration {sel.config.label()}; decision {sel.decision}; rules {sel.rules.label()}")
-    print(f"threshold decision: cv SER {sel.cv_ser:.4f} exact tp/fp/fn {sel.cv_exact[1:]}")
-    for config, decision, rules, err in sel.tried[:8]:
-        print(f"  exact error {err:.4f}: {config.stemmer} {config.caseMatch} {decision} {rules.label()}")
-    if learned is not None:
-        print(
-            f"learned decision: cv SER {learned.cv_ser:.4f} exact tp/fp/fn {learned.cv_exact[1:]}"
-            f" C={learned.learned.strength} t={learned.learned.threshold} window {learned.learned.span}"
-            f" chosen={learned.chosen}; cv SER per window span {learned.spans}"
-        )
-    compare = comparer(data.key)
+    if verbose:
+        print(f"== {key}: {len(docs)} documents, {corpus.annotations} gold, {time.perf_counter() - t0:.0f} s")
+        print(f"configuration {sel.config.label()}; decision {sel.decision}; rules {sel.rules.label()}")
+        print(f"threshold decision: cv SER {sel.cv_ser:.4f} exact tp/fp/fn {sel.cv_exact[1:]}")
+        for config, decision, rules, err in sel.tried[:8]:
+            print(f"  exact error {err:.4f}: {config.stemmer} {config.caseMatch} {decision} {rules.label()}")
+        if learned is not None:
+            print(
+                f"learned decision: cv SER {learned.cv_ser:.4f} exact tp/fp/fn {learned.cv_exact[1:]}"
+                f" C={learned.learned.strength} t={learned.learned.threshold} window {learned.learned.span}"
+                f" chosen={learned.chosen}; cv SER per window span {learned.spans}"
+            )
     if learned is not None and learned.chosen:
-        pairs = {d: [(s, c) for s, c, _ in kept] for d, kept in learned.cv_scored.items()}
+        pairs: Pairs = {d: [(s, c) for s, c, _ in kept] for d, kept in learned.cv_scored.items()}
     else:
         pairs = cross_validated(prepared, corpus, sel.decision, sel.rules)
+    return data, corpus, prepared, pairs
+
+
+def report(store: AnnotationStore, key: str, top: int) -> None:
+    """Print one set's cross-validated scores and errors."""
+    data, corpus, prepared, pairs = cv_pairs(store, key)
+    compare = comparer(data.key)
     fp: Counter[tuple[str, str]] = Counter()
     fn: Counter[tuple[str, str]] = Counter()
     for doc, anns in corpus.gold.items():
