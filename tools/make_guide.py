@@ -246,7 +246,10 @@ def run_cells(cells: list[str], cwd: Path) -> list[str]:
     try:
         for cell in cells:
             tree = ast.parse(cell)
-            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            end = tree.body[-1] if tree.body else None
+            last = end if isinstance(end, ast.Expr) else None
+            if last is not None:
+                tree.body.pop()
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -293,10 +296,10 @@ def guide(cwd: Path) -> str:
         "",
     ]
     # the cells are written as ruff formats them: `ruff format` checks Python blocks in Markdown too
-    for (prose, cell), out in zip(NOTEBOOK, run_cells([c for _, c in NOTEBOOK], cwd)):
+    for (prose, cell), printed in zip(NOTEBOOK, run_cells([c for _, c in NOTEBOOK], cwd)):
         parts += [prose, "", "```python", cell, "```", ""]
-        if out:
-            parts += ["```text", out, "```", ""]
+        if printed:
+            parts += ["```text", printed, "```", ""]
     parts += [
         "## More",
         "",
