@@ -6,8 +6,8 @@ them); :func:`evaluate_sets` pairs the sets and documents and scores them with t
 scorer (:mod:`.official`, over each set's graph passed in) and the criteria of
 :mod:`.criteria`; :func:`write_report` writes ``<key>_results.tsv``, ``<key>_criteria.tsv`` and
 ``summary.json``, and :func:`format_table` the terminal table, all from one
-:class:`~.scores.Scores` per document and set (the TSV its official rates, the others its
-float values). :func:`evaluate_store` wires these to a store (each set's official
+:class:`~.scores.Scores` per document and set (the TSV and the table its official rates,
+summary.json its float values, unrounded). :func:`evaluate_store` wires these to a store (each set's official
 graph, :func:`~.official_graph.set_scorers`).
 """
 
@@ -38,7 +38,7 @@ from .criteria import (
 from .inputs import Side, check_against_texts, load_side, set_keys
 from .official import Boundary, official_class, official_row, score_official
 from .official_graph import OfficialWang, official_related, set_scorers
-from .scores import Scores, total
+from .scores import Scores, total, written
 
 logger = logging.getLogger(__name__)
 
@@ -233,14 +233,14 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
     """Write ``<key>_results.tsv`` and ``<key>_criteria.tsv`` per set and ``summary.json``; the paths."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
+    paths = []
     sets: dict[str, object] = {}
     summary: dict[str, object] = {"boundary": boundary, "sets": sets}
     for r in reports:
         lines = [RESULTS_HEADER] + [official_row(d, s) for d, s in r.documents] + [official_row("TOTAL", r.total)]
         p = out / f"{r.key}_results.tsv"
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        written.append(p)
+        paths.append(p)
         lines = ["#criterion\tclasses\ttrue-positives\tref-count\tprediction-count\tprecision\trecall\tF1-score"]
         lines += [
             f"{c.criterion}\t{c.classes}\t{c.tp}\t{c.ref_count}\t{c.pred_count}\t{_num(c.precision)}\t"
@@ -249,7 +249,7 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
         ]
         p = out / f"{r.key}_criteria.tsv"
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        written.append(p)
+        paths.append(p)
         sets[r.key] = {
             "total": _scores_json(r.total),
             "documents": {d: _scores_json(s) for d, s in r.documents},
@@ -281,18 +281,23 @@ def write_report(reports: Iterable[SetReport], out: str | Path, *, boundary: str
         }
     p = out / "summary.json"
     p.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    written.append(p)
-    return written
+    paths.append(p)
+    return paths
 
 
 def format_table(reports: Iterable[SetReport]) -> str:
-    """A short terminal table: one line per set with its totals (the float values, :mod:`.scores`)."""
+    """A short terminal table: one line per set with its totals, the numbers its TSV's TOTAL row has.
+
+    M to 2 decimals, the rates to 4, rounded half-up from the official values (:attr:`.Scores.rates`):
+    the float values rounded by Python's formatting could differ from the TSV in the fourth decimal
+    (3/20,000 = 0.00015 prints as 0.0001 from a float, 0.0002 half-up).
+    """
     lines = [f"{'set':<14}{'docs':>5}{'ref':>7}{'pred':>7}{'M':>9}{'SER':>8}{'P':>8}{'R':>8}{'F1':>8}"]
     for r in reports:
-        t = r.total
+        t, rates = r.total, r.total.rates
         lines.append(
-            f"{r.key:<14}{len(r.documents):>5}{t.ref_count:>7}{t.pred_count:>7}{t.matches:>9.2f}"
-            f"{t.ser:>8.4f}{t.precision:>8.4f}{t.recall:>8.4f}{t.f1:>8.4f}"
+            f"{r.key:<14}{len(r.documents):>5}{t.ref_count:>7}{t.pred_count:>7}{written(t.exact, 2)!s:>9}"
+            + "".join(f"{written(v)!s:>8}" for v in (rates.ser, rates.precision, rates.recall, rates.f1))
         )
     return "\n".join(lines) + "\n"
 

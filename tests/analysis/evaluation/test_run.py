@@ -5,16 +5,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from decimal import Decimal
 
 import pytest
 
 from craftrdf.analysis.evaluation.inputs import load_directory
+from craftrdf.analysis.evaluation.official import official_row
 from craftrdf.analysis.evaluation.run import (
     RESULTS_HEADER,
+    SetReport,
     evaluate_sets,
+    format_table,
     parse_criteria,
     write_report,
 )
+from craftrdf.analysis.evaluation.scores import Scores
 from craftrdf.core.errors import ConfigError
 from tests.helpers.scoring import exact_scorers
 
@@ -290,3 +295,14 @@ def test_cli_bad_predictions_are_one_line_and_write_nothing(sample_store_dir, tm
     assert r.stderr.count("\n") == 1 and "set UBERON_EXT: 1 annotation(s) whose text column differs" in r.stderr
     summary = json.loads((out / "summary.json").read_text())["sets"]["UBERON_EXT"]
     assert (summary["text_mismatches"], summary["total"]["pred_count"]) == (1, 2)
+
+
+def test_the_terminal_table_prints_the_tsv_s_numbers():
+    # 20,000 gold, all matched, 3 insertions: SER = 3/20,000 = 0.00015 exactly, which the official scorer
+    # writes half-up as 0.0002; P = 20,000/20,003 = 0.99985002..., R = F1's other half = 1
+    s = Scores(20000.0, 3, 0, 20000, 20003, Decimal(20000))
+    report = SetReport("GO_MF", (("1", s),), s, ())
+    row = format_table([report]).splitlines()[1].split()
+    assert row == ["GO_MF", "1", "20000", "20003", "20000.00", "0.0002", "0.9999", "1.0000", "0.9999"]
+    # the TOTAL row of the TSV has the same rates in its last four columns
+    assert official_row("TOTAL", s).split("\t")[-4:] == row[-4:]
