@@ -1,15 +1,16 @@
 """The :class:`~craftrdf.ontology.model.OntologyModel` of a store's ontology graph, read once and cached.
 
-Two library queries, both bound to one ontology graph (or over every ontology graph of the
-store, merged): ``similarity-graph`` reads the structure (classes, labels, deprecation,
+Three reads, each a library query: ``similarity-graph``, bound to one ontology graph (or over
+every ontology graph of the store, merged), reads the structure (classes, labels, deprecation,
 extension classes' logical definitions, the relations graph's edges, the edges a current
-``craftrdf classify`` inferred, the parallel extension classes), ``ontology-names`` the
-synonyms and text definitions, on first use only; the told axioms (``subclass_of``,
-``equivalents``) are read on first use, per graph, by the OWL reader
-(:func:`~craftrdf.ontology.owlread.read_told_axioms`, cached on its own: :func:`told_axioms`,
-which the official scorer's store graph projects too). Both results are cached per store and
-ontology name in a :class:`~craftrdf.ontology.cache.SimilarityCache` (by default the
-process-wide one), which forgets a store's entries when its batches change.
+``craftrdf classify`` inferred, the parallel extension classes) when the model is made; the
+names (:func:`ontology_names`: ``ontology-names``, one query per graph) and the told axioms
+(:func:`told_axioms`: the OWL reader's ``ontology-axioms``, one per graph) on first use. The
+names and the told axioms are each read once per store and graph and shared: the dictionary
+matcher's terms are made from the same names (:func:`~craftrdf.matching.matcher.dictionary.fetch_terms`),
+the official scorer's store graph from the same told axioms. Everything is cached per store in
+a :class:`~craftrdf.ontology.cache.SimilarityCache` (by default on the store object itself),
+which forgets a store's entries when its batches change.
 
 Merging (``ontology=None``): a class present in several graphs is one class with the union
 of its edges; its label is the first one read.
@@ -18,7 +19,9 @@ of its edges; its label is the first one read.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
 
 import pyoxigraph as ox
 
@@ -27,7 +30,7 @@ from ..core.curie import CurieMap
 from ..core.errors import ConfigError, QueryError
 from ..core.iris import ontology_graph
 from ..core.model import SYNONYM_SCOPES, Synonym
-from ..core.vocab import CRAFT, OBO, OBOINOWL, OWL, RDF, RDFS
+from ..core.vocab import CRAFT, OWL, RDF, RDFS
 from ..querying.library import library
 from ..querying.sets import resolve_ontology
 from ..store.local import ReadableStore
@@ -37,11 +40,15 @@ from .owlread import ToldAxioms, read_told_axioms
 
 logger = logging.getLogger(__name__)
 
-#: The library query that reads a model's structure, and the one that reads its names.
+#: The library query that reads a model's structure, and the one that reads a graph's names.
 STRUCTURE_QUERY = "similarity-graph"
 NAMES_QUERY = "ontology-names"
+DEFINITIONS_QUERY = "ontology-definitions"
+#: The kinds of ``ontology-names`` rows that carry a name: a label, then the synonym scopes.
+NAME_KINDS = ("LABEL", *SYNONYM_SCOPES.values())
 
 _REF = "https://w3id.org/craftrdf/ref/"
+_Read = TypeVar("_Read")
 
 
 def read_store_model(
@@ -131,26 +138,112 @@ def _read(store: ReadableStore, ontology: str | None, curies: CurieMap, cache: S
         parallel={p: b for p, b in parallel.items() if p not in classes},
         deprecated=frozenset(deprecated),
         curies=curies,
-        names_loader=lambda: _names(store, ontology, curie),
+        names_loader=lambda: _names(store, ontology, curie, cache),
         axioms_loader=lambda: _axioms(store, ontology, curie, cache),
     )
 
 
-def _names(store: ReadableStore, ontology: str | None, curie: Callable[[str], str]) -> Names:
-    """Synonyms (sorted by scope, then text: a store keeps no order), text definitions and namespaces by class."""
-    synonyms: dict[str, list[Synonym]] = {}
+@dataclass(frozen=True, slots=True)
+class GraphNames:
+    """The names of one ontology graph's classes by class IRI, as ``ontology-names`` reads them.
+
+    ``classes`` are the declared classes, ``deprecated`` the obsolete ones; ``values[kind][iri]``
+    every value of a class of that kind (``LABEL``, ``EXACT``, ``BROAD``, ``NARROW``, ``RELATED``,
+    ``NAMESPACE``), in the order the store gave them. Made by :func:`ontology_names`.
+    """
+
+    graph: str
+    classes: frozenset[str]
+    deprecated: frozenset[str]
+    values: Mapping[str, Mapping[str, tuple[str, ...]]]
+
+    def of(self, kind: str) -> Mapping[str, tuple[str, ...]]:
+        """The values of ``kind`` by class IRI (empty when the graph has none)."""
+        return self.values.get(kind, {})
+
+
+def _per_graph(
+    store: ReadableStore,
+    name: str,
+    cache: SimilarityCache | None,
+    kind: type[_Read],
+    read: Callable[[ReadableStore, str], _Read],
+) -> _Read:
+    """``read(store, graph IRI)`` for ontology graph ``name`` (or its IRI), cached per store, graph and kind."""
+    graph = name if name.startswith(("http://", "https://")) else ontology_graph(name)
+    entries = cache.entries(store) if cache is not None else {}
+    hit = entries.get((kind.__name__, graph))
+    if not isinstance(hit, kind):
+        hit = entries[(kind.__name__, graph)] = read(store, graph)
+    return hit
+
+
+def ontology_names(store: ReadableStore, name: str, cache: SimilarityCache | None = DEFAULT_CACHE) -> GraphNames:
+    """The names of ontology graph ``name`` (``UBERON+extensions``) or its IRI, read once per store.
+
+    Cached per store and graph like the model (``cache=None`` reads afresh): the model's synonyms,
+    definitions and namespaces and the matcher's dictionary terms share the read.
+    """
+    return _per_graph(store, name, cache, GraphNames, _read_names)
+
+
+def _graph_rows(store: ReadableStore, name: str, graph: str) -> ox.QuerySolutions:
+    """Library query ``name`` on the one graph ``graph`` (the dataset restricted to it)."""
+    try:
+        solutions = store.query(library()[name].text, named_graphs=[graph])
+    except (SyntaxError, RuntimeError) as exc:  # pragma: no cover - the queries are tested
+        raise QueryError(f"query {name} failed: {exc}") from None
+    assert isinstance(solutions, ox.QuerySolutions)
+    return solutions
+
+
+def _read_names(store: ReadableStore, graph: str) -> GraphNames:
+    classes: set[str] = set()
+    deprecated: set[str] = set()
+    values: dict[str, dict[str, list[str]]] = {}
+    for cls, kind, value in _graph_rows(store, NAMES_QUERY, graph):
+        if kind.value == "CLASS":
+            classes.add(cls.value)
+        elif kind.value == "DEPRECATED":
+            deprecated.add(cls.value)
+        else:
+            values.setdefault(kind.value, {}).setdefault(cls.value, []).append(value.value)
+    frozen = {k: {c: tuple(v) for c, v in by_class.items()} for k, by_class in values.items()}
+    return GraphNames(graph, frozenset(classes), frozenset(deprecated), frozen)
+
+
+def _graph_names(store: ReadableStore, ontology: str | None) -> list[str]:
+    """``[ontology]``, or every ontology graph's name of the store (sorted) for ``None``."""
+    if ontology:
+        return [ontology]
+    prefix = ontology_graph("")
+    return [g[len(prefix) :] for g in sorted(store.batches()) if g.startswith(prefix)]
+
+
+def _names(
+    store: ReadableStore, ontology: str | None, curie: Callable[[str], str], cache: SimilarityCache | None
+) -> Names:
+    """Synonyms (sorted by scope, then text: a store keeps no order), text definitions and namespaces by class.
+
+    Of each graph's declared classes (:func:`ontology_names`, and ``ontology-definitions`` for the
+    definitions), merged over graphs in name order.
+    """
+    synonyms: dict[str, set[Synonym]] = {}
     definitions: dict[str, str] = {}
     namespaces: dict[str, str] = {}
-    for _graph, child_t, rel_t, value_t in _solutions(store, NAMES_QUERY, ontology):
-        child, rel = curie(child_t.value), rel_t.value
-        if rel == OBO.definition:
-            definitions.setdefault(child, value_t.value)
-        elif rel == OBOINOWL.hasOBONamespace:
-            namespaces.setdefault(child, value_t.value)
-        else:
-            synonyms.setdefault(child, []).append(Synonym(value_t.value, SYNONYM_SCOPES[rel]))
+    for name in _graph_names(store, ontology):
+        names = ontology_names(store, name, cache)
+        for scope in SYNONYM_SCOPES.values():
+            for iri, texts in names.of(scope).items():
+                if iri in names.classes:
+                    synonyms.setdefault(curie(iri), set()).update(Synonym(t, scope) for t in texts)
+        for iri, texts in names.of("NAMESPACE").items():
+            if iri in names.classes:
+                namespaces.setdefault(curie(iri), texts[0])
+        for cls, text in _graph_rows(store, DEFINITIONS_QUERY, names.graph):
+            definitions.setdefault(curie(cls.value), text.value)
     order = {s: i for i, s in enumerate(SYNONYM_SCOPES.values())}
-    out = {c: tuple(sorted(set(ss), key=lambda s: (order[s.scope], s.text))) for c, ss in synonyms.items()}
+    out = {c: tuple(sorted(ss, key=lambda s: (order[s.scope], s.text))) for c, ss in synonyms.items()}
     return out, definitions, namespaces
 
 
@@ -160,20 +253,14 @@ def told_axioms(store: ReadableStore, name: str, cache: SimilarityCache | None =
     Cached per store and graph like the model (``cache=None`` reads afresh): the model's told
     axioms and the official scorer's graph of one store share the read.
     """
-    graph = name if name.startswith(("http://", "https://")) else ontology_graph(name)
-    entries = cache.entries(store) if cache is not None else {}
-    hit = entries.get(("axioms", graph))
-    if not isinstance(hit, ToldAxioms):
-        hit = entries[("axioms", graph)] = read_told_axioms(store, graph)
-    return hit
+    return _per_graph(store, name, cache, ToldAxioms, read_told_axioms)
 
 
 def _axioms(
     store: ReadableStore, ontology: str | None, curie: Callable[[str], str], cache: SimilarityCache | None
 ) -> Axioms:
     """Told superclasses and equivalents by class, from each graph's OWL axioms (:func:`told_axioms`)."""
-    prefix = ontology_graph("")
-    names = [ontology] if ontology else [g[len(prefix) :] for g in sorted(store.batches()) if g.startswith(prefix)]
+    names = _graph_names(store, ontology)
     subclass_of: dict[str, list[Expr]] = {}
     equivalents: dict[str, list[Expr]] = {}
     for name in names:

@@ -33,7 +33,6 @@ LIBRARY_PARAMS: dict[str, dict[str, str]] = {
     "export-documents": {"setGraph": SET_GRAPH, "doc": DOC},
     "export-set-annotations": {"setGraph": SET_GRAPH, "doc": DOC},
     "export-sets": {"setGraph": SET_GRAPH},
-    "matcher-names": {"set": "CL_EXT"},
     "matcher-subtree": {"set": "UBERON_EXT", "root": "UBERON:0000955"},
     "missing-classes": {"set": "SO_EXT"},
     "nested-pairs": {"document": "11319941"},
@@ -351,7 +350,7 @@ def check_adversarial(remote: object, value: str, tail: str) -> dict[str, list[o
 BOUND_END = {"matcher-subtree": "root"}
 #: Library queries run on a dataset of named graphs, as their callers run them (``named_graphs``): unrestricted,
 #: ``ontology-axioms`` would read every graph of the server, Virtuoso's own system graphs included.
-DATASET = {"ontology-axioms": [UBERON]}
+DATASET = {"ontology-axioms": [UBERON], "ontology-names": [UBERON], "ontology-definitions": [UBERON]}
 
 
 def compare_library_query(

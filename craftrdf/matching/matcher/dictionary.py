@@ -3,9 +3,10 @@
 Two levels:
 
 1. **Terms** (:class:`DictionaryTerm`): every name of every class of a set's ontology
-   with its scope (``LABEL``, ``EXACT``, ``BROAD``, ``NARROW``, ``RELATED``), read with the
-   library query ``matcher-names`` and filtered as the module registry says:
-   obsolete classes out (in the query), class-id prefixes outside ``keep_prefixes`` out
+   with its scope (``LABEL``, ``EXACT``, ``BROAD``, ``NARROW``, ``RELATED``), made from the
+   ontology graph's names (:func:`~craftrdf.ontology.store_model.ontology_names`, the read the
+   ontology model's synonyms share) and filtered as the module registry says:
+   obsolete classes out, class-id prefixes outside ``keep_prefixes`` out
    (extension classes, whose prefixes end in ``_EXT``, always in), classes outside the
    module's OBO ``namespace`` out (extension classes exempt), and every class under an
    ``exclude_subtrees`` root out (query ``matcher-subtree``). Terms depend on the store's
@@ -42,6 +43,7 @@ from ...core.context import RunContext
 from ...core.curie import CurieMap
 from ...core.errors import ConfigError
 from ...core.registry import ModuleSpec, Registry
+from ...ontology.store_model import NAME_KINDS, ontology_names
 from ...querying.library import resolve_query
 from ...querying.sets import SetRef
 from ...store.local import ReadableStore, solutions
@@ -163,24 +165,19 @@ def fetch_terms(store: ReadableStore, ref: SetRef, ctx: RunContext) -> list[Dict
     ``ctx`` gives the registry (the module's filters) and the CURIE map.
     """
     registry, curies = ctx.registry, ctx.curies
-    ref.require_ontology()
+    graph = ref.require_ontology()
     key = ref.key
     module = _module(ref, registry)
-    query = resolve_query("matcher-names").text
-    classes: set[str] = set()
-    namespaces: dict[str, str] = {}
-    names: list[tuple[str, str, str]] = []
-    for row in solutions(store.query(query, substitutions={"set": ox.Literal(key)})):
-        cls, kind, value = row[1], row[2], row[3]
-        if not isinstance(cls, ox.NamedNode) or kind is None or value is None:
-            continue
-        kind, value = kind.value, value.value
-        if kind == "CLASS":
-            classes.add(cls.value)
-        elif kind == "NAMESPACE":
-            namespaces[cls.value] = value
-        elif value.strip():
-            names.append((cls.value, value, kind))
+    read = ontology_names(store, graph)
+    classes = read.classes - read.deprecated
+    namespaces = {iri: values[-1] for iri, values in read.of("NAMESPACE").items()}
+    names = [
+        (iri, value, kind)
+        for kind in NAME_KINDS
+        for iri, values in read.of(kind).items()
+        for value in values
+        if value.strip()
+    ]
     excluded = _excluded(store, key, module, curies) if module else set()
     keep_prefixes = set(module.keep_prefixes) if module else set()
     namespace = module.namespace if module else None
@@ -200,7 +197,7 @@ def fetch_terms(store: ReadableStore, ref: SetRef, ctx: RunContext) -> list[Dict
 
 def _keep(
     cls_iri: str,
-    classes: set[str],
+    classes: frozenset[str],
     namespaces: Mapping[str, str],
     excluded: set[str],
     keep_prefixes: set[str],

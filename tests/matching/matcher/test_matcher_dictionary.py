@@ -168,3 +168,58 @@ def test_a_damaged_cache_file_is_rebuilt(store, tmp_path):
     (tmp_path / f"terms-{digest}.json").write_text("{not json", encoding="utf-8")
     again, _ = load_terms(store, resolve_set(store, "UBERON_EXT"), RunContext(REGISTRY, cache_dir=tmp_path))
     assert again == terms
+
+
+class _CountingStore:
+    """A store that counts the queries it is asked, by text; everything else is the wrapped store's."""
+
+    def __init__(self, store: AnnotationStore) -> None:
+        self._store = store
+        self.asked: list[str] = []
+
+    def query(self, sparql: str, **kwargs: object) -> object:
+        self.asked.append(sparql)
+        return self._store.query(sparql, **kwargs)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+
+def test_the_terms_and_the_model_s_synonyms_are_one_read_of_the_ontology_s_names():
+    from craftrdf.building.loader import load_files
+    from craftrdf.ontology.store_model import read_store_model
+    from craftrdf.querying.library import library
+    from craftrdf.querying.sets import SetRef
+    from tests.helpers.corpus import DATA
+
+    inner = AnnotationStore.memory()
+    load_files(inner, [DATA / "obo" / "valid.obo"])
+    store = _CountingStore(inner)
+    ref = SetRef("FIX", set_iri("FIX"), ontology=ontology_graph("valid"))  # no module: no registry filter
+    terms = fetch_terms(store, ref, RunContext.create())  # type: ignore[arg-type]
+    synonyms = read_store_model(store, "valid").synonyms  # type: ignore[arg-type]
+    # one query read synonyms for both (before, the matcher's own query and the model's each did)
+    assert [q for q in store.asked if "hasExactSynonym" in q] == [library()["ontology-names"].text]
+    # valid.obo by hand: the names of its classes but the obsolete FIX:0000009
+    labels = {
+        ("FIX:0000001", "anatomical thing"),
+        ("FIX:0000002", "organ"),
+        ("FIX:0000003", "body"),
+        ("FIX:0000004", "tissue"),
+        ("FIX_EXT:organ_or_tissue", "organ or tissue"),
+        ("FIX_EXT:double_quoted", "doubly quoted definition"),
+        ("FIX_EXT:inner_quote", "unescaped inner quote"),
+    }
+    thing = {
+        ("exact thing", "EXACT"),
+        ("broad thing", "BROAD"),
+        ("narrow thing", "NARROW"),
+        ("related thing", "RELATED"),
+        ("old style exact", "EXACT"),
+    }
+    assert {(t.class_id, t.name, t.scope) for t in terms} == (
+        {(c, n, "LABEL") for c, n in labels}
+        | {("FIX:0000001", n, s) for n, s in thing}
+        | {("FIX:0000004", "tissue-like", "RELATED")}
+    )
+    assert {(s.text, s.scope) for s in synonyms["FIX:0000001"]} == thing
