@@ -253,8 +253,16 @@ def read_told_axioms(store: ReadableStore, name: str) -> ToldAxioms:
 
 
 def _exprs(g: _Graph, nodes: list[object]) -> tuple[Expr, ...]:
-    found = (g.expr(n) for n in nodes)
-    return tuple(e for e in found if e is not None)
+    """The class expressions of ``nodes``: named classes in the store's order, then the others sorted.
+
+    An anonymous expression is a blank node, whose place in a scan changes from one build to the
+    next; sorted by its text, what is written from it (OBO ``relationship:`` lines) is the same for
+    the same ontology every time.
+    """
+    found = [e for e in (g.expr(n) for n in nodes) if e is not None]
+    return tuple(
+        [e for e in found if isinstance(e, str)] + sorted((e for e in found if not isinstance(e, str)), key=repr)
+    )
 
 
 #: Annotation predicates kept in :attr:`ClassAxioms.values`.

@@ -186,6 +186,21 @@ def test_union_and_intersection_lines_and_what_obo_cannot_say(tmp_path: Path) ->
     assert 'def: "(AX:manus or AX:pes) and part_of some NCBITaxon:Mammalia" []' in text
 
 
+def test_relationship_lines_are_the_same_whatever_the_store_s_blank_nodes(tmp_path: Path) -> None:
+    # valid.obo's FIX:0000002 has three relationships, each a restriction (a blank node in the store, named
+    # anew by every load); exported from six loads, the lines are in one order: by relation IRI,
+    # .../obo/BFO_0000050 (part_of) < .../obo/BFO_0000051 < .../obo/fix#connected_to
+    texts = set()
+    for i in range(6):
+        (tmp_path / str(i)).mkdir()
+        exported, _ = export(VALID, tmp_path / str(i))
+        stanza = exported.read_text(encoding="utf-8").split("id: FIX:0000002\n")[1].split("\n\n")[0]
+        texts.add(tuple(line for line in stanza.splitlines() if line.startswith("relationship:")))
+    (lines,) = texts
+    assert [line.split()[2] for line in lines] == ["FIX:0000003", "FIX:0000004", "FIX:0000003"]
+    assert "part_of" in lines[0] and "connected_to" in lines[2]
+
+
 def test_escaping() -> None:
     # OBO 1.4 section 2.1: backslash escapes; quoted strings escape quote, backslash, newline
     assert escape_quoted('a "b" \\ c\nd') == 'a \\"b\\" \\\\ c\\nd'
