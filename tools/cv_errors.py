@@ -27,6 +27,8 @@ from craftrdf.matching.training.learn import select_learned
 from craftrdf.matching.training.select import Pairs, Prepared, comparer, cross_validated, select
 from craftrdf.store.local import AnnotationStore
 
+TOP_TRIED = 8
+
 
 def cv_pairs(store: AnnotationStore, key: str, *, verbose: bool = True) -> tuple[SetData, Corpus, Prepared, Pairs]:
     """Train ``key`` on train+dev as ``craftrdf train`` does; its decision's out-of-fold (cross-validated) pairs."""
@@ -48,7 +50,7 @@ def cv_pairs(store: AnnotationStore, key: str, *, verbose: bool = True) -> tuple
         print(f"== {key}: {len(docs)} documents, {corpus.annotations} gold, {time.perf_counter() - t0:.0f} s")
         print(f"configuration {sel.config.label()}; decision {sel.decision}; rules {sel.rules.label()}")
         print(f"threshold decision: cv SER {sel.cv_ser:.4f} exact tp/fp/fn {sel.cv_exact[1:]}")
-        for config, decision, rules, err in sel.tried[:8]:
+        for config, decision, rules, err in sel.tried[:TOP_TRIED]:
             print(f"  exact error {err:.4f}: {config.stemmer} {config.caseMatch} {decision} {rules.label()}")
         if learned is not None:
             print(

@@ -100,7 +100,12 @@ class Model:
     def rules(self) -> Rules:
         """The rules selected."""
         r = self.meta["rules"]
-        return Rules(bool(r["abbreviations"]), bool(r["coordination"]), bool(r.get("families", False)))
+        return Rules(
+            bool(r["abbreviations"]),
+            bool(r["coordination"]),
+            bool(r.get("families", False)),
+            bool(r.get("parentheses", False)),
+        )
 
     @property
     def learned(self) -> Learned | None:

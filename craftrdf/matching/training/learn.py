@@ -39,7 +39,7 @@ from ...core.model import Annotation, Span
 from .data import Corpus, SetData
 from .engine import Candidate, Term, add_counts, count_terms, resolve
 from .features import FEATURES, Rows, option_rows
-from .rules import RuleContext, Rules, apply_rules
+from .rules import RuleContext, Rules, apply_rules, crosses_parenthesis
 from .select import (
     ExactGold,
     FoldView,
@@ -212,7 +212,8 @@ def with_rules(
     """The rules applied after the learned choices (with the selected threshold decision, as today); confidences kept.
 
     An annotation a rule adds takes the confidence of the kept annotation that licensed it: for an
-    abbreviation, the long form's; for an elided head, the highest of its document's class.
+    abbreviation, the long form's; for an elided head, the highest of its document's class; for a
+    part split at a parenthesis (and its long form), the annotation split.
     """
     prepared = view.prepared
     normalization = prepared.config.normalization
@@ -221,9 +222,9 @@ def with_rules(
     for doc in view.documents:
         chosen = list(kept.get(doc, ()))
         conf = {(tuple(c.spans), cls): v for c, cls, v in chosen}
-        if rules.abbreviations or rules.coordination:
+        if rules.rewrites:
             normalized = prepared.session.normalized(doc, normalization)
-            sf = prepared.short_forms(doc) if rules.abbreviations else ()
+            sf = prepared.short_forms(doc) if rules.abbreviations or rules.parentheses else ()
             ctx = RuleContext(doc, normalized, normalizer, view.stats, view.classes_of, selection_decision, sf)
             pairs = apply_rules(ctx, chosen, rules)
             by_end = {c.end: v for c, _, v in chosen}
@@ -236,6 +237,8 @@ def with_rules(
                 hit = conf.get((tuple(spans), cls))
                 if hit is None:
                     end = long_end.get((spans[0].start, spans[-1].end))
+                    if end is None and rules.parentheses and crosses_parenthesis(normalized.tokenized.text, spans):
+                        end = spans[-1].end
                     hit = by_end.get(end, 0.0) if end is not None else by_class.get(cls, 0.0)
                 out[doc].append((tuple(spans), cls, hit))
         else:

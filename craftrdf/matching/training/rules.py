@@ -1,21 +1,30 @@
-"""Rules applied after the decisions: abbreviations defined in the text, coordinated elided heads.
+"""Rules applied after the decisions: abbreviations defined in the text, coordinated elided heads, parentheses.
 
 **Abbreviations** (:mod:`.abbreviations`, Schwartz & Hearst 2003): when a kept
-annotation ends where a defined long form ends ("retinal pigment epithelium (RPE)"),
+annotation is a defined long form, whole ("retinal pigment epithelium (RPE)"),
 every later whole-word occurrence of the short form in the document, the one in the
 parentheses included, takes its class (unless it overlaps a longer kept annotation, or
-the short form's own term was mostly wrong in training); when no kept annotation ends
-there, the long form is not of this set and the short form's matches are dropped.
+the short form's own term was mostly wrong in training); when no kept annotation is the
+long form, the short form's matches are dropped.
 
 **Coordination** (elided heads): "left and right ventricles", "T and B cells". When a
 kept annotation "Y H" (its first token Y, the rest H) follows "X and", "X or" or "X, Z
 and", and the dictionary names "X H" (one allowed class passing the decision), "X H"
 is annotated discontinuously: X's span and H's span, as CRAFT's annotators did.
+
+**Parentheses**: tokens are runs of letters and digits, so a dictionary name "ES cells"
+matches "ES) cells" in "embryonic stem (ES) cells". CRAFT's annotators never let a span
+cross a parenthesis there: they wrote "ES ... cells" and "embryonic stem ... cells", two
+discontinuous annotations of one class. A kept annotation whose text has a parenthesis
+between two of its tokens is split there; when its first part is the short form of the
+definition just before ("embryonic stem (ES)", Schwartz & Hearst), the long form with
+the same head is annotated too.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -28,16 +37,23 @@ from .engine import Candidate, Decision, Key, Term
 _CONJ = frozenset({"and", "or"})
 _GAP_LIST = re.compile(r"\s*,\s*")
 _GAP_SPACE = re.compile(r"\s+")
+_PAREN = re.compile(r"[()\[\]]")
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """Which rules run: abbreviations (Schwartz & Hearst 2003), coordination (elided heads), and
-    whether word-family candidates (:mod:`.family`) are decided at all."""
+    """Which rules run: abbreviations (Schwartz & Hearst 2003), coordination (elided heads), whether
+    word-family candidates (:mod:`.family`) are decided at all, and parentheses (split at them)."""
 
     abbreviations: bool = False
     coordination: bool = False
     families: bool = False
+    parentheses: bool = False
+
+    @property
+    def rewrites(self) -> bool:
+        """Whether any rule changes or adds annotations after the decision (all but ``families``)."""
+        return self.abbreviations or self.coordination or self.parentheses
 
     def label(self) -> str:
         """``abbreviations+coordination``, ``none``..."""
@@ -47,6 +63,7 @@ class Rules:
                 ("abbreviations", self.abbreviations),
                 ("coordination", self.coordination),
                 ("families", self.families),
+                ("parentheses", self.parentheses),
             )
             if v
         ]
@@ -136,6 +153,8 @@ def apply_rules(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]], 
     out: list[Pair] = [(c.spans, cls) for c, cls, _ in kept]
     if rules.coordination:
         out += _coordination(ctx, kept)
+    if rules.parentheses:
+        out = _parentheses(ctx, out)
     if rules.abbreviations:
         out = _abbreviations(ctx, out)
     return out
@@ -154,7 +173,9 @@ def _abbreviations(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
     taken = sorted(out)
     for d in ctx.short_forms:
         hit = ends.get(d.long_end)
-        cls = hit[1] if hit is not None and hit[0][0].start >= d.long_start else None
+        # the whole long form, not its head: "starburst amacrine cells (SACs)" kept as "amacrine
+        # cells" would make every SAC an amacrine cell, which annotators did not write
+        cls = hit[1] if hit is not None and hit[0][0].start == d.long_start else None
         if cls is not None:
             tp, n = ctx.stats((d.key, cls))
             if n >= 2 and ctx.decision.estimate(tp, n) < ctx.decision.threshold:
@@ -168,6 +189,41 @@ def _abbreviations(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
                 bisect.insort(taken, (s, e))
                 out[(s, e)] = ((Span(s, e),), cls)
     return list(out.values())
+
+
+def crosses_parenthesis(text: str, spans: Sequence[Span]) -> bool:
+    """Whether a parenthesis lies between two of ``spans`` (the parts :func:`_parentheses` makes)."""
+    return any(_PAREN.search(text, a.end, b.start) for a, b in itertools.pairwise(spans))
+
+
+def _parentheses(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
+    """``pairs`` with each one-span annotation split where a parenthesis lies between its tokens,
+    and "LF ... H" added for a split "SF ... H" whose SF is defined by the long form LF just before."""
+    tok = ctx.normalized.tokenized
+    text, starts, ends = tok.text, tok.starts, tok.ends
+    defined = {f.occurrences[0]: f for f in ctx.short_forms if f.occurrences}
+    out: list[Pair] = []
+    for spans, cls in pairs:
+        if len(spans) != 1 or not _PAREN.search(text, spans[0].start, spans[0].end):
+            out.append((spans, cls))
+            continue
+        s, e = spans[0].start, spans[0].end
+        parts: list[Span] = []
+        begin = s
+        # the gaps between the tokens the span overlaps (a symbol's own parenthesis is no gap)
+        for i in range(bisect.bisect_right(ends, s), bisect.bisect_left(starts, e) - 1):
+            if _PAREN.search(text, ends[i], starts[i + 1]):
+                parts.append(Span(begin, ends[i]))
+                begin = starts[i + 1]
+        if not parts:
+            out.append((spans, cls))
+            continue
+        parts.append(Span(begin, e))
+        out.append((tuple(parts), cls))
+        short = defined.get((parts[0].start, parts[0].end))
+        if short is not None:
+            out.append(((Span(short.long_start, short.long_end), *parts[1:]), cls))
+    return out
 
 
 def _coordination(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]]) -> list[Pair]:

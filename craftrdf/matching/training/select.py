@@ -75,7 +75,10 @@ QUICK = (MatcherConfig(findAllMatches=FindAllMatches.YES),)
 #: Decision points tried with every configuration.
 DECISIONS = tuple(Decision(threshold=t, prior=p) for t in (0.3, 0.4, 0.5, 0.6) for p in (0.1, 0.5))
 QUICK_DECISIONS = tuple(Decision(threshold=t, prior=p) for t in (0.4, 0.5) for p in (0.1, 0.5))
-RULES = tuple(Rules(a, c, f) for f in (False, True) for a in (False, True) for c in (False, True))
+#: Every combination of the rules; those with ``parentheses`` last, so that on a tie the earlier wins.
+RULES = tuple(
+    Rules(a, c, f, p) for p in (False, True) for f in (False, True) for a in (False, True) for c in (False, True)
+)
 #: How many of the best points by exact error are scored with the slot error rate (the lowest wins).
 #: Scoring only the best one saves 1-2 s a set and cost UBERON's --quick 0.198 -> 0.274 on test.
 FINALISTS = 4
@@ -239,9 +242,9 @@ class FoldView:
             if not rules.families:
                 options = [o for o in options if not is_family(o[0].key)]
             kept = resolve(choose_options(options, decision))
-            if rules.abbreviations or rules.coordination:
+            if rules.rewrites:
                 normalized = prepared.session.normalized(doc, normalization)
-                sf = prepared.short_forms(doc) if rules.abbreviations else ()
+                sf = prepared.short_forms(doc) if rules.abbreviations or rules.parentheses else ()
                 ctx = RuleContext(doc, normalized, normalizer, self.stats, self.classes_of, decision, sf)
                 out[doc] = apply_rules(ctx, kept, rules)
             else:

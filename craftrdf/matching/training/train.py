@@ -151,6 +151,7 @@ def _meta(
             "abbreviations": selection.rules.abbreviations,
             "coordination": selection.rules.coordination,
             "families": selection.rules.families,
+            "parentheses": selection.rules.parentheses,
         },
         "selection": {
             "folds": options.folds,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from hypothesis import given, settings
@@ -46,6 +47,17 @@ def test_short_form_of_a_long_form_outside_the_set_is_dropped():
     assert len(apply_rules(context(text, {}), om, Rules())) == 2  # without the rule both stay
 
 
+def test_short_form_of_a_long_form_kept_only_in_part_is_dropped():
+    # "amacrine cells" is kept, but the long form is "starburst amacrine cells": a SAC is not
+    # annotated as an amacrine cell, so the short form neither takes that class nor keeps its matches
+    text = "The starburst amacrine cells (SACs) fire. SACs are wide."
+    head = kept(text, "amacrine cells", "CL:0000561", ("amacrine", "cells"))
+    second = text.rindex("SACs")
+    sac = (Candidate("d", (Span(second, second + 4),), ("sacs",), frozenset({"CL:0000561"})), "CL:0000561", 0.9)
+    out = apply_rules(context(text, {}), [head, sac], Rules(abbreviations=True))
+    assert out == [(head[0].spans, "CL:0000561")]
+
+
 def test_coordination_annotates_the_elided_head_discontinuously():
     text = "Both left and right ventricles were enlarged."
     k = kept(text, "right ventricles", "UBERON:R", ("right", "ventricles"))
@@ -65,6 +77,46 @@ def test_coordination_follows_a_list():
     assert {c for _, c in out} == {"CL:B", "CL:4", "CL:8"}
 
 
+def test_parenthesis_splits_a_match_and_adds_the_long_form():
+    # CRAFT writes "embryonic stem (ES) cells" as "ES ... cells" and "embryonic stem ... cells", both CL:0002322
+    text = "Mouse embryonic stem (ES) cells were cultured."
+    es = text.index("ES")
+    k = kept(text, "ES) cells", "CL:0002322", ("es", "cells"))
+    out = apply_rules(context(text, {}), [k], Rules(parentheses=True))
+    cells = text.index("cells")
+    long = text.index("embryonic")
+    assert sorted(out) == sorted(
+        [
+            ((Span(es, es + 2), Span(cells, cells + 5)), "CL:0002322"),
+            ((Span(long, long + len("embryonic stem")), Span(cells, cells + 5)), "CL:0002322"),
+        ]
+    )
+    # without the rule the match stays whole
+    assert apply_rules(context(text, {}), [k], Rules()) == [((Span(es, cells + 5),), "CL:0002322")]
+
+
+def test_parenthesis_split_without_a_definition_and_matches_without_one_unchanged():
+    text = "The 3' (untranslated) region and the coding region."
+    k = kept(text, "3' (untranslated) region", "SO:1", ("3", "untranslated", "region"))
+    plain = kept(text, "coding region", "SO:2", ("coding", "region"))
+    out = apply_rules(context(text, {}), [k, plain], Rules(parentheses=True))
+    three, unt, region = text.index("3"), text.index("untranslated"), text.index("region")
+    assert sorted(out) == sorted(
+        [
+            ((Span(three, three + 1), Span(unt, unt + 12), Span(region, region + 6)), "SO:1"),
+            (plain[0].spans, "SO:2"),
+        ]
+    )
+
+
+def test_parenthesis_inside_a_symbol_is_no_gap():
+    # a symbol's own text may hold a parenthesis ("(+)"): nothing to split between tokens
+    text = "Pax6 (+) mice"
+    s = text.index("(+)")
+    k = (Candidate("d", (Span(s, s + 3),), ("(+)",), frozenset({"SO:3"})), "SO:3", 0.9)
+    assert apply_rules(context(text, {}), [k], Rules(parentheses=True)) == [((Span(s, s + 3),), "SO:3")]
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     text=st.text(alphabet="aB1_- (.α", max_size=40),
@@ -78,3 +130,25 @@ def test_short_form_occurrences_are_the_regex_whole_words(text, short, start):
         for m in re.finditer(r"(?<![\w-])" + re.escape(short) + r"(?![\w-])", text[start:])
     ]
     assert list(_whole_words(text, short, min(start, len(text)))) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(st.sampled_from(["ES", "cells", "(", ")", "(a)", "[x]", "stem", "-"]), min_size=1, max_size=8))
+def test_parenthesis_parts_cover_the_match_and_hold_no_parenthesis(words):
+    # whatever the text, the parts are ordered, inside the match, start and end with it, and no
+    # part has a parenthesis between its tokens while every gap between parts has one
+    text = "x " + " ".join(words) + " y"
+    tokens = [m.span() for m in re.finditer(r"[^\W_]+", text)]
+    if len(tokens) < 3:
+        return
+    s, e = tokens[1][0], tokens[-2][1]
+    k = (Candidate("d", (Span(s, e),), ("k",), frozenset({"C"})), "C", 0.9)
+    out = apply_rules(context(text, {}), [k], Rules(parentheses=True))
+    parts = out[0][0]
+    assert parts[0].start == s and parts[-1].end == e
+    for a, b in itertools.pairwise(parts):
+        assert a.end < b.start and re.search(r"[()\[\]]", text[a.end : b.start])
+    for p in parts:
+        inner = [t for t in tokens if p.start <= t[0] and t[1] <= p.end]
+        for (_, x), (y, _) in itertools.pairwise(inner):
+            assert not re.search(r"[()\[\]]", text[x:y])
