@@ -9,11 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from craftrdf.core.model import Span
-from craftrdf.matching.matcher.config import TextNormalization
+from craftrdf.matching.matcher.annotate import MatchingSession
+from craftrdf.matching.matcher.config import MatcherConfig, TextNormalization
 from craftrdf.matching.matcher.normalize import Normalizer, normalize_text
 from craftrdf.matching.matcher.tokenize import analyze
 from craftrdf.matching.training.engine import Candidate, Decision
+from craftrdf.matching.training.learn import with_rules
+from craftrdf.matching.training.names import GoldNames
 from craftrdf.matching.training.rules import RuleContext, Rules, _whole_words, apply_rules, short_forms
+from craftrdf.matching.training.select import FoldView, Prepared
 
 NORM = Normalizer(TextNormalization("CASE_INSENSITIVE", "NONE", "NONE"))
 
@@ -93,6 +97,24 @@ def test_parenthesis_splits_a_match_and_adds_the_long_form():
     )
     # without the rule the match stays whole
     assert apply_rules(context(text, {}), [k], Rules()) == [((Span(es, cells + 5),), "CL:0002322")]
+
+
+def test_parenthesis_parts_take_the_confidence_of_the_annotation_split():
+    # what a user's --min-confidence filters: the split parts and the long form are the kept match's
+    # (not the class's best elsewhere in the document: the later "ES cells" has 0.95)
+    text = "Mouse embryonic stem (ES) cells were cultured. ES cells grew."
+    k = kept(text, "ES) cells", "CL:0002322", ("es", "cells"))
+    later = text.rindex("ES cells")
+    other = Candidate("d", (Span(later, later + 8),), ("es", "cells"), frozenset({"CL:0002322"}))
+    session = MatchingSession({"d": text}, {})
+    prepared = Prepared(MatcherConfig(findAllMatches="YES"), session, GoldNames({}), {}, {"d": [k[0], other]}, {})
+    view = FoldView(prepared, frozenset(), ["d"])
+    chosen = [(k[0], k[1], 0.8125), (other, "CL:0002322", 0.95)]
+    out = with_rules(view, {"d": chosen}, Rules(parentheses=True), Decision(0.5, 0.5))
+    split = sorted((spans, v) for spans, _, v in out["d"] if len(spans) == 2)
+    long = text.index("embryonic")
+    assert [(spans[0].start, v) for spans, v in split] == [(long, 0.8125), (text.index("ES"), 0.8125)]
+    assert ((Span(later, later + 8),), "CL:0002322", 0.95) in out["d"]
 
 
 def test_parenthesis_split_without_a_definition_and_matches_without_one_unchanged():
