@@ -4,8 +4,9 @@
 annotation is a defined long form, whole ("retinal pigment epithelium (RPE)"),
 every later whole-word occurrence of the short form in the document, the one in the
 parentheses included, takes its class (unless it overlaps a longer kept annotation, or
-the short form's own term was mostly wrong in training); when no kept annotation is the
-long form, the short form's matches are dropped.
+the short form's own term was mostly wrong in training); when no kept annotation ends
+where the long form ends, the short form's matches are dropped; when one does but is only
+the long form's head, they are left to the decision.
 
 **Coordination** (elided heads): "left and right ventricles", "T and B cells". When a
 kept annotation "Y H" (its first token Y, the rest H) follows "X and", "X or" or "X, Z
@@ -167,7 +168,10 @@ def _overlaps(taken: list[tuple[int, int]], s: int, e: int) -> bool:
 
 def _abbreviations(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
     """``pairs`` with each defined short form given its long form's class, or dropped when the long
-    form is not an annotation of the set (an "OM" defined as otitis media is no oculomotor nucleus)."""
+    form is not an annotation of the set (an "OM" defined as otitis media is no oculomotor nucleus).
+
+    A long form kept only in part (its head) says nothing of the short form: its matches stay as decided.
+    """
     ends = {spans[-1].end: (spans, cls) for spans, cls in pairs if len(spans) == 1}
     out = {(spans[0].start, spans[-1].end): (spans, cls) for spans, cls in pairs}
     taken = sorted(out)
@@ -176,6 +180,8 @@ def _abbreviations(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
         # the whole long form, not its head: "starburst amacrine cells (SACs)" kept as "amacrine
         # cells" would make every SAC an amacrine cell, which annotators did not write
         cls = hit[1] if hit is not None and hit[0][0].start == d.long_start else None
+        if cls is None and hit is not None and hit[0][0].start > d.long_start:
+            continue  # the head is of the set, the whole is not: no evidence either way, the decision stands
         if cls is not None:
             tp, n = ctx.stats((d.key, cls))
             if n >= 2 and ctx.decision.estimate(tp, n) < ctx.decision.threshold:

@@ -51,15 +51,16 @@ def test_short_form_of_a_long_form_outside_the_set_is_dropped():
     assert len(apply_rules(context(text, {}), om, Rules())) == 2  # without the rule both stay
 
 
-def test_short_form_of_a_long_form_kept_only_in_part_is_dropped():
-    # "amacrine cells" is kept, but the long form is "starburst amacrine cells": a SAC is not
-    # annotated as an amacrine cell, so the short form neither takes that class nor keeps its matches
+def test_short_form_of_a_long_form_kept_only_in_part_is_left_to_the_decision():
+    # "amacrine cells" is kept, but the long form is "starburst amacrine cells": a SAC is not an
+    # amacrine cell as annotators wrote it, so the short form does not take that class (the
+    # "(SACs)" of the definition gets nothing); a match of its own the decision kept stays as it is
     text = "The starburst amacrine cells (SACs) fire. SACs are wide."
     head = kept(text, "amacrine cells", "CL:0000561", ("amacrine", "cells"))
     second = text.rindex("SACs")
-    sac = (Candidate("d", (Span(second, second + 4),), ("sacs",), frozenset({"CL:0000561"})), "CL:0000561", 0.9)
+    sac = (Candidate("d", (Span(second, second + 4),), ("sacs",), frozenset({"CL:0004232"})), "CL:0004232", 0.9)
     out = apply_rules(context(text, {}), [head, sac], Rules(abbreviations=True))
-    assert out == [(head[0].spans, "CL:0000561")]
+    assert sorted(out) == sorted([(head[0].spans, "CL:0000561"), ((Span(second, second + 4),), "CL:0004232")])
 
 
 def test_coordination_annotates_the_elided_head_discontinuously():
