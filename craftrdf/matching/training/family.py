@@ -15,8 +15,11 @@ kept only where the training data shows they pay.
 *Prefixed words*: CRAFT's annotators mark a name inside a word built from it with a
 prefix, "anti[oxidant]", "tri[methylation]", "re[hybridized]", "sub[cellular]",
 "extra[embryonic]" (MOP_EXT: 68 of 386 train+dev annotations; no search over whole
-tokens finds them). Every token whose tail (at least :data:`MIN_TAIL` characters, after
-at least one) normalizes to a one-token gold name is a *prefix* candidate over the tail,
+tokens finds them). Every token whose tail (after at least one character; a tail shorter
+than :data:`MIN_TAIL` only when it is such a name as written, case-folded, and annotators
+wrote it as a word's tail in training: the "b" of "k[b]", kilobase, 243 of SO_EXT's
+train+dev annotations, "Atrx[WT]") normalizes to a one-token gold
+name is a *prefix* candidate over the tail,
 with its own term (the name's key marked ``^``) and its own written form (``anti^oxidant``),
 so "anti-" words are judged by what "anti-" words were. No list of prefixes is assumed:
 which tails pay is each term's record.
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 from ...core.model import Annotation, Span
 from ..matcher.annotate import MatchingSession
 from ..matcher.config import Stemmer, Synonyms, TextNormalization
+from ..matcher.normalize import Normalizer
 from ..matcher.search import SearchIndex
 from .engine import Candidate, Key, Term, find_candidates
 from .names import GoldNames, gold_names
@@ -74,8 +78,11 @@ def with_families(
     """
     documents = dict(names.documents)
     written: dict[Term, Counter[str]] = dict(names.written)
+    inside = _written_inside_words(gold, texts, session.normalizer(normalization))
     for (key, cls), docs in names.documents.items():
-        if len(key) == 1 and symbol_of(key) is None and not is_family(key):
+        # a short name ("a", "e") as a tail would be a candidate at most words' ends: only those written so
+        short_ok = len(key[0]) >= MIN_TAIL or key[0] in inside if key else False
+        if len(key) == 1 and short_ok and symbol_of(key) is None and not is_family(key):
             documents[((PREFIX + key[0],), cls)] = docs
             written[((PREFIX + key[0],), cls)] = names.written.get((key, cls), Counter())
     family = porter(normalization)
@@ -91,6 +98,25 @@ def with_families(
     return GoldNames(documents, written)
 
 
+def _written_inside_words(
+    gold: Mapping[str, Iterable[Annotation]], texts: Mapping[str, str], normalizer: Normalizer
+) -> frozenset[str]:
+    """The normalized short names (under :data:`MIN_TAIL` characters) that some gold annotation
+    wrote as a word's tail ("k[b]"): only those are searched as tails."""
+    out = set()
+    for doc, anns in gold.items():
+        text = texts[doc]
+        for a in anns:
+            if len(a.spans) != 1:
+                continue
+            s, e = a.spans[0].start, a.spans[0].end
+            if s > 0 and e - s < MIN_TAIL and text[s - 1].isalnum():
+                key = normalizer.phrase(text[s:e])
+                if len(key) == 1:
+                    out.add(key[0])
+    return frozenset(out)
+
+
 @dataclass(frozen=True, slots=True)
 class FamilyIndex:
     """What family candidates are searched with: the Porter family names' index, and the prefix tails."""
@@ -100,6 +126,9 @@ class FamilyIndex:
     tails: Mapping[str, frozenset[str]]
     #: the first characters of every tail's token: a token's tail is normalized only when it starts so
     heads: frozenset[str]
+    #: the tails shorter than :data:`MIN_TAIL` ("b" of "k[b]"): a token's last characters are
+    #: normalized only when they are one of these, case-folded
+    short: frozenset[str] = frozenset()
 
 
 def family_index(names: GoldNames, normalization: TextNormalization, synonyms: Synonyms) -> FamilyIndex | None:
@@ -120,7 +149,8 @@ def family_index(names: GoldNames, normalization: TextNormalization, synonyms: S
     if index is None and not tails:
         return None
     heads = frozenset(t[:MIN_TAIL] for t in tails)
-    return FamilyIndex(index, {t: frozenset(c) for t, c in tails.items()}, heads)
+    short = frozenset(t for t in tails if len(t) < MIN_TAIL)
+    return FamilyIndex(index, {t: frozenset(c) for t, c in tails.items()}, heads, short)
 
 
 def family_candidates(
@@ -161,24 +191,26 @@ def prefix_candidates(
     normalizer = session.normalizer(normalization)
     tokenized = session.normalized(document, normalization).tokenized
     text, starts, ends = tokenized.text, tokenized.starts, tokenized.ends
-    heads, tails = index.heads, index.tails
+    heads, tails, short = index.heads, index.tails, index.short
     out = []
     last = len(starts) - 1
     for i, (s, e) in enumerate(zip(starts, ends)):
-        if e - s <= MIN_TAIL:
+        if e - s < 2:
             continue
         word = text[s:e]
         low = word.lower()
-        for k in range(1, len(word) - MIN_TAIL + 1):
-            if low[k : k + MIN_TAIL] not in heads:
-                continue
-            classes = tails.get(normalizer.lookup(word[k:]))
+        # the longest tail that is a name: tails of MIN_TAIL characters or more whose first ones
+        # start a name, then the short ones that are a name as written ("k[b]", "Atrx[WT]")
+        long_tails = (k for k in range(1, len(word) - MIN_TAIL + 1) if low[k : k + MIN_TAIL] in heads)
+        short_tails = (k for k in range(max(1, len(word) - MIN_TAIL + 1), len(word)) if low[k:] in short)
+        for k in (*long_tails, *short_tails):
+            norm = normalizer.lookup(word[k:])
+            classes = tails.get(norm)
             if classes is None:
                 continue
             before = text[starts[i - 1] : ends[i - 1]].lower() if i > 0 else ""
             after = text[starts[i + 1] : ends[i + 1]].lower() if i < last else ""
             surface = f"{low[:k]}{PREFIX}{low[k:]}"  # "anti^oxidant": apart from the written form "oxidant"
-            key = (PREFIX + normalizer.lookup(word[k:]),)
-            out.append(Candidate(document, (Span(s + k, e),), key, classes, surface, before, after))
-            break  # the longest tail that is a name
+            out.append(Candidate(document, (Span(s + k, e),), (PREFIX + norm,), classes, surface, before, after))
+            break
     return out

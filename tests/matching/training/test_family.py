@@ -49,6 +49,25 @@ def test_a_name_inside_a_prefixed_word_is_a_candidate_over_the_tail():
     assert (found[0].before, found[0].after) == ("the", "trimethylation")
 
 
+def test_a_short_name_is_a_tail_only_where_annotators_wrote_it_inside_a_word():
+    # CRAFT marks the "b" of "kb" (kilobase) as base: "b" annotated inside "3.5-kb" in document a.
+    # "e" is a name too, but never written inside a word: no tail "e" at the end of "the", "fragment"...
+    train = {"a": "a 3.5-kb insert", "b": "the b and e sites"}
+    gold = {
+        "a": (Annotation("1", "a", "C:b", (Span(7, 8),)),),
+        "b": (Annotation("2", "b", "C:b", (Span(4, 5),)), Annotation("3", "b", "C:e", (Span(10, 11),))),
+    }
+    session = MatchingSession(train, {})
+    names = with_families(names_of(("b", "C:b", "a"), ("e", "C:e", "b")), gold, train, session, NORM)
+    assert ((("^b",), "C:b")) in names.documents and (("^e",), "C:e") not in names.documents
+    text = "The 12 kb fragment, a 300-bp probe."
+    session = MatchingSession({"d": text}, {})
+    found = family_candidates("d", session, family_index(names, NORM, CONFIG.synonyms), NORM, [])
+    # by hand: "kb" at 7-9 -> tail "b" at 8-9; "bp" ends in "p", not a name; nothing ends in "e" as a tail
+    assert [(c.spans[0].start, c.spans[0].end, c.key, c.surface) for c in found] == [(8, 9, ("^b",), "k^b")]
+    assert text[8:9] == "b"
+
+
 def test_prefix_terms_keep_the_documents_of_their_name():
     session = MatchingSession({}, {})
     names = with_families(names_of(("oxidant", "C:1", "a"), ("oxidant", "C:1", "b")), {}, {}, session, NORM)
