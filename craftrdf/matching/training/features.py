@@ -18,8 +18,8 @@ that document taught. The columns (:data:`FEATURES`):
 - abbreviations (Schwartz & Hearst 2003, :mod:`.abbreviations`): whether it is a short form
   the document defines, or ends where a defined long form ends; whether it stands alone in
   parentheses;
-- its passage (:mod:`.window`): the mean, lowest and highest lift of the tokens within
-  ``span`` tokens of it (all 0 when ``span`` is 0: no window).
+- its passage (:mod:`.window`): the mean lift of the tokens within ``span`` tokens of it, the
+  sum of their negative lifts and of their positive ones (all 0 when ``span`` is 0: no window).
 """
 
 from __future__ import annotations
@@ -71,8 +71,8 @@ FEATURES = (
     "in_parentheses",
     "family",
     "window_mean",
-    "window_low",
-    "window_high",
+    "window_against",
+    "window_for",
 )
 
 _ZERO = (0, 0)

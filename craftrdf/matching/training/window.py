@@ -10,10 +10,14 @@ near that token, and how many of them were a gold annotation (of any class).
 ``@`` or empty and no class is ``*``, so these never mix with a name's counts; a model
 keeps them in contexts.tsv (side ``@``).
 
-The learned decision (:mod:`.features`) reads three numbers per find: the mean, lowest and
-highest *lift* of its window's tokens: the log-odds of a token's smoothed precision less
-the base rate's. The windows are index arrays into one vocabulary, made once per document
-(:class:`Windows`), so each fold's features are a few numpy reductions.
+The learned decision (:mod:`.features`) reads three numbers per find from the *lifts* of its
+window's tokens (the log-odds of a token's smoothed precision less the base rate's): their
+mean, the sum of the negative ones and the sum of the positive ones. Sums, not the lowest and
+highest lift: several words of a passage pointing the same way ("glutathione", "GSH",
+"oxidized" around "reduced") are more evidence than one word, as in naive Bayes; the
+cross-validation on train+dev chose the sums (docs/training.md, "Fourth round"). The windows
+are index arrays into one vocabulary, made once per document (:class:`Windows`), so each
+fold's features are a few numpy reductions.
 """
 
 from __future__ import annotations
@@ -143,7 +147,10 @@ def lifts(tokens: Sequence[str], stats: Stats) -> npt.NDArray[np.float64]:
 
 
 def window_features(windows: DocumentWindows, lift: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Per candidate: the mean, lowest and highest lift of its window's tokens (0s for an empty window)."""
+    """Per candidate: the mean lift of its window's tokens, the sum of the negative ones, of the positive ones.
+
+    0s for an empty window.
+    """
     n = len(windows.sizes)
     out = np.zeros((n, 3))
     full = windows.sizes > 0
@@ -153,6 +160,6 @@ def window_features(windows: DocumentWindows, lift: npt.NDArray[np.float64]) -> 
     at = windows.offsets[full]
     sizes = windows.sizes[full]
     out[full, 0] = np.add.reduceat(values, at) / sizes
-    out[full, 1] = np.minimum.reduceat(values, at)
-    out[full, 2] = np.maximum.reduceat(values, at)
+    out[full, 1] = np.add.reduceat(np.minimum(values, 0.0), at)
+    out[full, 2] = np.add.reduceat(np.maximum(values, 0.0), at)
     return out

@@ -86,7 +86,17 @@ def test_window_features_are_lifts_over_the_base_rate():
         return math.log(p / (1 - p)) - math.log(3 / 5)
 
     assert features[0] == pytest.approx([0.0, 0.0, 0.0])  # "were", "on": never seen near a find
+    # one lift each way: the sums are that lift
     assert features[1] == pytest.approx([(lift(31 / 56) + lift(5 / 24)) / 2, lift(5 / 24), lift(31 / 56)])
+    # two words each side: "plasmid" 1 of 1, (1 + 15/8) / 6 = 23/48, and "sections" 0 of 1, (15/8) / 6 = 5/16,
+    # join "was" and "with"; the sums add both of a sign (the highest alone would be lift(31/56))
+    stats |= {window_term("plasmid"): (1, 1), window_term("sections"): (0, 1)}
+    wide = windows(2)
+    features = window_features(wide.of("d", CUTS), lifts(wide.tokens(), lambda t: stats.get(t, (0, 0))))
+    assert lift(23 / 48) > 0 > lift(5 / 16)
+    assert features[0] == pytest.approx([lift(5 / 16) / 4, lift(5 / 16), 0.0])  # sections, were, on, a
+    pos, neg = lift(31 / 56) + lift(23 / 48), lift(5 / 24)
+    assert features[1] == pytest.approx([(pos + neg) / 4, neg, pos])  # plasmid, was, with, NdeI
     none = windows(0)
     assert window_features(none.of("d", CUTS), lifts(none.tokens(), lambda t: (0, 0))).tolist() == [[0.0] * 3] * 2
 
@@ -114,7 +124,7 @@ def test_rows_take_a_candidates_classes_in_sorted_order_whatever_the_set_order()
     # b's "cut" has "then" and "it" around it; a's one find (right) had "it", "was", "here": with b left
     # out, the base rate is (1 + 0.5) / 2 = 3/4, "it" (1 of 1) smoothed (1 + 15/4) / 6 = 19/24, "then" unseen
     lift = math.log(19 / 5) - math.log(3)
-    window = [FEATURES.index(f) for f in ("window_mean", "window_low", "window_high")]
+    window = [FEATURES.index(f) for f in ("window_mean", "window_against", "window_for")]
     for row in rows.x[:, window]:
         assert list(row) == pytest.approx([lift / 2, 0.0, lift])
     assert len(FEATURES) == rows.x.shape[1]
