@@ -212,6 +212,19 @@ def _version_1(m: Path) -> None:
     (m / "model.json").write_text(json.dumps(meta))
 
 
+def _features_of_the_third_round(m: Path) -> None:
+    """A learned decision as craftrdf wrote it before 2026-11-29's fourth round: the window's lowest and highest lift."""
+    from craftrdf.matching.training.learn import FEATURES, Learned
+
+    n = len(FEATURES)
+    learned = Learned((0.0,) * n, (1.0,) * n, (0.0,) * n, 0.0, 0.5, 1.0, 25).to_json() | {"chosen": True}
+    renamed = {"window_against": "window_low", "window_for": "window_high"}
+    learned["features"] = {renamed.get(k, k): v for k, v in learned["features"].items()}
+    meta = json.loads((m / "model.json").read_text())
+    meta["learned"] = learned
+    (m / "model.json").write_text(json.dumps(meta))
+
+
 def _files_not_a_table(m: Path) -> None:
     meta = json.loads((m / "model.json").read_text())
     meta["files"] = ["names.tsv"]
@@ -221,6 +234,11 @@ def _files_not_a_table(m: Path) -> None:
 #: (what is done to a copy of a good model folder, what the one line must say)
 BAD_FOLDERS = {
     "the previous version": (_version_1, "model format version 1; this craftrdf reads version 2: train it again"),
+    "learned features of an earlier craftrdf": (
+        _features_of_the_third_round,
+        "model.json: bad configuration, decision, rules or learned decision: the learned decision's features are "
+        "not this craftrdf's: train again",
+    ),
     "model.json not JSON": (lambda m: (m / "model.json").write_text("{"), "unreadable model.json"),
     "a table edited": (
         lambda m: (m / "terms.tsv").write_text((m / "terms.tsv").read_text() + "a\tPR:1\t1\t1\t1.0\tyes\n"),
