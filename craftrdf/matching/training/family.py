@@ -18,10 +18,9 @@ prefix, "anti[oxidant]", "tri[methylation]", "re[hybridized]", "sub[cellular]",
 tokens finds them). Every token whose tail (after at least one character; a tail shorter
 than :data:`MIN_TAIL` only when it is such a name as written, case-folded, and annotators
 wrote it as a word's tail in training: the "b" of "k[b]", kilobase, 243 of SO_EXT's
-train+dev annotations, "Atrx[WT]") normalizes to a one-token gold
-name is a *prefix* candidate over the tail,
-with its own term (the name's key marked ``^``) and its own written form (``anti^oxidant``),
-so "anti-" words are judged by what "anti-" words were. No list of prefixes is assumed:
+train+dev annotations, "Atrx[WT]") normalizes to a one-token gold name is a *prefix*
+candidate over the tail, with its own term (the name's key marked ``^``) and its own
+written form (``anti^oxidant``), so "anti-" words are judged by what "anti-" words were. No list of prefixes is assumed:
 which tails pay is each term's record.
 """
 
@@ -81,8 +80,12 @@ def with_families(
     inside = _written_inside_words(gold, texts, session.normalizer(normalization))
     for (key, cls), docs in names.documents.items():
         # a short name ("a", "e") as a tail would be a candidate at most words' ends: only those written so
-        short_ok = len(key[0]) >= MIN_TAIL or key[0] in inside if key else False
-        if len(key) == 1 and short_ok and symbol_of(key) is None and not is_family(key):
+        if (
+            len(key) == 1
+            and (len(key[0]) >= MIN_TAIL or key[0] in inside)
+            and symbol_of(key) is None
+            and not is_family(key)
+        ):
             documents[((PREFIX + key[0],), cls)] = docs
             written[((PREFIX + key[0],), cls)] = names.written.get((key, cls), Counter())
     family = porter(normalization)

@@ -177,11 +177,12 @@ def _abbreviations(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
     taken = sorted(out)
     for d in ctx.short_forms:
         hit = ends.get(d.long_end)
+        start = hit[0][0].start if hit is not None else None
+        if start is not None and start > d.long_start:
+            continue  # the head is of the set, the whole is not: no evidence either way, the decision stands
         # the whole long form, not its head: "starburst amacrine cells (SACs)" kept as "amacrine
         # cells" would make every SAC an amacrine cell, which annotators did not write
-        cls = hit[1] if hit is not None and hit[0][0].start == d.long_start else None
-        if cls is None and hit is not None and hit[0][0].start > d.long_start:
-            continue  # the head is of the set, the whole is not: no evidence either way, the decision stands
+        cls = hit[1] if hit is not None and start == d.long_start else None
         if cls is not None:
             tp, n = ctx.stats((d.key, cls))
             if n >= 2 and ctx.decision.estimate(tp, n) < ctx.decision.threshold:
