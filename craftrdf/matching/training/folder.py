@@ -199,7 +199,7 @@ def _read_meta(folder: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise InputError("not a model folder (no model.json)", source=str(folder)) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"unreadable model.json: {exc}", source=str(path)) from None
+        raise InputError(f"unreadable: {exc}", source=str(path)) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise InputError(f"not a {FORMAT} model", source=str(path))
     if meta.get("version") != VERSION:
@@ -209,9 +209,9 @@ def _read_meta(folder: Path) -> dict[str, Any]:
         )
     for field in ("set", "configuration", "decision", "rules", "trained_on", "files"):
         if field not in meta:
-            raise InputError(f"model.json lacks {field!r}", source=str(path))
+            raise InputError(f"lacks {field!r}", source=str(path))
     if not isinstance(meta["files"], dict):
-        raise InputError("model.json: 'files' must map each table to its SHA-256", source=str(path))
+        raise InputError("'files' must map each table to its SHA-256", source=str(path))
     return meta
 
 
@@ -290,7 +290,7 @@ def read_model(folder: Path, *, set_key: str | None = None) -> Model:
         model.config, model.decision, model.rules, model.learned  # noqa: B018 - validated here, once
     except (ConfigError, KeyError, TypeError, ValueError) as exc:
         raise InputError(
-            f"model.json: bad configuration, decision, rules or learned decision: {exc}",
+            f"bad configuration, decision, rules or learned decision: {exc}",
             source=str(folder / "model.json"),
         ) from None
     return model
