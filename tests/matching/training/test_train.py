@@ -120,7 +120,7 @@ def test_corrupt_table_is_refused(pr_model, tmp_path):
     with pytest.raises(InputError, match="changed since the model was written"):
         read_model(m)
     (m / "model.json").write_text("{not json")
-    with pytest.raises(InputError, match=r"unreadable model\.json"):
+    with pytest.raises(InputError, match=r"model\.json: unreadable"):
         read_model(m)
 
 
