@@ -352,7 +352,8 @@ def _ser(
         "*+ term filter*: the same configuration, dropping the terms (matched text and class) that were right "
         "less than half the time, at least twice, on train+dev (learned there, applied to test). "
         "*trained*: `craftrdf train --on train,dev` (names from gold, term precision, abbreviations, "
-        "coordination, parentheses; configuration and threshold chosen together by 5-fold cross-validation over the "
+        "coordination, parentheses, stacked modifiers; configuration and threshold chosen together by 5-fold "
+        "cross-validation over the "
         "train+dev documents" + (", the reduced `--quick` selection" if quick else "") + "), applied to test. "
         "Lower is better.",
         "",

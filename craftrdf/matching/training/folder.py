@@ -105,6 +105,7 @@ class Model:
             bool(r["coordination"]),
             bool(r.get("families", False)),
             bool(r.get("parentheses", False)),
+            bool(r.get("modifiers", False)),
         )
 
     @property

@@ -214,8 +214,8 @@ def with_rules(
     """The rules applied after the learned choices (with the selected threshold decision, as today); confidences kept.
 
     An annotation a rule adds takes the confidence of the kept annotation that licensed it: for an
-    abbreviation, the long form's; for an elided head, the highest of its document's class; for a
-    part split at a parenthesis (and its long form), the annotation split.
+    abbreviation, the long form's; for an elided head or a stacked modifier, the highest of its
+    document's class; for a part split at a parenthesis (and its long form), the annotation split.
     """
     prepared = view.prepared
     normalization = prepared.config.normalization

@@ -1,4 +1,5 @@
-"""Rules applied after the decisions: abbreviations defined in the text, coordinated elided heads, parentheses.
+"""Rules applied after the decisions: abbreviations defined in the text, coordinated elided heads,
+parentheses, stacked modifiers.
 
 **Abbreviations** (:mod:`.abbreviations`, Schwartz & Hearst 2003): when a kept
 annotation is a defined long form, whole ("retinal pigment epithelium (RPE)"),
@@ -20,6 +21,12 @@ discontinuous annotations of one class. A kept annotation whose text has a paren
 between two of its tokens is split there; when its first part is the short form of the
 definition just before ("embryonic stem (ES)", Schwartz & Hearst), the long form with
 the same head is annotated too.
+
+**Stacked modifiers**: "spiral sensory neurons", "pluripotent embryonic cells". When a kept
+annotation "Y H" (its first token Y, the rest H) follows a word X with only a space between, and
+the dictionary names "X H" (one allowed class passing the decision), "X H" is annotated
+discontinuously, as CRAFT's annotators wrote "spiral ... neurons" beside "sensory neurons": the
+head is shared by two modifiers as in coordination, without the conjunction.
 """
 
 from __future__ import annotations
@@ -44,17 +51,19 @@ _PAREN = re.compile(r"[()\[\]]")
 @dataclass(frozen=True, slots=True)
 class Rules:
     """Which rules run: abbreviations (Schwartz & Hearst 2003), coordination (elided heads), whether
-    word-family candidates (:mod:`.family`) are decided at all, and parentheses (split at them)."""
+    word-family candidates (:mod:`.family`) are decided at all, parentheses (split at them) and
+    stacked modifiers (a head shared without a conjunction)."""
 
     abbreviations: bool = False
     coordination: bool = False
     families: bool = False
     parentheses: bool = False
+    modifiers: bool = False
 
     @property
     def rewrites(self) -> bool:
         """Whether any rule changes or adds annotations after the decision (all but ``families``)."""
-        return self.abbreviations or self.coordination or self.parentheses
+        return self.abbreviations or self.coordination or self.parentheses or self.modifiers
 
     def label(self) -> str:
         """``abbreviations+coordination``, ``none``..."""
@@ -65,6 +74,7 @@ class Rules:
                 ("coordination", self.coordination),
                 ("families", self.families),
                 ("parentheses", self.parentheses),
+                ("modifiers", self.modifiers),
             )
             if v
         ]
@@ -154,6 +164,8 @@ def apply_rules(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]], 
     out: list[Pair] = [(c.spans, cls) for c, cls, _ in kept]
     if rules.coordination:
         out += _coordination(ctx, kept)
+    if rules.modifiers:
+        out += _modifiers(ctx, kept)
     if rules.parentheses:
         out = _parentheses(ctx, out)
     if rules.abbreviations:
@@ -265,4 +277,26 @@ def _coordination(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]]
             if not _GAP_LIST.fullmatch(gap):
                 break
             x -= 1
+    return out
+
+
+def _modifiers(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]]) -> list[Pair]:
+    tok = ctx.normalized.tokenized
+    text, starts, ends = tok.text, tok.starts, tok.ends
+    out: list[Pair] = []
+    for c, _, _ in kept:
+        if len(c.spans) != 1 or len(c.key) < 2:
+            continue
+        r = bisect.bisect_left(starts, c.start)
+        if r < 1 or r >= len(starts) or starts[r] != c.start:
+            continue
+        if not _GAP_SPACE.fullmatch(text[ends[r - 1] : starts[r]]):
+            continue  # a comma or a parenthesis between: a list or an aside, not one noun phrase
+        head_start = starts[r + 1] if r + 1 < len(starts) else c.end
+        if head_start >= c.end:
+            continue
+        norm = ctx.normalizer.lookup(text[starts[r - 1] : ends[r - 1]])
+        cls = ctx.best_class((norm, *c.key[1:])) if norm else None
+        if cls is not None:
+            out.append(((Span(starts[r - 1], ends[r - 1]), Span(head_start, c.end)), cls))
     return out

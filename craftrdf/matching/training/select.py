@@ -75,9 +75,15 @@ QUICK = (MatcherConfig(findAllMatches=FindAllMatches.YES),)
 #: Decision points tried with every configuration.
 DECISIONS = tuple(Decision(threshold=t, prior=p) for t in (0.3, 0.4, 0.5, 0.6) for p in (0.1, 0.5))
 QUICK_DECISIONS = tuple(Decision(threshold=t, prior=p) for t in (0.4, 0.5) for p in (0.1, 0.5))
-#: Every combination of the rules; those with ``parentheses`` last, so that on a tie the earlier wins.
+#: Every combination of the rules; those with ``modifiers``, then ``parentheses``, last, so that on a tie the
+#: earlier wins.
 RULES = tuple(
-    Rules(a, c, f, p) for p in (False, True) for f in (False, True) for a in (False, True) for c in (False, True)
+    Rules(a, c, f, p, m)
+    for m in (False, True)
+    for p in (False, True)
+    for f in (False, True)
+    for a in (False, True)
+    for c in (False, True)
 )
 #: How many of the best points by exact error are scored with the slot error rate (the lowest wins).
 #: Scoring only the best one saves 1-2 s a set and cost UBERON's --quick 0.198 -> 0.274 on test.

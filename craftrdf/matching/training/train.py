@@ -152,6 +152,7 @@ def _meta(
             "coordination": selection.rules.coordination,
             "families": selection.rules.families,
             "parentheses": selection.rules.parentheses,
+            "modifiers": selection.rules.modifiers,
         },
         "selection": {
             "folds": options.folds,

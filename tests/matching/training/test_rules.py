@@ -82,6 +82,37 @@ def test_coordination_follows_a_list():
     assert {c for _, c in out} == {"CL:B", "CL:4", "CL:8"}
 
 
+def test_stacked_modifier_shares_the_head_discontinuously():
+    # CRAFT writes "spiral sensory neurons" as "sensory neurons" and "spiral ... neurons"
+    text = "The spiral sensory neurons fire."
+    k = kept(text, "sensory neurons", "CL:S", ("sensory", "neurons"))
+    names = {("spiral", "neurons"): ["CL:0011113"]}
+    out = apply_rules(context(text, names), [k], Rules(modifiers=True))
+    spiral, head = text.index("spiral"), text.index("neurons")
+    assert sorted(out) == sorted(
+        [(k[0].spans, "CL:S"), ((Span(spiral, spiral + 6), Span(head, head + 7)), "CL:0011113")]
+    )
+    # the rule off, or no name "spiral neurons": the kept annotation alone
+    assert apply_rules(context(text, names), [k], Rules(coordination=True)) == [(k[0].spans, "CL:S")]
+    assert apply_rules(context(text, {}), [k], Rules(modifiers=True)) == [(k[0].spans, "CL:S")]
+
+
+def test_stacked_modifier_needs_a_space_and_a_head():
+    names = {("spiral", "neurons"): ["CL:0011113"], ("spiral", "sensory"): ["CL:X"]}
+    # a comma between is a list, not one noun phrase (coordination's case)
+    text = "spiral, sensory neurons"
+    k = kept(text, "sensory neurons", "CL:S", ("sensory", "neurons"))
+    assert apply_rules(context(text, names), [k], Rules(modifiers=True)) == [(k[0].spans, "CL:S")]
+    # a one-token annotation has no head to share: "spiral sensory" is not made of "sensory"
+    text = "spiral sensory cells"
+    k = kept(text, "sensory", "CL:S", ("sensory",))
+    assert apply_rules(context(text, names), [k], Rules(modifiers=True)) == [(k[0].spans, "CL:S")]
+    # nothing before the annotation
+    text = "sensory neurons fire"
+    k = kept(text, "sensory neurons", "CL:S", ("sensory", "neurons"))
+    assert apply_rules(context(text, names), [k], Rules(modifiers=True)) == [(k[0].spans, "CL:S")]
+
+
 def test_parenthesis_splits_a_match_and_adds_the_long_form():
     # CRAFT writes "embryonic stem (ES) cells" as "ES ... cells" and "embryonic stem ... cells", both CL:0002322
     text = "Mouse embryonic stem (ES) cells were cultured."

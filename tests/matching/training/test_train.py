@@ -114,6 +114,19 @@ def test_model_of_another_version_is_refused(pr_model, tmp_path):
         read_model(m)
 
 
+def test_rules_written_and_a_rule_a_folder_predates_reads_as_off(pr_model, tmp_path):
+    m = _copy(pr_model, tmp_path / "m")
+    meta = json.loads((m / "model.json").read_text())
+    assert set(meta["rules"]) == {"abbreviations", "coordination", "families", "parentheses", "modifiers"}
+    for absent in ("modifiers", "parentheses"):  # rules added after version 2 first shipped
+        meta["rules"][absent] = True
+        (m / "model.json").write_text(json.dumps(meta))
+        assert getattr(read_model(m).rules, absent) is True
+        del meta["rules"][absent]
+        (m / "model.json").write_text(json.dumps(meta))
+        assert getattr(read_model(m).rules, absent) is False
+
+
 def test_corrupt_table_is_refused(pr_model, tmp_path):
     m = _copy(pr_model, tmp_path / "m")
     (m / "terms.tsv").write_text((m / "terms.tsv").read_text() + "x\ty\tnot-a-count\t1\t0.5\tyes\n")
