@@ -245,20 +245,28 @@ def _parentheses(ctx: RuleContext, pairs: Sequence[Pair]) -> list[Pair]:
     return out
 
 
+def _first_and_head(starts: Sequence[int], c: Candidate) -> tuple[int, int] | None:
+    """The index of ``c``'s first token and where the rest of it (its head) starts; None without a head."""
+    if len(c.spans) != 1 or len(c.key) < 2:
+        return None
+    r = bisect.bisect_left(starts, c.start)
+    if r >= len(starts) or starts[r] != c.start:
+        return None
+    head_start = starts[r + 1] if r + 1 < len(starts) else c.end
+    return (r, head_start) if head_start < c.end else None
+
+
 def _coordination(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]]) -> list[Pair]:
     tok = ctx.normalized.tokenized
     text, starts, ends = tok.text, tok.starts, tok.ends
     out: list[Pair] = []
     for c, _, _ in kept:
-        if len(c.spans) != 1 or len(c.key) < 2:
+        if (found := _first_and_head(starts, c)) is None:
             continue
-        r = bisect.bisect_left(starts, c.start)
-        if r < 2 or starts[r] != c.start or text[starts[r - 1] : ends[r - 1]].lower() not in _CONJ:
+        r, head_start = found
+        if r < 2 or text[starts[r - 1] : ends[r - 1]].lower() not in _CONJ:
             continue
         if not _GAP_SPACE.fullmatch(text[ends[r - 1] : starts[r]]):
-            continue
-        head_start = starts[r + 1] if r + 1 < len(starts) else c.end
-        if head_start >= c.end:
             continue
         x = r - 2
         gap = text[ends[x] : starts[x + 1]]
@@ -285,16 +293,11 @@ def _modifiers(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]]) -
     text, starts, ends = tok.text, tok.starts, tok.ends
     out: list[Pair] = []
     for c, _, _ in kept:
-        if len(c.spans) != 1 or len(c.key) < 2:
+        if (found := _first_and_head(starts, c)) is None or found[0] < 1:
             continue
-        r = bisect.bisect_left(starts, c.start)
-        if r < 1 or r >= len(starts) or starts[r] != c.start:
-            continue
+        r, head_start = found
         if not _GAP_SPACE.fullmatch(text[ends[r - 1] : starts[r]]):
             continue  # a comma or a parenthesis between: a list or an aside, not one noun phrase
-        head_start = starts[r + 1] if r + 1 < len(starts) else c.end
-        if head_start >= c.end:
-            continue
         norm = ctx.normalizer.lookup(text[starts[r - 1] : ends[r - 1]])
         cls = ctx.best_class((norm, *c.key[1:])) if norm else None
         if cls is not None:
