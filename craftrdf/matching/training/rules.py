@@ -12,7 +12,8 @@ the long form's head, they are left to the decision.
 **Coordination** (elided heads): "left and right ventricles", "T and B cells". When a
 kept annotation "Y H" (its first token Y, the rest H) follows "X and", "X or" or "X, Z
 and", and the dictionary names "X H" (one allowed class passing the decision), "X H"
-is annotated discontinuously: X's span and H's span, as CRAFT's annotators did.
+is annotated discontinuously: X's span and H's span, as CRAFT's annotators did; a kept
+annotation of X alone is dropped (they wrote "rod ... photoreceptors", not "rod").
 
 **Parentheses**: tokens are runs of letters and digits, so a dictionary name "ES cells"
 matches "ES) cells" in "embryonic stem (ES) cells". CRAFT's annotators never let a span
@@ -163,7 +164,10 @@ def apply_rules(ctx: RuleContext, kept: Sequence[tuple[Candidate, str, float]], 
     """The (spans, class) pairs of ``kept``, with what the rules add."""
     out: list[Pair] = [(c.spans, cls) for c, cls, _ in kept]
     if rules.coordination:
-        out += _coordination(ctx, kept)
+        elided = _coordination(ctx, kept)
+        # annotators wrote "rod ... photoreceptors" for the "rod" of "rod and cone photoreceptors", not "rod"
+        firsts = {spans[0] for spans, _ in elided}
+        out = [(spans, cls) for spans, cls in out if len(spans) > 1 or spans[0] not in firsts] + elided
     if rules.modifiers:
         out += _modifiers(ctx, kept)
     if rules.parentheses:

@@ -74,6 +74,27 @@ def test_coordination_annotates_the_elided_head_discontinuously():
     assert len(apply_rules(context(text, {}), [k], Rules(coordination=True))) == 1
 
 
+def test_coordination_drops_the_bare_modifier_it_completes():
+    # the dictionary also names "rod" alone; annotators wrote "rod ... photoreceptors", never "rod" there
+    text = "Both rod and cone photoreceptors degenerate; the rod is thin."
+    rod, later = text.index("rod"), text.rindex("rod")
+    bare = (Candidate("d", (Span(rod, rod + 3),), ("rod",), frozenset({"CL:R"})), "CL:R", 0.9)
+    other = (Candidate("d", (Span(later, later + 3),), ("rod",), frozenset({"CL:R"})), "CL:R", 0.9)
+    k = kept(text, "cone photoreceptors", "CL:C", ("cone", "photoreceptors"))
+    names = {("rod", "photoreceptors"): ["CL:R"]}
+    out = apply_rules(context(text, names), [bare, k, other], Rules(coordination=True))
+    head = text.index("photoreceptors")
+    assert sorted(out) == sorted(
+        [
+            (k[0].spans, "CL:C"),
+            ((Span(rod, rod + 3), Span(head, head + 14)), "CL:R"),
+            ((Span(later, later + 3),), "CL:R"),  # a "rod" no head completes stays
+        ]
+    )
+    # without a name for "rod photoreceptors" nothing is added and the bare "rod" stays
+    assert len(apply_rules(context(text, {}), [bare, k, other], Rules(coordination=True))) == 3
+
+
 def test_coordination_follows_a_list():
     text = "CD4, CD8 and B cells"
     k = kept(text, "B cells", "CL:B", ("B", "cells"))
