@@ -20,8 +20,8 @@ than :data:`MIN_TAIL` only when it is such a name as written, case-folded, and a
 wrote it as a word's tail in training: the "b" of "k[b]", kilobase, 243 of SO_EXT's
 train+dev annotations, "Atrx[WT]") normalizes to a one-token gold name is a *prefix*
 candidate over the tail, with its own term (the name's key marked ``^``) and its own
-written form (``anti^oxidant``), so "anti-" words are judged by what "anti-" words were. No list of prefixes is assumed:
-which tails pay is each term's record.
+written form (``anti^oxidant``), so "anti-" words are judged by what "anti-" words were.
+No list of prefixes is assumed: which tails pay is each term's record.
 """
 
 from __future__ import annotations

@@ -99,14 +99,7 @@ class Model:
     @property
     def rules(self) -> Rules:
         """The rules selected."""
-        r = self.meta["rules"]
-        return Rules(
-            bool(r["abbreviations"]),
-            bool(r["coordination"]),
-            bool(r.get("families", False)),
-            bool(r.get("parentheses", False)),
-            bool(r.get("modifiers", False)),
-        )
+        return Rules.from_json(self.meta["rules"])
 
     @property
     def learned(self) -> Learned | None:

@@ -35,8 +35,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
 
 from ...core.model import Span
 from ..matcher.normalize import NormalizedText, Normalizer
@@ -47,6 +47,8 @@ _CONJ = frozenset({"and", "or"})
 _GAP_LIST = re.compile(r"\s*,\s*")
 _GAP_SPACE = re.compile(r"\s+")
 _PAREN = re.compile(r"[()\[\]]")
+#: The rules every model folder of the format's version records (those added since may be absent).
+_REQUIRED = frozenset({"abbreviations", "coordination"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,18 +70,22 @@ class Rules:
 
     def label(self) -> str:
         """``abbreviations+coordination``, ``none``..."""
-        on = [
-            n
-            for n, v in (
-                ("abbreviations", self.abbreviations),
-                ("coordination", self.coordination),
-                ("families", self.families),
-                ("parentheses", self.parentheses),
-                ("modifiers", self.modifiers),
-            )
-            if v
-        ]
-        return "+".join(on) or "none"
+        return "+".join(name for name, on in self.as_json().items() if on) or "none"
+
+    def as_json(self) -> dict[str, bool]:
+        """Each rule's name and whether it runs, in the fields' order (model.json ``rules``)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, entry: Mapping[str, object]) -> Rules:
+        """Read :meth:`as_json`'s mapping; a rule added after the model format's version reads as off when absent.
+
+        ``abbreviations`` and ``coordination`` are required (every folder of the version has them):
+        a missing one raises ``KeyError``.
+        """
+        return cls(
+            **{f.name: bool(entry[f.name] if f.name in _REQUIRED else entry.get(f.name, False)) for f in fields(cls)}
+        )
 
 
 @dataclass(frozen=True, slots=True)

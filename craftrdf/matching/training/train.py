@@ -147,13 +147,7 @@ def _meta(
             "weight": selection.decision.weight,
             "backoff": selection.decision.backoff,
         },
-        "rules": {
-            "abbreviations": selection.rules.abbreviations,
-            "coordination": selection.rules.coordination,
-            "families": selection.rules.families,
-            "parentheses": selection.rules.parentheses,
-            "modifiers": selection.rules.modifiers,
-        },
+        "rules": selection.rules.as_json(),
         "selection": {
             "folds": options.folds,
             "quick": options.quick,
