@@ -19,7 +19,8 @@ that document taught. The columns (:data:`FEATURES`):
   the document defines, or ends where a defined long form ends; whether it stands alone in
   parentheses;
 - its passage (:mod:`.window`): the mean lift of the tokens within ``span`` tokens of it, the
-  sum of their negative lifts and of their positive ones (all 0 when ``span`` is 0: no window).
+  sum of their negative lifts and of their positive ones; the same three over the name's own
+  lifts of the passage's distinct tokens (all 0 when ``span`` is 0: no window).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import numpy.typing as npt
 from .engine import Candidate, Term, context_terms, surface_term
 from .family import is_family
 from .select import Prepared
-from .window import Windows, lifts, window_features
+from .window import Windows, lifts, name_window_features, window_features
 
 FEATURES = (
     "estimate",
@@ -73,9 +74,13 @@ FEATURES = (
     "window_mean",
     "window_against",
     "window_for",
+    "name_window_mean",
+    "name_window_against",
+    "name_window_for",
 )
 
 _ZERO = (0, 0)
+_NO_PASSAGE = (0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -136,11 +141,16 @@ def option_rows(
         for doc in documents:  # every window first: the vocabulary the lifts are over is complete
             windows.of(doc, prepared.candidates[doc])
         lift = lifts(windows.tokens(), stats)
+    vocabulary = windows.tokens() if windows is not None and windows.names else []
     for doc in sorted(documents):
         passages = None
         if windows is not None and lift is not None:
-            near = window_features(windows.of(doc, prepared.candidates[doc]), lift)
-            passages = {id(c): near[i] for i, c in enumerate(prepared.candidates[doc])}
+            found = windows.of(doc, prepared.candidates[doc])
+            near = window_features(found, lift)
+            passages = {
+                id(c): (near[i], [vocabulary[t] for t in found.distinct[i]] if vocabulary else [])
+                for i, c in enumerate(prepared.candidates[doc])
+            }
         _document_rows(prepared, doc, stats, leave_out, (families, passages), cands, classes, rows)
     x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
     return Rows(tuple(cands), tuple(classes), x)
@@ -151,7 +161,7 @@ def _document_rows(
     doc: str,
     stats: Callable[[Term], tuple[int, int]],
     leave_out: frozenset[str],
-    reads: tuple[bool, Mapping[int, npt.NDArray[np.float64]] | None],
+    reads: tuple[bool, Mapping[int, tuple[npt.NDArray[np.float64], list[str]]] | None],
     cands: list[Candidate],
     classes: list[str],
     rows: list[list[float]],
@@ -191,7 +201,7 @@ def _document_rows(
             overlaps,
             math.log1p(key_count[c.key] - 1),
         ]
-        passage = [float(v) for v in passages[id(c)]] if passages is not None else [0.0, 0.0, 0.0]
+        near, words = passages[id(c)] if passages is not None else (_NO_PASSAGE, [])
         parens = float(s > 0 and text[s - 1] == "(" and text[e : e + 1] == ")")
         for cls, f in opts:
             rank = sum(1 for v in ests if v > f[0])
@@ -211,7 +221,8 @@ def _document_rows(
                     float(e in long_ends),
                     parens,
                     float(is_family(c.key)),
-                    *passage,
+                    *near,
+                    *(name_window_features(words, (c.key, cls), stats) if words else _NO_PASSAGE),
                 ]
             )
 

@@ -10,8 +10,9 @@
                    precision estimate, kept (yes/no)
       forms.tsv    the same counts per written form (lower-cased) and class
       contexts.tsv the same counts per key with the word before it (side <) or after it (side >),
-                   and per token near a find of any class (side @, class *: :mod:`.window`),
-                   read by the learned decision (model.json ``learned``; header only without it)
+                   per token near a find of any class (side @, class *: :mod:`.window`) and near
+                   a find of one name (side @, its class and tokens), read by the learned
+                   decision (model.json ``learned``; header only without it)
 
 A folder of another format version, of another set, a file changed since it was written
 (its digest differs) or a line that cannot be read raises :class:`~craftrdf.core.errors.InputError`

@@ -52,7 +52,7 @@ from .select import (
     shared_task_ser,
     to_predictions,
 )
-from .window import Windows, count_windows
+from .window import Windows, count_name_windows, count_windows
 
 logger = logging.getLogger(__name__)
 
@@ -62,10 +62,12 @@ THRESHOLDS = tuple(round(0.05 + 0.05 * i, 2) for i in range(14))
 #: (docs/training.md, "Fourth round"): the small sets' windows (MOP_EXT: 0.1780 to 0.1728) need the stronger
 #: regularization, and five of the large sets chose it too.
 STRENGTHS = (0.01, 0.1, 1.0)
-#: Window spans tried (tokens each side of a find, :mod:`.window`; 0: no window): each costs one more nested
-#: cross-validation of the learned decision. The learned decision's cross-validated SER on MOP (train+dev)
-#: with a span of 0, 10, 25, 60: 0.2779, 0.2613, 0.2571, 0.2654; on GO_MF_EXT 0.2275, 0.2269, 0.2263, 0.2282.
-SPANS = (0, 25)
+#: Windows tried: (span, names): tokens each side of a find (:mod:`.window`; 0: no window), and whether each
+#: name's own lifts are read. Each costs one more nested cross-validation of the learned decision. The learned
+#: decision's cross-validated SER on MOP (train+dev) with a span of 0, 10, 25, 60: 0.2779, 0.2613, 0.2571,
+#: 0.2654; on GO_MF_EXT 0.2275, 0.2269, 0.2263, 0.2282. The names' lifts lowered it on seven sets and raised
+#: it on UBERON (docs/training.md, "Seventh round"), so the cross-validation chooses them per set.
+WINDOWS = ((0, False), (25, False), (25, True))
 #: Points (strength, threshold) scored with the slot error rate after ranking by exact error.
 LEARNED_FINALISTS = 4
 
@@ -88,6 +90,8 @@ class Learned:
     strength: float
     #: tokens each side of a find whose window terms the features read (0: none)
     span: int = 0
+    #: whether the features read each name's own lifts of its window's tokens
+    names: bool = False
 
     def probabilities(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The probability that each row is a gold annotation."""
@@ -104,6 +108,7 @@ class Learned:
             "model": "scikit-learn LogisticRegression (L2, lbfgs) on standardized features",
             "strength_C": self.strength,
             "window_span": self.span,
+            "window_names": self.names,
             "threshold": self.threshold,
             "intercept": self.intercept,
             "features": {
@@ -126,13 +131,18 @@ class Learned:
             float(data["threshold"]),
             float(data["strength_C"]),
             int(data["window_span"]),
+            bool(data["window_names"]),
         )
 
 
 def fit(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.bool_], strength: float, threshold: float = 0.5, span: int = 0
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.bool_],
+    strength: float,
+    threshold: float = 0.5,
+    window: tuple[int, bool] = (0, False),
 ) -> Learned:
-    """Fit the logistic regression on rows ``x`` (made with window ``span``) with labels ``y`` (both must occur)."""
+    """Fit the logistic regression on rows ``x`` (made with ``window``: span, names), labels ``y`` (both must occur)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
@@ -146,7 +156,7 @@ def fit(
         float(model.intercept_[0]),
         threshold,
         strength,
-        span,
+        *window,
     )
 
 
@@ -168,7 +178,8 @@ def context_counts(
 ) -> dict[str, Counter[tuple[Term, bool]]]:
     """Each training document's term counts, with the words before and after every find (:func:`.context_terms`).
 
-    With ``windows``, also the tokens of every find's window (:func:`.window.count_windows`).
+    With ``windows``, also the tokens of every find's window, for any class
+    (:func:`.window.count_windows`) and for each of its names (:func:`.window.count_name_windows`).
     """
     out = {}
     for d in corpus.texts:
@@ -177,10 +188,16 @@ def context_counts(
         out[d] = count_terms(candidates, gold, compare, contexts=True)
         if windows is not None:
             exact = {(tuple(sorted(spans)), compare(cls)) for spans, cls in gold}
-            hits = np.asarray(
-                [any((tuple(sorted(c.spans)), compare(k)) in exact for k in c.classes) for c in candidates], dtype=bool
-            )
-            out[d] += count_windows(windows.of(d, candidates), windows.tokens(), hits)
+            # every find, also one inside a right annotation (a row the decision must reject), unlike count_terms
+            named = [
+                [((c.key, k), (tuple(sorted(c.spans)), compare(k)) in exact) for k in sorted(c.classes)]
+                for c in candidates
+            ]
+            hits = np.asarray([any(hit for _, hit in options) for options in named], dtype=bool)
+            found, tokens = windows.of(d, candidates), windows.tokens()
+            out[d] += count_windows(found, tokens, hits)
+            if windows.names:
+                out[d] += count_name_windows(found, tokens, named)
     return out
 
 
@@ -267,8 +284,8 @@ class LearnedSelection:
     rows: int
     #: every training document decided by the other folds (the chosen strength and threshold), for error analysis
     cv_scored: Scored = field(default_factory=dict)
-    #: each window span tried, with its cross-validated slot error rate
-    spans: dict[int, float] = field(default_factory=dict)
+    #: each window tried (:func:`window_label`), with its cross-validated slot error rate
+    spans: dict[str, float] = field(default_factory=dict)
 
 
 def _curve(scored: Scored, corpus: Corpus, compare: Callable[[str], str]) -> tuple[tuple[float, float, float], ...]:
@@ -287,9 +304,9 @@ def _curve(scored: Scored, corpus: Corpus, compare: Callable[[str], str]) -> tup
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _SpanFit:
-    """The nested cross-validation of the learned decision with one window span: its best point."""
+    """The nested cross-validation of the learned decision with one window: its best point."""
 
-    span: int
+    window: tuple[int, bool]
     ser: float
     strength: float
     threshold: float
@@ -305,24 +322,24 @@ def select_learned(
 ) -> LearnedSelection | None:
     """Fit and cross-validate the learned decision on the selected configuration; None when it cannot be fitted.
 
-    Each window span of :data:`SPANS` is cross-validated (:func:`_cross_validate`); the one of
-    lowest slot error rate is kept, the narrower on ties (0, no window, first). ``chosen`` says
+    Each window of :data:`WINDOWS` is cross-validated (:func:`_cross_validate`); the one of
+    lowest slot error rate is kept, the first on ties (0, no window, first). ``chosen`` says
     whether its cross-validated slot error rate is below the selected threshold decision's
     (then the model uses it).
     """
-    fits = [f for span in SPANS if (f := _cross_validate(prepared, corpus, data, selection, folds, span)) is not None]
+    fits = [f for w in WINDOWS if (f := _cross_validate(prepared, corpus, data, selection, folds, w)) is not None]
     if not fits:
         return None
     best = min(fits, key=lambda f: f.ser)  # the first of equals: the narrower window
     compare = comparer(data.key)
-    learned = fit(np.concatenate([r.x for r in best.outer]), best.y, best.strength, best.threshold, best.span)
+    learned = fit(np.concatenate([r.x for r in best.outer]), best.y, best.strength, best.threshold, best.window)
     chosen = best.ser < selection.cv_ser
     logger.info(
-        "learned decision %s: cv SER %.4f (threshold decision %.4f), window %d, C=%s threshold %.2f: %s",
+        "learned decision %s: cv SER %.4f (threshold decision %.4f), window %s, C=%s threshold %.2f: %s",
         data.key,
         best.ser,
         selection.cv_ser,
-        best.span,
+        window_label(best.window),
         best.strength,
         best.threshold,
         "chosen" if chosen else "not chosen",
@@ -337,17 +354,24 @@ def select_learned(
         best.totals,
         len(best.y),
         best.scored,
-        {f.span: round(f.ser, 4) for f in fits},
+        {window_label(f.window): round(f.ser, 4) for f in fits},
     )
 
 
+def window_label(window: tuple[int, bool]) -> str:
+    """``0``, ``25``, ``25+names``: a window (span, names) as model.json and the report name it."""
+    span, names = window
+    return f"{span}+names" if names else str(span)
+
+
 def _cross_validate(
-    prepared: Prepared, corpus: Corpus, data: SetData, selection: Selection, folds: int, span: int
+    prepared: Prepared, corpus: Corpus, data: SetData, selection: Selection, folds: int, window: tuple[int, bool]
 ) -> _SpanFit | None:
-    """The learned decision's nested cross-validation with window ``span``; None when it cannot be fitted."""
+    """The learned decision's nested cross-validation with ``window`` (span, names); None when it cannot be fitted."""
     compare = comparer(data.key)
     gold = ExactGold(corpus, compare)
-    windows = Windows(prepared.session, prepared.config.normalization, span) if span else None
+    span, names = window
+    windows = Windows(prepared.session, prepared.config.normalization, span, names=names) if span else None
     counts = context_counts(prepared, corpus, compare, windows)
     totals = totals_of(counts)
     groups = folds_of(list(corpus.texts), folds)
@@ -384,8 +408,13 @@ def _cross_validate(
         scored = _decide_folds(views, outer, probs[s], t, selection)
         ser = shared_task_ser(data, corpus, _predictions(scored, corpus))
         if best is None or ser < best.ser:
-            best = _SpanFit(span, ser, s, t, scored, outer, probs[s], totals, y_all)
-    logger.info("learned decision %s, window %d: cv SER %.4f", data.key, span, best.ser if best else float("nan"))
+            best = _SpanFit(window, ser, s, t, scored, outer, probs[s], totals, y_all)
+    logger.info(
+        "learned decision %s, window %s: cv SER %.4f",
+        data.key,
+        window_label(window),
+        best.ser if best else float("nan"),
+    )
     return best
 
 

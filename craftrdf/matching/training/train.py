@@ -49,7 +49,7 @@ from .select import (
 )
 from .stored import write_model_run
 from .symbols import symbol_candidates
-from .window import Windows
+from .window import Windows, readable
 
 logger = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ def train_read(
         for t, docs in sorted(prepared.names.documents.items())
     ]
     # the counts with each find's neighbouring words only when the learned decision reads them
-    counts = learned.counts if learned is not None and learned.chosen else prepared.total
+    counts = readable(learned.counts) if learned is not None and learned.chosen else prepared.total
     terms = [TermRow(t, c[0], c[1]) for t, c in sorted(counts.items()) if c[1] > 0]
     model = Model(meta, tuple(names), tuple(terms))
     if out is not None:
@@ -287,7 +287,7 @@ def predict(
     view = FoldView(prepared, frozenset(), docs)
     learned, decision = model.learned, model.decision
     if learned is not None:
-        windows = Windows(session, normalization, learned.span) if learned.span else None
+        windows = Windows(session, normalization, learned.span, names=learned.names) if learned.span else None
         rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families, windows=windows)
         threshold = learned.threshold if min_confidence is None else min_confidence
         kept = choose_learned(rows, learned.probabilities(rows.x), threshold)

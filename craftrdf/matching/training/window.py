@@ -10,6 +10,13 @@ near that token, and how many of them were a gold annotation (of any class).
 ``@`` or empty and no class is ``*``, so these never mix with a name's counts; a model
 keeps them in contexts.tsv (side ``@``).
 
+The same tokens are counted for each name: ``(("@", token, *key), class)``, the finds of that
+key and class near the token (each token once per find), and ``(("@", "", *key), class)`` every
+find of it. "reduced" near "glutathione" is MOP's chemical reduction; near "expression" it is
+not, and no word of the passage says so for the set as a whole. Only a name found both right
+and wrong has such lifts (a name always right or always wrong has nothing to tell apart): the
+others are left out of a model (:func:`readable`).
+
 The learned decision (:mod:`.features`) reads three numbers per find from the *lifts* of its
 window's tokens (the log-odds of a token's smoothed precision less the base rate's): their
 mean, the sum of the negative ones and the sum of the positive ones. Sums, not the lowest and
@@ -17,13 +24,15 @@ highest lift: several words of a passage pointing the same way ("glutathione", "
 "oxidized" around "reduced") are more evidence than one word, as in naive Bayes; the
 cross-validation on train+dev chose the sums (docs/training.md, "Fourth round"). The windows
 are index arrays into one vocabulary, made once per document (:class:`Windows`), so each
-fold's features are a few numpy reductions.
+fold's features are a few numpy reductions. Three more come from the name's own lifts of the
+window's distinct tokens (:func:`name_window_features`).
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,20 +58,39 @@ def window_term(token: str) -> Term:
     return (WINDOW, token), ANY
 
 
+def name_window_term(token: str, term: Term) -> Term:
+    """The term under which the finds of ``term`` (a key and class) near ``token`` are counted; ``""``: all of them."""
+    key, cls = term
+    return (WINDOW, token, *key), cls
+
+
+def _is_name_window(term: Term) -> bool:
+    return term[0][:1] == (WINDOW,) and term[1] != ANY
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class DocumentWindows:
-    """The windows of a document's candidates (in its candidate order): token ids, each window's offset and size."""
+    """The windows of a document's candidates (in its candidate order): token ids, each window's offset and size.
+
+    ``distinct``: each window's distinct token ids, ascending (what a name's lifts are read over).
+    """
 
     ids: Ints
     offsets: Ints
     sizes: Ints
+    distinct: tuple[tuple[int, ...], ...]
 
 
 class Windows:
-    """Every document's windows of ``span`` tokens each side of a find, over one vocabulary, made once."""
+    """Every document's windows of ``span`` tokens each side of a find, over one vocabulary, made once.
 
-    def __init__(self, session: MatchingSession, normalization: TextNormalization, span: int) -> None:
-        self.session, self.normalization, self.span = session, normalization, span
+    ``names``: whether each name's own lifts are counted and read too (:func:`count_name_windows`).
+    """
+
+    def __init__(
+        self, session: MatchingSession, normalization: TextNormalization, span: int, *, names: bool = False
+    ) -> None:
+        self.session, self.normalization, self.span, self.names = session, normalization, span, names
         self.vocabulary: dict[str, int] = {}
         self._documents: dict[str, DocumentWindows] = {}
 
@@ -87,7 +115,9 @@ class Windows:
         positions = _runs(starts, lengths)
         sizes = lengths.reshape(-1, 2).sum(axis=1)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        hit = self._documents[document] = DocumentWindows(tokens[positions], offsets, sizes)
+        ids = tokens[positions]
+        distinct = tuple(tuple(int(i) for i in np.unique(ids[o : o + n])) for o, n in zip(offsets, sizes))
+        hit = self._documents[document] = DocumentWindows(ids, offsets, sizes, distinct)
         return hit
 
     def tokens(self) -> list[str]:
@@ -133,6 +163,40 @@ def count_windows(
     return out
 
 
+def count_name_windows(
+    windows: DocumentWindows, tokens: Sequence[str], named: Sequence[Sequence[tuple[Term, bool]]]
+) -> Counter[tuple[Term, bool]]:
+    """Per (name window term, is a gold annotation): each find of a name, and once with each distinct token near it.
+
+    ``named``: per candidate (in the windows' order), each of its names (key and class) and
+    whether that name is a gold annotation there.
+    """
+    out: Counter[tuple[Term, bool]] = Counter()
+    for near, options in zip(windows.distinct, named):
+        words = [tokens[i] for i in near]
+        for term, hit in options:
+            out[(name_window_term("", term), hit)] += 1
+            for w in words:
+                out[(name_window_term(w, term), hit)] += 1
+    return out
+
+
+def readable(counts: Mapping[Term, Sequence[int]]) -> dict[Term, Sequence[int]]:
+    """``counts`` without the name window terms no feature reads: those of a name found only right or only wrong.
+
+    ``counts`` maps a term to ``[true positives, finds]``; what a model keeps.
+    """
+
+    def mixed(term: Term) -> bool:
+        tp, n = counts.get(name_window_term("", term), _NONE)
+        return 0 < tp < n
+
+    return {t: c for t, c in counts.items() if not _is_name_window(t) or mixed((t[0][2:], t[1]))}
+
+
+_NONE = (0, 0)
+
+
 def lifts(tokens: Sequence[str], stats: Stats) -> npt.NDArray[np.float64]:
     """Each vocabulary token's lift: log-odds of ``(tp + WEIGHT * base) / (finds + WEIGHT)`` less the base rate's.
 
@@ -163,3 +227,32 @@ def window_features(windows: DocumentWindows, lift: npt.NDArray[np.float64]) -> 
     out[full, 1] = np.add.reduceat(np.minimum(values, 0.0), at)
     out[full, 2] = np.add.reduceat(np.maximum(values, 0.0), at)
     return out
+
+
+def name_window_features(words: Sequence[str], term: Term, stats: Stats) -> tuple[float, float, float]:
+    """A name's passage: the mean of its own lifts of the distinct ``words`` near a find, their negative, positive sums.
+
+    Each lift is the log-odds of ``(tp + WEIGHT * p) / (finds + WEIGHT)`` less ``p``'s, where ``p`` is
+    the name's smoothed precision ``(tp + 0.5) / (finds + 1)``; words never seen near it count for
+    nothing. All 0 unless ``stats`` has the name found both right and wrong.
+    """
+    tp, n = stats(name_window_term("", term))
+    if not 0 < tp < n:
+        return 0.0, 0.0, 0.0
+    base = (tp + 0.5) / (n + 1.0)
+    logit = math.log(base / (1.0 - base))
+    total = against = for_ = 0.0
+    seen = 0
+    for w in words:
+        t, m = stats(name_window_term(w, term))
+        if m == 0:
+            continue
+        p = (t + WEIGHT * base) / (m + WEIGHT)
+        lift = math.log(p / (1.0 - p)) - logit
+        seen += 1
+        total += lift
+        if lift < 0:
+            against += lift
+        else:
+            for_ += lift
+    return (total / seen if seen else 0.0), against, for_

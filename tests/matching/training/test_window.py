@@ -22,7 +22,18 @@ from craftrdf.matching.training.features import FEATURES, option_rows
 from craftrdf.matching.training.folder import TermRow, read_model, write_model
 from craftrdf.matching.training.learn import context_counts, totals_of
 from craftrdf.matching.training.select import prepare
-from craftrdf.matching.training.window import BASE, Windows, count_windows, lifts, window_features, window_term
+from craftrdf.matching.training.window import (
+    BASE,
+    Windows,
+    count_name_windows,
+    count_windows,
+    lifts,
+    name_window_features,
+    name_window_term,
+    readable,
+    window_features,
+    window_term,
+)
 from tests.helpers.models import model_meta
 
 CONFIG = MatcherConfig(stemmer="NONE", findAllMatches="YES")  # type: ignore[arg-type]
@@ -101,6 +112,110 @@ def test_window_features_are_lifts_over_the_base_rate():
     assert window_features(none.of("d", CUTS), lifts(none.tokens(), lambda t: (0, 0))).tolist() == [[0.0] * 3] * 2
 
 
+CUT1, CUT2 = (("cut",), "M:1"), (("cut",), "M:2")
+
+
+def test_each_name_counts_its_finds_once_with_each_distinct_token_near_them():
+    # the first "cut" may be M:1 or M:2 and is neither; the second is M:1, right
+    w = windows(1)
+    named = [[(CUT1, False), (CUT2, False)], [(CUT1, True)]]
+    counts = count_name_windows(w.of("d", CUTS), w.tokens(), named)
+    by_hand = {
+        (CUT1, False): ["", "were", "on"],
+        (CUT2, False): ["", "were", "on"],
+        (CUT1, True): ["", "was", "with"],
+    }
+    assert counts == Counter({(name_window_term(t, n), hit): 1 for (n, hit), ts in by_hand.items() for t in ts})
+    # a word twice near one find counts once for the name (and twice for the set's window terms)
+    twice = Windows(MatchingSession({"d": "a cut a"}, {}), CONFIG.normalization, 1)
+    cut = [Candidate("d", (Span(2, 5),), ("cut",), frozenset({"M:1"}))]
+    found = twice.of("d", cut)
+    assert count_name_windows(found, twice.tokens(), [[(CUT1, True)]])[(name_window_term("a", CUT1), True)] == 1
+    assert count_windows(found, twice.tokens(), np.asarray([True]))[(window_term("a"), True)] == 2
+
+
+def test_a_find_inside_a_right_annotation_is_counted_for_its_name():
+    # "cord" of a right "spinal cord" is a row the decision must reject: its name counts it, wrong
+    # (the name's own record, count_terms, leaves it out)
+    texts = {"a": "the spinal cord here", "b": "a cord"}
+    gold = {"a": (Annotation("1", "a", "U:1", (Span(4, 15),)),), "b": (Annotation("2", "b", "U:2", (Span(2, 6),)),)}
+    corpus = Corpus(texts, gold)
+    prepared = prepare(MatchingSession(texts, {}), corpus, CONFIG, None)
+    counts = context_counts(prepared, corpus, str, Windows(prepared.session, CONFIG.normalization, 1, names=True))
+    assert counts["a"][(BASE, True)] == 1 and counts["a"][(BASE, False)] == 1
+    assert counts["a"][(name_window_term("", (("spinal", "cord"), "U:1")), True)] == 1
+    cord = (("cord",), "U:2")
+    assert counts["a"][(name_window_term("", cord), False)] == 1
+    assert counts["a"][(name_window_term("spinal", cord), False)] == 1
+    assert counts["a"][(name_window_term("here", cord), False)] == 1
+    assert counts["a"][(cord, False)] == 0  # the name's record: not counted
+    assert counts["b"][(name_window_term("a", cord), True)] == 1
+
+
+def test_a_names_window_features_are_its_own_lifts():
+    # "cut" M:1 right 1 of 3: p = (1 + 0.5) / (3 + 1) = 3/8; "was" 1 of 1: (1 + 5 * 3/8) / 6 = 23/48;
+    # "were" 0 of 2: (5 * 3/8) / 7 = 15/56; "on" and "with" never near it: they count for nothing
+    stats = {
+        name_window_term("", CUT1): (1, 3),
+        name_window_term("was", CUT1): (1, 1),
+        name_window_term("were", CUT1): (0, 2),
+    }
+
+    def read(t):
+        return stats.get(t, (0, 0))
+
+    def lift(p: float) -> float:
+        return math.log(p / (1 - p)) - math.log(3 / 5)
+
+    assert lift(23 / 48) > 0 > lift(15 / 56)
+    assert name_window_features(["were", "on"], CUT1, read) == pytest.approx((lift(15 / 56), lift(15 / 56), 0.0))
+    both = ["was", "were", "with"]
+    assert name_window_features(both, CUT1, read) == pytest.approx(
+        ((lift(23 / 48) + lift(15 / 56)) / 2, lift(15 / 56), lift(23 / 48))
+    )
+    # a name only ever right (or never seen) has nothing to tell apart
+    stats[name_window_term("", CUT1)] = (3, 3)
+    assert name_window_features(both, CUT1, read) == (0.0, 0.0, 0.0)
+    assert name_window_features(both, CUT2, read) == (0.0, 0.0, 0.0)
+
+
+def test_a_model_keeps_the_window_terms_of_names_found_right_and_wrong():
+    mixed, right = (("cut",), "M:1"), (("cleave",), "M:1")
+    counts = {
+        (("cut",), "M:1"): [1, 3],
+        window_term("was"): [1, 4],
+        BASE: [2, 9],
+        name_window_term("", mixed): [1, 3],
+        name_window_term("was", mixed): [1, 1],
+        name_window_term("", right): [2, 2],
+        name_window_term("was", right): [1, 1],
+    }
+    dropped = {name_window_term("", right), name_window_term("was", right)}
+    assert readable(counts) == {t: c for t, c in counts.items() if t not in dropped}
+
+
+def test_rows_read_the_names_passage_with_the_document_left_out():
+    # "cut" is right in a, wrong in c; b's rows are made with b left out: the name's p is 1.5 / 3 = 1/2;
+    # near it in a: "it", "was", "here"; in c: "we", "it". b's "cut" has "it" (1 of 2: (1 + 2.5) / 7, lift 0)
+    # and "was" (1 of 1: (1 + 2.5) / 6 = 7/12, lift log(7/5))
+    texts = {"a": "it was cut here", "b": "it was cut", "c": "we cut it"}
+    gold = {"a": (Annotation("1", "a", "M:1", (Span(7, 10),)),), "b": (), "c": ()}
+    corpus = Corpus(texts, gold)
+    prepared = prepare(MatchingSession(texts, {}), corpus, CONFIG, None)
+    name = [FEATURES.index(f) for f in ("name_window_mean", "name_window_against", "name_window_for")]
+    w = Windows(prepared.session, CONFIG.normalization, 2, names=True)
+    counts = context_counts(prepared, corpus, str, w)
+    rows = option_rows(prepared, counts, totals_of(counts), ["b"], frozenset({"b"}), windows=w)
+    assert list(rows.classes) == ["M:1"]
+    assert list(rows.x[0, name]) == pytest.approx([math.log(7 / 5) / 2, 0.0, math.log(7 / 5)])
+    # a window without the names': neither counted nor read
+    plain = Windows(prepared.session, CONFIG.normalization, 2)
+    counts = context_counts(prepared, corpus, str, plain)
+    assert not any(t[1] != "*" and t[0][:1] == ("@",) for d in counts.values() for t, _ in d)
+    rows = option_rows(prepared, counts, totals_of(counts), ["b"], frozenset({"b"}), windows=plain)
+    assert list(rows.x[0, name]) == [0.0, 0.0, 0.0]
+
+
 def _unsorted_classes() -> list[str]:
     """Classes whose set this process iterates in an order that is not the sorted one."""
     for n in itertools.count(4):
@@ -142,10 +257,16 @@ def test_rows_take_a_candidates_classes_in_sorted_order_whatever_the_set_order()
 
 def test_window_terms_go_through_contexts_tsv(tmp_path):
     meta = model_meta(CONFIG)
-    terms = [TermRow(BASE, 3, 7), TermRow(window_term("ndei"), 2, 2), TermRow(((("<", "the", "cut")), "M:1"), 0, 1)]
+    terms = [
+        TermRow(BASE, 3, 7),
+        TermRow(window_term("ndei"), 2, 2),
+        TermRow(((("<", "the", "cut")), "M:1"), 0, 1),
+        TermRow(name_window_term("ndei", (("cut", "with"), "M:1")), 1, 2),
+    ]
     write_model(tmp_path / "m", meta, [], terms, Decision())
     lines = (tmp_path / "m" / "contexts.tsv").read_text(encoding="utf-8").splitlines()
     assert "@\t*\tndei\t\t2\t2" in lines and "@\t*\t\t\t3\t7" in lines
+    assert "@\tM:1\tndei\tcut with\t1\t2" in lines
     assert sorted(read_model(tmp_path / "m", set_key="X").terms) == sorted(terms)
 
 
