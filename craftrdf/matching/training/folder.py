@@ -251,33 +251,31 @@ def read_model(folder: Path, *, set_key: str | None = None) -> Model:
     if set_key is not None and str(meta["set"]).casefold() != set_key.casefold():
         raise ConfigError(f"model {folder} was trained for set {meta['set']}, not {set_key}: train one for {set_key}")
     files = meta["files"]
+    # each path made once: a model's tables have hundreds of thousands of lines
+    names_path, terms_path, forms_path, contexts_path = (folder / n for n in (NAMES, TERMS, FORMS, CONTEXTS))
     names = []
     for i, cells in _lines(folder, NAMES, str(files.get(NAMES)), NAMES_HEADER):
         written = []
         for part in filter(None, cells[4].split("; ")):
             form, _, count = part.rpartition(":")
-            written.append((form, _int(count, folder / NAMES, i)))
+            written.append((form, _int(count, names_path, i)))
         term = (tuple(cells[0].split(" ")), cells[1])
-        names.append(
-            NameRow(term, _int(cells[2], folder / NAMES, i), _int(cells[3], folder / NAMES, i), tuple(written))
-        )
+        names.append(NameRow(term, _int(cells[2], names_path, i), _int(cells[3], names_path, i), tuple(written)))
     terms = []
     for i, cells in _lines(folder, TERMS, str(files.get(TERMS)), TERMS_HEADER):
-        tp, n = _int(cells[2], folder / TERMS, i), _int(cells[3], folder / TERMS, i)
+        tp, n = _int(cells[2], terms_path, i), _int(cells[3], terms_path, i)
         if tp > n:
-            raise InputError("more true positives than finds", source=str(folder / TERMS), line=i)
+            raise InputError("more true positives than finds", source=str(terms_path), line=i)
         terms.append(TermRow((tuple(cells[0].split(" ")), cells[1]), tp, n))
     for i, cells in _lines(folder, FORMS, str(files.get(FORMS)), FORMS_HEADER):
-        tp, n = _int(cells[2], folder / FORMS, i), _int(cells[3], folder / FORMS, i)
+        tp, n = _int(cells[2], forms_path, i), _int(cells[3], forms_path, i)
         if tp > n:
-            raise InputError("more true positives than finds", source=str(folder / FORMS), line=i)
+            raise InputError("more true positives than finds", source=str(forms_path), line=i)
         terms.append(TermRow(surface_term(cells[0], cells[1]), tp, n))
     for i, cells in _lines(folder, CONTEXTS, str(files.get(CONTEXTS)), CONTEXTS_HEADER):
-        tp, n = _int(cells[4], folder / CONTEXTS, i), _int(cells[5], folder / CONTEXTS, i)
+        tp, n = _int(cells[4], contexts_path, i), _int(cells[5], contexts_path, i)
         if tp > n or cells[0] not in (BEFORE, AFTER, WINDOW):
-            raise InputError(
-                "side must be <, > or @, true positives at most finds", source=str(folder / CONTEXTS), line=i
-            )
+            raise InputError("side must be <, > or @, true positives at most finds", source=str(contexts_path), line=i)
         tokens = cells[3].split(" ") if cells[3] else ()  # a window term has none
         terms.append(TermRow(((cells[0], cells[2], *tokens), cells[1]), tp, n))
     try:

@@ -179,9 +179,12 @@ def context_counts(
     """Each training document's term counts, with the words before and after every find (:func:`.context_terms`).
 
     With ``windows``, also the tokens of every find's window, for any class
-    (:func:`.window.count_windows`) and for each of its names (:func:`.window.count_name_windows`).
+    (:func:`.window.count_windows`) and, with ``windows.names``, for each of its names found both
+    right and wrong in these documents (:func:`.window.count_name_windows`).
     """
     out = {}
+    named_by_doc: dict[str, list[list[tuple[Term, bool]]]] = {}
+    names: dict[Term, list[int]] = {}
     for d in corpus.texts:
         gold = [(a.spans, a.class_id) for a in corpus.gold[d]]
         candidates = prepared.candidates[d]
@@ -194,10 +197,22 @@ def context_counts(
                 for c in candidates
             ]
             hits = np.asarray([any(hit for _, hit in options) for options in named], dtype=bool)
-            found, tokens = windows.of(d, candidates), windows.tokens()
-            out[d] += count_windows(found, tokens, hits)
+            out[d] += count_windows(windows.of(d, candidates), windows.tokens(), hits)
             if windows.names:
-                out[d] += count_name_windows(found, tokens, named)
+                named_by_doc[d] = named
+                for options in named:
+                    for term, hit in options:
+                        c = names.setdefault(term, [0, 0])
+                        c[0] += hit
+                        c[1] += 1
+    if windows is not None and named_by_doc:
+        # a name only right (or only wrong) in all training has no lifts in any fold (window.name_window_features):
+        # its window terms are not counted, which leaves the features as they are and most of the counts out
+        mixed = {t for t, (tp, n) in names.items() if 0 < tp < n}
+        tokens = windows.tokens()
+        for d, named in named_by_doc.items():
+            kept = [[(t, hit) for t, hit in options if t in mixed] for options in named]
+            out[d] += count_name_windows(windows.of(d, prepared.candidates[d]), tokens, kept)
     return out
 
 

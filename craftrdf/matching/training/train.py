@@ -49,7 +49,7 @@ from .select import (
 )
 from .stored import write_model_run
 from .symbols import symbol_candidates
-from .window import Windows, readable
+from .window import Windows
 
 logger = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ def train_read(
         for t, docs in sorted(prepared.names.documents.items())
     ]
     # the counts with each find's neighbouring words only when the learned decision reads them
-    counts = readable(learned.counts) if learned is not None and learned.chosen else prepared.total
+    counts = learned.counts if learned is not None and learned.chosen else prepared.total
     terms = [TermRow(t, c[0], c[1]) for t, c in sorted(counts.items()) if c[1] > 0]
     model = Model(meta, tuple(names), tuple(terms))
     if out is not None:

@@ -15,7 +15,7 @@ key and class near the token (each token once per find), and ``(("@", "", *key),
 find of it. "reduced" near "glutathione" is MOP's chemical reduction; near "expression" it is
 not, and no word of the passage says so for the set as a whole. Only a name found both right
 and wrong has such lifts (a name always right or always wrong has nothing to tell apart): the
-others are left out of a model (:func:`readable`).
+others' are not counted (:func:`.learn.context_counts`), nor kept in a model.
 
 The learned decision (:mod:`.features`) reads three numbers per find from the *lifts* of its
 window's tokens (the log-odds of a token's smoothed precision less the base rate's): their
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,15 +64,12 @@ def name_window_term(token: str, term: Term) -> Term:
     return (WINDOW, token, *key), cls
 
 
-def _is_name_window(term: Term) -> bool:
-    return term[0][:1] == (WINDOW,) and term[1] != ANY
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class DocumentWindows:
     """The windows of a document's candidates (in its candidate order): token ids, each window's offset and size.
 
-    ``distinct``: each window's distinct token ids, ascending (what a name's lifts are read over).
+    ``distinct``: each window's distinct token ids, ascending (what a name's lifts are read over; empty
+    unless the windows read the names').
     """
 
     ids: Ints
@@ -116,7 +113,11 @@ class Windows:
         sizes = lengths.reshape(-1, 2).sum(axis=1)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         ids = tokens[positions]
-        distinct = tuple(tuple(int(i) for i in np.unique(ids[o : o + n])) for o, n in zip(offsets, sizes))
+        distinct = (
+            tuple(tuple(int(i) for i in np.unique(ids[o : o + n])) for o, n in zip(offsets, sizes))
+            if self.names
+            else ()
+        )
         hit = self._documents[document] = DocumentWindows(ids, offsets, sizes, distinct)
         return hit
 
@@ -179,22 +180,6 @@ def count_name_windows(
             for w in words:
                 out[(name_window_term(w, term), hit)] += 1
     return out
-
-
-def readable(counts: Mapping[Term, Sequence[int]]) -> dict[Term, Sequence[int]]:
-    """``counts`` without the name window terms no feature reads: those of a name found only right or only wrong.
-
-    ``counts`` maps a term to ``[true positives, finds]``; what a model keeps.
-    """
-
-    def mixed(term: Term) -> bool:
-        tp, n = counts.get(name_window_term("", term), _NONE)
-        return 0 < tp < n
-
-    return {t: c for t, c in counts.items() if not _is_name_window(t) or mixed((t[0][2:], t[1]))}
-
-
-_NONE = (0, 0)
 
 
 def lifts(tokens: Sequence[str], stats: Stats) -> npt.NDArray[np.float64]:
