@@ -33,10 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ...core.bulk import no_cycle_collection
 from .engine import Candidate, Term, context_terms, surface_term
 from .family import is_family
 from .select import Prepared
-from .window import Windows, lifts, name_window_features, window_features
+from .window import DocumentWindows, Windows, lifts, name_window_features, window_features
 
 FEATURES = (
     "estimate",
@@ -120,6 +121,19 @@ def option_rows(
     ``families``: whether word-family candidates (:mod:`.family`) get rows; ``windows``: the
     windows whose tokens' terms (:mod:`.window`, counted in ``totals``) the rows read (None: 0s).
     """
+    with no_cycle_collection():  # a row list per option, the leave-out counts: many small objects, no cycles
+        return _option_rows(prepared, counts, totals, documents, leave_out, families, windows)
+
+
+def _option_rows(
+    prepared: Prepared,
+    counts: Mapping[str, Mapping[tuple[Term, bool], int]],
+    totals: Mapping[Term, Sequence[int]],
+    documents: Sequence[str],
+    leave_out: frozenset[str],
+    families: bool,
+    windows: Windows | None,
+) -> Rows:
     own: dict[Term, list[int]] = {}
     for d in leave_out:
         for (term, hit), k in counts.get(d, {}).items():
@@ -130,7 +144,7 @@ def option_rows(
 
     def stats(term: Term) -> tuple[int, int]:
         t = totals.get(term, _ZERO)
-        o = own.get(term, _ZERO)
+        o = own.get(term, _ZERO) if own else _ZERO
         return t[0] - o[0], t[1] - o[1]
 
     cands: list[Candidate] = []
@@ -141,14 +155,14 @@ def option_rows(
         for doc in documents:  # every window first: the vocabulary the lifts are over is complete
             windows.of(doc, prepared.candidates[doc])
         lift = lifts(windows.tokens(), stats)
-    vocabulary = windows.tokens() if windows is not None and windows.names else []
+    vocabulary = windows.tokens() if windows is not None and windows.names else None
     for doc in sorted(documents):
         passages = None
         if windows is not None and lift is not None:
             found = windows.of(doc, prepared.candidates[doc])
             near = window_features(found, lift)
             passages = {
-                id(c): (near[i], [vocabulary[t] for t in found.distinct[i]] if vocabulary else [])
+                id(c): (near[i], _words(found, i, vocabulary) if vocabulary is not None else None)
                 for i, c in enumerate(prepared.candidates[doc])
             }
         _document_rows(prepared, doc, stats, leave_out, (families, passages), cands, classes, rows)
@@ -156,12 +170,24 @@ def option_rows(
     return Rows(tuple(cands), tuple(classes), x)
 
 
+def _words(found: DocumentWindows, i: int, vocabulary: Sequence[str]) -> Callable[[], list[str]]:
+    """Window ``i``'s distinct tokens, listed when first asked for (most finds' names have no lifts to read)."""
+    listed: list[list[str]] = []
+
+    def words() -> list[str]:
+        if not listed:
+            listed.append([vocabulary[t] for t in found.distinct(i)])
+        return listed[0]
+
+    return words
+
+
 def _document_rows(
     prepared: Prepared,
     doc: str,
     stats: Callable[[Term], tuple[int, int]],
     leave_out: frozenset[str],
-    reads: tuple[bool, Mapping[int, tuple[npt.NDArray[np.float64], list[str]]] | None],
+    reads: tuple[bool, Mapping[int, tuple[npt.NDArray[np.float64], Callable[[], list[str]] | None]] | None],
     cands: list[Candidate],
     classes: list[str],
     rows: list[list[float]],
@@ -201,7 +227,7 @@ def _document_rows(
             overlaps,
             math.log1p(key_count[c.key] - 1),
         ]
-        near, words = passages[id(c)] if passages is not None else (_NO_PASSAGE, [])
+        near, words = passages[id(c)] if passages is not None else (_NO_PASSAGE, None)
         parens = float(s > 0 and text[s - 1] == "(" and text[e : e + 1] == ")")
         for cls, f in opts:
             rank = sum(1 for v in ests if v > f[0])
@@ -222,7 +248,7 @@ def _document_rows(
                     parens,
                     float(is_family(c.key)),
                     *near,
-                    *(name_window_features(words, (c.key, cls), stats) if words else _NO_PASSAGE),
+                    *(name_window_features(words, (c.key, cls), stats) if words is not None else _NO_PASSAGE),
                 ]
             )
 

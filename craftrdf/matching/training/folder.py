@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...core.bulk import no_cycle_collection
 from ...core.errors import ConfigError, InputError
 from ..matcher.config import MatcherConfig
 from .engine import AFTER, BEFORE, SURFACE, Decision, Key, Term, surface_term
@@ -247,6 +248,11 @@ def _int(cell: str, path: Path, line: int) -> int:
 
 def read_model(folder: Path, *, set_key: str | None = None) -> Model:
     """Read and check a model folder; ``set_key``: the set it must have been trained for."""
+    with no_cycle_collection():
+        return _read_model(folder, set_key)
+
+
+def _read_model(folder: Path, set_key: str | None) -> Model:
     meta = _read_meta(folder)
     if set_key is not None and str(meta["set"]).casefold() != set_key.casefold():
         raise ConfigError(f"model {folder} was trained for set {meta['set']}, not {set_key}: train one for {set_key}")

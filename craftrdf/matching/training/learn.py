@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...core.bulk import no_cycle_collection
 from ...core.errors import ConfigError
 from ...core.model import Annotation, Span
 from .data import Corpus, SetData
@@ -182,6 +183,13 @@ def context_counts(
     (:func:`.window.count_windows`) and, with ``windows.names``, for each of its names found both
     right and wrong in these documents (:func:`.window.count_name_windows`).
     """
+    with no_cycle_collection():  # millions of small tuples, no cycles (core.bulk)
+        return _context_counts(prepared, corpus, compare, windows)
+
+
+def _context_counts(
+    prepared: Prepared, corpus: Corpus, compare: Callable[[str], str], windows: Windows | None
+) -> dict[str, Counter[tuple[Term, bool]]]:
     out = {}
     named_by_doc: dict[str, list[list[tuple[Term, bool]]]] = {}
     names: dict[Term, list[int]] = {}

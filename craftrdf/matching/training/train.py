@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ...core.bulk import no_cycle_collection
 from ...core.context import RunContext
 from ...core.errors import ConfigError
 from ...core.model import Annotation
@@ -264,6 +265,17 @@ def predict(
     decision's precision estimate. ``min_confidence`` replaces the model's threshold (lower it
     for recall, raise it for precision); the rules then run as trained.
     """
+    with no_cycle_collection():  # the model's counts and every option's row: many small objects, no cycles
+        return _predict(model, texts, ontology, session, min_confidence)
+
+
+def _predict(
+    model: Model,
+    texts: Mapping[str, str],
+    ontology: Dictionary | None,
+    session: MatchingSession | None,
+    min_confidence: float | None,
+) -> dict[str, list[Annotation]]:
     config = model.config
     normalization = config.normalization
     session = session or MatchingSession(texts, {})

@@ -66,16 +66,16 @@ def name_window_term(token: str, term: Term) -> Term:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class DocumentWindows:
-    """The windows of a document's candidates (in its candidate order): token ids, each window's offset and size.
-
-    ``distinct``: each window's distinct token ids, ascending (what a name's lifts are read over; empty
-    unless the windows read the names').
-    """
+    """The windows of a document's candidates (in its candidate order): token ids, each window's offset and size."""
 
     ids: Ints
     offsets: Ints
     sizes: Ints
-    distinct: tuple[tuple[int, ...], ...]
+
+    def distinct(self, i: int) -> list[int]:
+        """Window ``i``'s distinct token ids, ascending (what a name's lifts are read over)."""
+        o = int(self.offsets[i])
+        return [int(t) for t in np.unique(self.ids[o : o + int(self.sizes[i])])]
 
 
 class Windows:
@@ -112,13 +112,7 @@ class Windows:
         positions = _runs(starts, lengths)
         sizes = lengths.reshape(-1, 2).sum(axis=1)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        ids = tokens[positions]
-        distinct = (
-            tuple(tuple(int(i) for i in np.unique(ids[o : o + n])) for o, n in zip(offsets, sizes))
-            if self.names
-            else ()
-        )
-        hit = self._documents[document] = DocumentWindows(ids, offsets, sizes, distinct)
+        hit = self._documents[document] = DocumentWindows(tokens[positions], offsets, sizes)
         return hit
 
     def tokens(self) -> list[str]:
@@ -173,8 +167,10 @@ def count_name_windows(
     whether that name is a gold annotation there.
     """
     out: Counter[tuple[Term, bool]] = Counter()
-    for near, options in zip(windows.distinct, named):
-        words = [tokens[i] for i in near]
+    for i, options in enumerate(named):
+        if not options:
+            continue
+        words = [tokens[t] for t in windows.distinct(i)]
         for term, hit in options:
             out[(name_window_term("", term), hit)] += 1
             for w in words:
@@ -214,22 +210,24 @@ def window_features(windows: DocumentWindows, lift: npt.NDArray[np.float64]) -> 
     return out
 
 
-def name_window_features(words: Sequence[str], term: Term, stats: Stats) -> tuple[float, float, float]:
-    """A name's passage: the mean of its own lifts of the distinct ``words`` near a find, their negative, positive sums.
+def name_window_features(words: Callable[[], Sequence[str]], term: Term, stats: Stats) -> tuple[float, float, float]:
+    """A name's passage: the mean of its own lifts of a find's distinct window words, their negative and positive sums.
 
-    Each lift is the log-odds of ``(tp + WEIGHT * p) / (finds + WEIGHT)`` less ``p``'s, where ``p`` is
-    the name's smoothed precision ``(tp + 0.5) / (finds + 1)``; words never seen near it count for
-    nothing. All 0 unless ``stats`` has the name found both right and wrong.
+    ``words()`` lists them; it is called only when the name has lifts. Each lift is the log-odds
+    of ``(tp + WEIGHT * p) / (finds + WEIGHT)`` less ``p``'s, where ``p`` is the name's smoothed
+    precision ``(tp + 0.5) / (finds + 1)``; words never seen near it count for nothing. All 0
+    unless ``stats`` has the name found both right and wrong.
     """
-    tp, n = stats(name_window_term("", term))
+    key, cls = term
+    tp, n = stats(((WINDOW, "", *key), cls))
     if not 0 < tp < n:
         return 0.0, 0.0, 0.0
     base = (tp + 0.5) / (n + 1.0)
     logit = math.log(base / (1.0 - base))
     total = against = for_ = 0.0
     seen = 0
-    for w in words:
-        t, m = stats(name_window_term(w, term))
+    for w in words():
+        t, m = stats(((WINDOW, w, *key), cls))  # name_window_term, inlined: read for every word of every find
         if m == 0:
             continue
         p = (t + WEIGHT * base) / (m + WEIGHT)

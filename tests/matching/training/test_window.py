@@ -168,15 +168,24 @@ def test_a_names_window_features_are_its_own_lifts():
         return math.log(p / (1 - p)) - math.log(3 / 5)
 
     assert lift(23 / 48) > 0 > lift(15 / 56)
-    assert name_window_features(["were", "on"], CUT1, read) == pytest.approx((lift(15 / 56), lift(15 / 56), 0.0))
-    both = ["was", "were", "with"]
+    assert name_window_features(lambda: ["were", "on"], CUT1, read) == pytest.approx(
+        (lift(15 / 56), lift(15 / 56), 0.0)
+    )
+
+    def both():
+        return ["was", "were", "with"]
+
     assert name_window_features(both, CUT1, read) == pytest.approx(
         ((lift(23 / 48) + lift(15 / 56)) / 2, lift(15 / 56), lift(23 / 48))
     )
     # a name only ever right (or never seen) has nothing to tell apart
     stats[name_window_term("", CUT1)] = (3, 3)
-    assert name_window_features(both, CUT1, read) == (0.0, 0.0, 0.0)
-    assert name_window_features(both, CUT2, read) == (0.0, 0.0, 0.0)
+
+    def unread():
+        raise AssertionError("a name without lifts lists no words")
+
+    assert name_window_features(unread, CUT1, read) == (0.0, 0.0, 0.0)
+    assert name_window_features(unread, CUT2, read) == (0.0, 0.0, 0.0)
 
 
 def test_rows_read_the_names_passage_with_the_document_left_out():
