@@ -14,7 +14,7 @@ def test_the_collector_is_paused_inside_and_restored_after():
     with no_cycle_collection():
         assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(ValueError), no_cycle_collection():
+    with pytest.raises(ValueError, match="a bad line"), no_cycle_collection():
         raise ValueError("a bad line")
     assert gc.isenabled()
 
