@@ -11,6 +11,8 @@ from contextlib import contextmanager
 def no_cycle_collection() -> Iterator[None]:
     """Pause Python's cyclic garbage collector for the block; restored as it was on exit, also on error.
 
+    A context manager, or a decorator (``@no_cycle_collection()``) for a whole function.
+
     For code that builds hundreds of thousands of tuples, lists and strings that hold no reference
     cycles (a model's tables, a corpus's term counts): the collector, triggered every few hundred
     allocations, would scan the growing heap again and again for cycles there are none of. Reading

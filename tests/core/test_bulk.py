@@ -27,3 +27,12 @@ def test_a_collector_off_before_stays_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_as_a_decorator_each_call_pauses_it():
+    @no_cycle_collection()
+    def build() -> bool:
+        return gc.isenabled()
+
+    assert build() is False and build() is False  # reusable: a fresh pause per call
+    assert gc.isenabled()

@@ -26,6 +26,7 @@ that document taught. The columns (:data:`FEATURES`):
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -104,6 +105,7 @@ def _backoff(tp: int, n: int, estimate: float) -> float:
     return (tp + 2.0 * estimate) / (n + 2.0)
 
 
+@no_cycle_collection()  # a row list per option, the leave-out counts: many small objects, no cycles
 def option_rows(
     prepared: Prepared,
     counts: Mapping[str, Mapping[tuple[Term, bool], int]],
@@ -121,19 +123,6 @@ def option_rows(
     ``families``: whether word-family candidates (:mod:`.family`) get rows; ``windows``: the
     windows whose tokens' terms (:mod:`.window`, counted in ``totals``) the rows read (None: 0s).
     """
-    with no_cycle_collection():  # a row list per option, the leave-out counts: many small objects, no cycles
-        return _option_rows(prepared, counts, totals, documents, leave_out, families, windows)
-
-
-def _option_rows(
-    prepared: Prepared,
-    counts: Mapping[str, Mapping[tuple[Term, bool], int]],
-    totals: Mapping[Term, Sequence[int]],
-    documents: Sequence[str],
-    leave_out: frozenset[str],
-    families: bool,
-    windows: Windows | None,
-) -> Rows:
     own: dict[Term, list[int]] = {}
     for d in leave_out:
         for (term, hit), k in counts.get(d, {}).items():
@@ -172,14 +161,7 @@ def _option_rows(
 
 def _words(found: DocumentWindows, i: int, vocabulary: Sequence[str]) -> Callable[[], list[str]]:
     """Window ``i``'s distinct tokens, listed when first asked for (most finds' names have no lifts to read)."""
-    listed: list[list[str]] = []
-
-    def words() -> list[str]:
-        if not listed:
-            listed.append([vocabulary[t] for t in found.distinct(i)])
-        return listed[0]
-
-    return words
+    return functools.cache(lambda: [vocabulary[t] for t in found.distinct(i)])
 
 
 def _document_rows(

@@ -246,13 +246,9 @@ def _int(cell: str, path: Path, line: int) -> int:
     return v
 
 
+@no_cycle_collection()  # hundreds of thousands of rows, no cycles (core.bulk)
 def read_model(folder: Path, *, set_key: str | None = None) -> Model:
     """Read and check a model folder; ``set_key``: the set it must have been trained for."""
-    with no_cycle_collection():
-        return _read_model(folder, set_key)
-
-
-def _read_model(folder: Path, set_key: str | None) -> Model:
     meta = _read_meta(folder)
     if set_key is not None and str(meta["set"]).casefold() != set_key.casefold():
         raise ConfigError(f"model {folder} was trained for set {meta['set']}, not {set_key}: train one for {set_key}")

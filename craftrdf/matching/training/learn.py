@@ -174,6 +174,7 @@ def labels(rows: Rows, corpus: Corpus, compare: Callable[[str], str]) -> npt.NDA
     )
 
 
+@no_cycle_collection()  # millions of small tuples, no cycles (core.bulk)
 def context_counts(
     prepared: Prepared, corpus: Corpus, compare: Callable[[str], str], windows: Windows | None = None
 ) -> dict[str, Counter[tuple[Term, bool]]]:
@@ -183,13 +184,6 @@ def context_counts(
     (:func:`.window.count_windows`) and, with ``windows.names``, for each of its names found both
     right and wrong in these documents (:func:`.window.count_name_windows`).
     """
-    with no_cycle_collection():  # millions of small tuples, no cycles (core.bulk)
-        return _context_counts(prepared, corpus, compare, windows)
-
-
-def _context_counts(
-    prepared: Prepared, corpus: Corpus, compare: Callable[[str], str], windows: Windows | None
-) -> dict[str, Counter[tuple[Term, bool]]]:
     out = {}
     named_by_doc: dict[str, list[list[tuple[Term, bool]]]] = {}
     names: dict[Term, list[int]] = {}
@@ -326,7 +320,7 @@ def _curve(scored: Scored, corpus: Corpus, compare: Callable[[str], str]) -> tup
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class _SpanFit:
+class _WindowFit:
     """The nested cross-validation of the learned decision with one window: its best point."""
 
     window: tuple[int, bool]
@@ -389,7 +383,7 @@ def window_label(window: tuple[int, bool]) -> str:
 
 def _cross_validate(
     prepared: Prepared, corpus: Corpus, data: SetData, selection: Selection, folds: int, window: tuple[int, bool]
-) -> _SpanFit | None:
+) -> _WindowFit | None:
     """The learned decision's nested cross-validation with ``window`` (span, names); None when it cannot be fitted."""
     compare = comparer(data.key)
     gold = ExactGold(corpus, compare)
@@ -426,12 +420,12 @@ def _cross_validate(
             scored = _decide_folds(views, outer, probs[s], t, selection)
             ranked.append((exact_error(pairs_of(scored), gold)[0], s, t))
     ranked.sort()
-    best: _SpanFit | None = None
+    best: _WindowFit | None = None
     for _, s, t in ranked[:LEARNED_FINALISTS]:
         scored = _decide_folds(views, outer, probs[s], t, selection)
         ser = shared_task_ser(data, corpus, _predictions(scored, corpus))
         if best is None or ser < best.ser:
-            best = _SpanFit(window, ser, s, t, scored, outer, probs[s], totals, y_all)
+            best = _WindowFit(window, ser, s, t, scored, outer, probs[s], totals, y_all)
     logger.info(
         "learned decision %s, window %s: cv SER %.4f",
         data.key,

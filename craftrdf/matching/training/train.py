@@ -251,6 +251,7 @@ def train_read(
     return report, model
 
 
+@no_cycle_collection()  # the model's counts and every option's row: many small objects, no cycles
 def predict(
     model: Model,
     texts: Mapping[str, str],
@@ -265,17 +266,6 @@ def predict(
     decision's precision estimate. ``min_confidence`` replaces the model's threshold (lower it
     for recall, raise it for precision); the rules then run as trained.
     """
-    with no_cycle_collection():  # the model's counts and every option's row: many small objects, no cycles
-        return _predict(model, texts, ontology, session, min_confidence)
-
-
-def _predict(
-    model: Model,
-    texts: Mapping[str, str],
-    ontology: Dictionary | None,
-    session: MatchingSession | None,
-    min_confidence: float | None,
-) -> dict[str, list[Annotation]]:
     config = model.config
     normalization = config.normalization
     session = session or MatchingSession(texts, {})
