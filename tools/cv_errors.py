@@ -23,7 +23,7 @@ from craftrdf.matching.matcher.annotate import MatchingSession
 from craftrdf.matching.matcher.config import Synonyms, TextNormalization
 from craftrdf.matching.matcher.dictionary import Dictionary, load_dictionary
 from craftrdf.matching.training.data import Corpus, SetData, read_corpus, read_set, split_documents
-from craftrdf.matching.training.learn import select_learned, window_label
+from craftrdf.matching.training.learn import select_learned
 from craftrdf.matching.training.select import Pairs, Prepared, comparer, cross_validated, select
 from craftrdf.store.local import AnnotationStore
 
@@ -56,7 +56,7 @@ def cv_pairs(store: AnnotationStore, key: str, *, verbose: bool = True) -> tuple
             lw = learned.learned
             print(
                 f"learned decision: cv SER {learned.cv_ser:.4f} exact tp/fp/fn {learned.cv_exact[1:]}"
-                f" C={lw.strength} t={lw.threshold} window {window_label((lw.span, lw.names))}"
+                f" C={lw.strength} t={lw.threshold} window {lw.window.label}"
                 f" chosen={learned.chosen}; cv SER per window {learned.spans}"
             )
     if learned is not None and learned.chosen:

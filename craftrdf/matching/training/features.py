@@ -20,7 +20,11 @@ that document taught. The columns (:data:`FEATURES`):
   parentheses;
 - its passage (:mod:`.window`): the mean lift of the tokens within ``span`` tokens of it, the
   sum of their negative lifts and of their positive ones; the same three over the name's own
-  lifts of the passage's distinct tokens (all 0 when ``span`` is 0: no window).
+  lifts of the passage's distinct tokens (all 0 when ``span`` is 0: no window);
+- its discourse: those six averaged over every find of the same name (key, class) in the
+  document, itself included. A word keeps one sense through a document (Gale, Church &
+  Yarowsky 1992, "One sense per discourse"), so a name whose passages say "retina" in most
+  of a document's places is read so in the places whose own passage says nothing.
 """
 
 from __future__ import annotations
@@ -79,7 +83,54 @@ FEATURES = (
     "name_window_mean",
     "name_window_against",
     "name_window_for",
+    "discourse_window_mean",
+    "discourse_window_against",
+    "discourse_window_for",
+    "discourse_name_window_mean",
+    "discourse_name_window_against",
+    "discourse_name_window_for",
 )
+#: The passage's columns, averaged over the document's finds of one name (:func:`_discourse`).
+_PASSAGE = slice(FEATURES.index("window_mean"), FEATURES.index("name_window_for") + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """What of a find's passage the learned decision reads.
+
+    ``span`` tokens each side (0: no passage), whether each name's own lifts of them
+    (``names``), and whether the passage's columns averaged over the document's finds of
+    the name (``discourse``). The columns a window does not read are left out of the fit
+    (:meth:`unread`): rows made with a wider window serve a narrower one.
+    """
+
+    span: int = 0
+    names: bool = False
+    discourse: bool = False
+
+    @property
+    def label(self) -> str:
+        """``0``, ``25``, ``25+names``, ``25+discourse``, ``25+names+discourse``: as model.json and reports name it."""
+        parts = [str(self.span), *(["names"] if self.names else []), *(["discourse"] if self.discourse else [])]
+        return "+".join(parts)
+
+    def unread(self) -> tuple[int, ...]:
+        """The indices of the :data:`FEATURES` this window does not read."""
+        names = {"name_window_mean", "name_window_against", "name_window_for"}
+        skip: set[str] = set()
+        for f in FEATURES[_PASSAGE.start :]:
+            own = f.removeprefix("discourse_")
+            if (
+                not self.span
+                or (own in names and not self.names)
+                or (f.startswith("discourse_") and not self.discourse)
+            ):
+                skip.add(f)
+        return tuple(i for i, f in enumerate(FEATURES) if f in skip)
+
+
+#: The window of a decision that reads no passage.
+NO_WINDOW = Window()
 
 _ZERO = (0, 0)
 _NO_PASSAGE = (0.0, 0.0, 0.0)
@@ -189,6 +240,7 @@ def _document_rows(
         for cls, f in opts:
             if f[0] >= 0.5 and f[0] == b:
                 class_count[cls] = class_count.get(cls, 0) + 1
+    first = len(rows)
     short = {(s, e) for sf in prepared.short_forms(doc) for s, e in sf.occurrences}
     long_ends = {sf.long_end for sf in prepared.short_forms(doc)}
     for i, (c, opts) in enumerate(options):
@@ -233,6 +285,18 @@ def _document_rows(
                     *(name_window_features(words, (c.key, cls), stats) if words is not None else _NO_PASSAGE),
                 ]
             )
+    _discourse(cands, classes, rows, first)
+
+
+def _discourse(cands: Sequence[Candidate], classes: Sequence[str], rows: list[list[float]], first: int) -> None:
+    """Append to each row from ``first`` on (one document's) its name's mean passage columns over those rows."""
+    by_name: dict[Term, list[int]] = {}
+    for i in range(first, len(rows)):
+        by_name.setdefault((cands[i].key, classes[i]), []).append(i)
+    for members in by_name.values():
+        mean = np.asarray([rows[i][_PASSAGE] for i in members]).mean(axis=0).tolist()
+        for i in members:
+            rows[i].extend(mean)
 
 
 Options = list[tuple[Candidate, list[tuple[str, list[float]]]]]

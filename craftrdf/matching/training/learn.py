@@ -39,7 +39,7 @@ from ...core.errors import ConfigError
 from ...core.model import Annotation, Span
 from .data import Corpus, SetData
 from .engine import Candidate, Term, add_counts, count_terms, resolve
-from .features import FEATURES, Rows, option_rows
+from .features import FEATURES, NO_WINDOW, Rows, Window, option_rows
 from .rules import RuleContext, Rules, apply_rules, crosses_parenthesis
 from .select import (
     ExactGold,
@@ -53,7 +53,7 @@ from .select import (
     shared_task_ser,
     to_predictions,
 )
-from .window import Windows, count_name_windows, count_windows
+from .window import ANY, WINDOW, Windows, count_name_windows, count_windows
 
 logger = logging.getLogger(__name__)
 
@@ -63,12 +63,17 @@ THRESHOLDS = tuple(round(0.05 + 0.05 * i, 2) for i in range(14))
 #: (docs/training.md, "Fourth round"): the small sets' windows (MOP_EXT: 0.1780 to 0.1728) need the stronger
 #: regularization, and five of the large sets chose it too.
 STRENGTHS = (0.01, 0.1, 1.0)
-#: Windows tried: (span, names): tokens each side of a find (:mod:`.window`; 0: no window), and whether each
-#: name's own lifts are read. Each costs one more nested cross-validation of the learned decision. The learned
-#: decision's cross-validated SER on MOP (train+dev) with a span of 0, 10, 25, 60: 0.2779, 0.2613, 0.2571,
-#: 0.2654; on GO_MF_EXT 0.2275, 0.2269, 0.2263, 0.2282. The names' lifts lowered it on seven sets and raised
-#: it on UBERON (docs/training.md, "Seventh round"), so the cross-validation chooses them per set.
-WINDOWS = ((0, False), (25, False), (25, True))
+#: Tokens each side of a find the passage reads (:mod:`.window`). The learned decision's cross-validated SER on
+#: MOP (train+dev) with a span of 0, 10, 25, 60: 0.2779, 0.2613, 0.2571, 0.2654; on GO_MF_EXT 0.2275, 0.2269,
+#: 0.2263, 0.2282.
+SPAN = 25
+#: Windows tried (:class:`~.features.Window`), one span: the rows are made once with all of the passage's
+#: columns and each window leaves out those it does not read, so each costs the fits and the decisions, not
+#: the rows. Each adds one reading to the one before. The names' lifts lowered the cross-validated SER on seven
+#: sets and raised it on UBERON (docs/training.md, "Seventh round"); their discourse lowered it on MOP by 0.0125
+#: and raised it on SO ("Eighth round"; the discourse without the names' lifts was never better than both
+#: neighbours, so it is not tried): the cross-validation chooses per set.
+WINDOWS = (NO_WINDOW, Window(SPAN), Window(SPAN, names=True), Window(SPAN, names=True, discourse=True))
 #: Points (strength, threshold) scored with the slot error rate after ranking by exact error.
 LEARNED_FINALISTS = 4
 
@@ -89,10 +94,8 @@ class Learned:
     intercept: float
     threshold: float
     strength: float
-    #: tokens each side of a find whose window terms the features read (0: none)
-    span: int = 0
-    #: whether the features read each name's own lifts of its window's tokens
-    names: bool = False
+    #: what of a find's passage the features read (the columns it does not read have weight 0)
+    window: Window = NO_WINDOW
 
     def probabilities(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The probability that each row is a gold annotation."""
@@ -108,8 +111,9 @@ class Learned:
         return {
             "model": "scikit-learn LogisticRegression (L2, lbfgs) on standardized features",
             "strength_C": self.strength,
-            "window_span": self.span,
-            "window_names": self.names,
+            "window_span": self.window.span,
+            "window_names": self.window.names,
+            "window_discourse": self.window.discourse,
             "threshold": self.threshold,
             "intercept": self.intercept,
             "features": {
@@ -131,8 +135,7 @@ class Learned:
             float(data["intercept"]),
             float(data["threshold"]),
             float(data["strength_C"]),
-            int(data["window_span"]),
-            bool(data["window_names"]),
+            Window(int(data["window_span"]), bool(data["window_names"]), bool(data["window_discourse"])),
         )
 
 
@@ -141,23 +144,30 @@ def fit(
     y: npt.NDArray[np.bool_],
     strength: float,
     threshold: float = 0.5,
-    window: tuple[int, bool] = (0, False),
+    window: Window = NO_WINDOW,
 ) -> Learned:
-    """Fit the logistic regression on rows ``x`` (made with ``window``: span, names), labels ``y`` (both must occur)."""
+    """Fit the logistic regression on rows ``x``, labels ``y`` (both must occur), reading what ``window`` reads.
+
+    The columns ``window`` does not read are left out of the fit: weight 0, mean 0, scale 1.
+    """
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
-    scaler = StandardScaler().fit(x)
+    read = np.setdiff1d(np.arange(x.shape[1]), window.unread())
+    part = x[:, read]
+    scaler = StandardScaler().fit(part)
     scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    model = LogisticRegression(C=strength, max_iter=2000).fit((x - scaler.mean_) / scale, y)
+    model = LogisticRegression(C=strength, max_iter=2000).fit((part - scaler.mean_) / scale, y)
+    mean, scales, coef = np.zeros(x.shape[1]), np.ones(x.shape[1]), np.zeros(x.shape[1])
+    mean[read], scales[read], coef[read] = scaler.mean_, scale, model.coef_[0]
     return Learned(
-        tuple(float(v) for v in scaler.mean_),
-        tuple(float(v) for v in scale),
-        tuple(float(v) for v in model.coef_[0]),
+        tuple(float(v) for v in mean),
+        tuple(float(v) for v in scales),
+        tuple(float(v) for v in coef),
         float(model.intercept_[0]),
         threshold,
         strength,
-        *window,
+        window,
     )
 
 
@@ -226,19 +236,34 @@ def totals_of(counts: Counts) -> dict[Term, list[int]]:
     return total
 
 
-def choose_learned(
-    rows: Rows, p: npt.NDArray[np.float64], threshold: float
-) -> dict[str, list[tuple[Candidate, str, float]]]:
-    """Per document: each candidate's class of highest probability reaching ``threshold``; overlaps resolved."""
+Best = list[tuple[float, Candidate, str]]
+
+
+def best_options(rows: Rows, p: npt.NDArray[np.float64]) -> Best:
+    """Each candidate's class of highest probability (the greater class on ties), in candidate order.
+
+    Whatever the threshold, a candidate keeps this class or nothing: the thresholds tried
+    share one pass over the rows.
+    """
     best: dict[int, tuple[float, Candidate, str]] = {}
-    for i, (c, cls) in enumerate(zip(rows.candidates, rows.classes)):
-        v = float(p[i])
+    for c, cls, v in zip(rows.candidates, rows.classes, p.tolist()):
         hit = best.get(id(c))
-        if v >= threshold and (hit is None or (v, cls) > (hit[0], hit[2])):
+        if hit is None or (v, cls) > (hit[0], hit[2]):
             best[id(c)] = (v, c, cls)
+    return list(best.values())
+
+
+def choose_learned(
+    rows: Rows, p: npt.NDArray[np.float64], threshold: float, best: Best | None = None
+) -> dict[str, list[tuple[Candidate, str, float]]]:
+    """Per document: each candidate's class of highest probability reaching ``threshold``; overlaps resolved.
+
+    ``best``: :func:`best_options` of the same rows and probabilities, when already made.
+    """
     by_doc: dict[str, list[tuple[Candidate, str, float]]] = {}
-    for v, c, cls in best.values():
-        by_doc.setdefault(c.document, []).append((c, cls, v))
+    for v, c, cls in best if best is not None else best_options(rows, p):
+        if v >= threshold:
+            by_doc.setdefault(c.document, []).append((c, cls, v))
     return {d: resolve(kept) for d, kept in by_doc.items()}
 
 
@@ -301,7 +326,7 @@ class LearnedSelection:
     rows: int
     #: every training document decided by the other folds (the chosen strength and threshold), for error analysis
     cv_scored: Scored = field(default_factory=dict)
-    #: each window tried (:func:`window_label`), with its cross-validated slot error rate
+    #: each window tried (:attr:`~.features.Window.label`), with its cross-validated slot error rate
     spans: dict[str, float] = field(default_factory=dict)
 
 
@@ -320,18 +345,26 @@ def _curve(scored: Scored, corpus: Corpus, compare: Callable[[str], str]) -> tup
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class _Nested:
+    """The nested cross-validation's rows, made once with every column of the passage (all windows share them)."""
+
+    outer: list[Rows]
+    #: per fold f: the other folds' rows (their counts leaving out f too) and labels
+    inner: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]]
+    totals: dict[Term, list[int]]
+    y: npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class _WindowFit:
     """The nested cross-validation of the learned decision with one window: its best point."""
 
-    window: tuple[int, bool]
+    window: Window
     ser: float
     strength: float
     threshold: float
     scored: Scored
-    outer: list[Rows]
     probs: list[npt.NDArray[np.float64]]
-    totals: dict[Term, list[int]]
-    y: npt.NDArray[np.bool_]
 
 
 def select_learned(
@@ -339,24 +372,26 @@ def select_learned(
 ) -> LearnedSelection | None:
     """Fit and cross-validate the learned decision on the selected configuration; None when it cannot be fitted.
 
-    Each window of :data:`WINDOWS` is cross-validated (:func:`_cross_validate`); the one of
-    lowest slot error rate is kept, the first on ties (0, no window, first). ``chosen`` says
-    whether its cross-validated slot error rate is below the selected threshold decision's
-    (then the model uses it).
+    Each window of :data:`WINDOWS` is cross-validated on the same nested rows
+    (:func:`_cross_validate`); the one of lowest slot error rate is kept, the first on ties
+    (the narrower). ``chosen`` says whether its cross-validated slot error rate is below the
+    selected threshold decision's (then the model uses it).
     """
-    fits = [f for w in WINDOWS if (f := _cross_validate(prepared, corpus, data, selection, folds, w)) is not None]
-    if not fits:
+    nested = _nested_rows(prepared, corpus, data, selection, folds)
+    if nested is None:
         return None
+    fits = [_cross_validate(prepared, corpus, data, selection, folds, nested, w) for w in WINDOWS]
     best = min(fits, key=lambda f: f.ser)  # the first of equals: the narrower window
     compare = comparer(data.key)
-    learned = fit(np.concatenate([r.x for r in best.outer]), best.y, best.strength, best.threshold, best.window)
+    x = np.concatenate([r.x for r in nested.outer])
+    learned = fit(x, nested.y, best.strength, best.threshold, best.window)
     chosen = best.ser < selection.cv_ser
     logger.info(
         "learned decision %s: cv SER %.4f (threshold decision %.4f), window %s, C=%s threshold %.2f: %s",
         data.key,
         best.ser,
         selection.cv_ser,
-        window_label(best.window),
+        best.window.label,
         best.strength,
         best.threshold,
         "chosen" if chosen else "not chosen",
@@ -367,28 +402,31 @@ def select_learned(
         best.ser,
         exact_error(pairs_of(best.scored), ExactGold(corpus, compare)),
         chosen,
-        _curve(_decide_folds(views, best.outer, best.probs, 0.0, selection), corpus, compare),
-        best.totals,
-        len(best.y),
+        _curve(_decide_folds(views, nested.outer, best.probs, 0.0, selection), corpus, compare),
+        read_counts(nested.totals, best.window),
+        len(nested.y),
         best.scored,
-        {window_label(f.window): round(f.ser, 4) for f in fits},
+        {f.window.label: round(f.ser, 4) for f in fits},
     )
 
 
-def window_label(window: tuple[int, bool]) -> str:
-    """``0``, ``25``, ``25+names``: a window (span, names) as model.json and the report name it."""
-    span, names = window
-    return f"{span}+names" if names else str(span)
+def read_counts(totals: Mapping[Term, list[int]], window: Window) -> dict[Term, list[int]]:
+    """The counts ``window`` reads: without the passage's tokens (span 0), or without the names' (no ``names``)."""
+    out = {}
+    for term, c in totals.items():
+        key, cls = term
+        if key[:1] == (WINDOW,) and (not window.span or (cls != ANY and not window.names)):
+            continue
+        out[term] = c
+    return out
 
 
-def _cross_validate(
-    prepared: Prepared, corpus: Corpus, data: SetData, selection: Selection, folds: int, window: tuple[int, bool]
-) -> _WindowFit | None:
-    """The learned decision's nested cross-validation with ``window`` (span, names); None when it cannot be fitted."""
+def _nested_rows(prepared: Prepared, corpus: Corpus, data: SetData, selection: Selection, folds: int) -> _Nested | None:
+    """Every fold's rows, and the rows its nested fit is made on; None when the labels are all one way."""
     compare = comparer(data.key)
-    gold = ExactGold(corpus, compare)
-    span, names = window
-    windows = Windows(prepared.session, prepared.config.normalization, span, names=names) if span else None
+    names = any(w.names for w in WINDOWS)
+    spans = {w.span for w in WINDOWS} - {0}
+    windows = Windows(prepared.session, prepared.config.normalization, spans.pop(), names=names) if spans else None
     counts = context_counts(prepared, corpus, compare, windows)
     totals = totals_of(counts)
     groups = folds_of(list(corpus.texts), folds)
@@ -398,40 +436,51 @@ def _cross_validate(
     y_all = np.concatenate(ys) if ys else np.zeros(0, dtype=bool)
     if len(y_all) == 0 or y_all.all() or not y_all.any():
         return None
-    # nested: the rows fold f is decided with were fitted on rows that never saw f's counts
-    probs: dict[float, list[npt.NDArray[np.float64]]] = {s: [] for s in STRENGTHS}
+    inner = []
     for f, g_f in enumerate(groups):
-        inner = [
+        rows = [
             option_rows(prepared, counts, totals, sorted(g), g | g_f, families=fam, windows=windows)
             for i, g in enumerate(groups)
             if i != f
         ]
-        x = np.concatenate([r.x for r in inner])
-        y = np.concatenate([labels(r, corpus, compare) for r in inner])
+        inner.append((np.concatenate([r.x for r in rows]), np.concatenate([labels(r, corpus, compare) for r in rows])))
+    return _Nested(outer, inner, totals, y_all)
+
+
+def _cross_validate(
+    prepared: Prepared,
+    corpus: Corpus,
+    data: SetData,
+    selection: Selection,
+    folds: int,
+    nested: _Nested,
+    window: Window,
+) -> _WindowFit:
+    """The learned decision's nested cross-validation reading what ``window`` reads: its best point."""
+    gold = ExactGold(corpus, comparer(data.key))
+    # nested: the rows fold f is decided with were fitted on rows that never saw f's counts
+    probs: dict[float, list[npt.NDArray[np.float64]]] = {s: [] for s in STRENGTHS}
+    for (x, y), outer in zip(nested.inner, nested.outer):
         for s in STRENGTHS:
             if y.all() or not y.any():
-                probs[s].append(np.full(len(outer[f]), float(y.mean()) if len(y) else 0.0))
+                probs[s].append(np.full(len(outer), float(y.mean()) if len(y) else 0.0))
                 continue
-            probs[s].append(fit(x, y, s).probabilities(outer[f].x))
+            probs[s].append(fit(x, y, s, window=window).probabilities(outer.x))
     views = prepared.fold_views(folds)  # the selection's, made once
+    tops = {s: [best_options(r, p) for r, p in zip(nested.outer, probs[s])] for s in STRENGTHS}
     ranked = []
     for s in STRENGTHS:
         for t in THRESHOLDS:
-            scored = _decide_folds(views, outer, probs[s], t, selection)
+            scored = _decide_folds(views, nested.outer, probs[s], t, selection, tops[s])
             ranked.append((exact_error(pairs_of(scored), gold)[0], s, t))
     ranked.sort()
-    best: _WindowFit | None = None
+    finalists = []
     for _, s, t in ranked[:LEARNED_FINALISTS]:
-        scored = _decide_folds(views, outer, probs[s], t, selection)
+        scored = _decide_folds(views, nested.outer, probs[s], t, selection, tops[s])
         ser = shared_task_ser(data, corpus, _predictions(scored, corpus))
-        if best is None or ser < best.ser:
-            best = _WindowFit(window, ser, s, t, scored, outer, probs[s], totals, y_all)
-    logger.info(
-        "learned decision %s, window %s: cv SER %.4f",
-        data.key,
-        window_label(window),
-        best.ser if best else float("nan"),
-    )
+        finalists.append(_WindowFit(window, ser, s, t, scored, probs[s]))
+    best = min(finalists, key=lambda f: f.ser)  # the first of equals: the better exact error
+    logger.info("learned decision %s, window %s: cv SER %.4f", data.key, window.label, best.ser)
     return best
 
 
@@ -441,10 +490,12 @@ def _decide_folds(
     probs: Sequence[npt.NDArray[np.float64]],
     threshold: float,
     selection: Selection,
+    tops: Sequence[Best] | None = None,
 ) -> Scored:
     out: Scored = {}
-    for view, r, p in zip(views, rows, probs):
-        out |= with_rules(view, choose_learned(r, p, threshold), selection.rules, selection.decision)
+    for i, (view, r, p) in enumerate(zip(views, rows, probs)):
+        kept = choose_learned(r, p, threshold, tops[i] if tops is not None else None)
+        out |= with_rules(view, kept, selection.rules, selection.decision)
     return out
 
 

@@ -289,7 +289,8 @@ def predict(
     view = FoldView(prepared, frozenset(), docs)
     learned, decision = model.learned, model.decision
     if learned is not None:
-        windows = Windows(session, normalization, learned.span, names=learned.names) if learned.span else None
+        window = learned.window
+        windows = Windows(session, normalization, window.span, names=window.names) if window.span else None
         rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families, windows=windows)
         threshold = learned.threshold if min_confidence is None else min_confidence
         kept = choose_learned(rows, learned.probabilities(rows.x), threshold)

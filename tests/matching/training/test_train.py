@@ -15,7 +15,7 @@ from craftrdf.apps.cli import main
 from craftrdf.apps.demo import sample_dir
 from craftrdf.core.context import RunContext
 from craftrdf.core.errors import ConfigError, InputError
-from craftrdf.matching.training.features import FEATURES
+from craftrdf.matching.training.features import FEATURES, Window
 from craftrdf.matching.training.folder import read_model
 from craftrdf.matching.training.learn import Learned
 from craftrdf.matching.training.train import TrainOptions, annotate_with_model, train_set
@@ -230,7 +230,7 @@ def _version_1(m: Path) -> None:
 def _features_of_the_third_round(m: Path) -> None:
     """A learned decision as craftrdf wrote it before 2026-11-29's fourth round: the window's lowest and highest lift."""
     n = len(FEATURES)
-    learned = Learned((0.0,) * n, (1.0,) * n, (0.0,) * n, 0.0, 0.5, 1.0, 25).to_json() | {"chosen": True}
+    learned = Learned((0.0,) * n, (1.0,) * n, (0.0,) * n, 0.0, 0.5, 1.0, Window(25)).to_json() | {"chosen": True}
     renamed = {"window_against": "window_low", "window_for": "window_high"}
     learned["features"] = {renamed.get(k, k): v for k, v in learned["features"].items()}
     meta = json.loads((m / "model.json").read_text())

@@ -17,7 +17,6 @@ from craftrdf.core.context import RunContext
 from craftrdf.core.registry import load_registry
 from craftrdf.matching.training.evaluate import SplitPlan, train_and_test
 from craftrdf.matching.training.folder import read_model
-from craftrdf.matching.training.learn import window_label
 from craftrdf.runtime.executors import LocalPool
 from craftrdf.store.local import AnnotationStore
 
@@ -76,10 +75,10 @@ def test_cross_validated_scores_beat_the_best_published_on_at_least_9_of_10_sets
         assert cv[k] <= t.train.selection.cv_ser
         if learned is not None:
             assert learned.chosen == (learned.cv_ser < t.train.selection.cv_ser)
-            # the window kept is the one of lowest cross-validated SER (none, 25 tokens, 25 with the names'
-            # lifts: docs/training.md)
-            assert sorted(learned.spans) == ["0", "25", "25+names"]
-            kept = window_label((learned.learned.span, learned.learned.names))
+            # the window kept is the one of lowest cross-validated SER (none, 25 tokens, with the names' lifts,
+            # and their discourse: docs/training.md)
+            assert sorted(learned.spans) == ["0", "25", "25+names", "25+names+discourse"]
+            kept = learned.learned.window.label
             assert learned.spans[kept] == min(learned.spans.values())
             assert learned.cv_ser == pytest.approx(learned.spans[kept], abs=5e-5)
 

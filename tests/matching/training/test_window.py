@@ -202,6 +202,11 @@ def test_rows_read_the_names_passage_with_the_document_left_out():
     rows = option_rows(prepared, counts, totals_of(counts), ["b"], frozenset({"b"}), windows=w)
     assert list(rows.classes) == ["M:1"]
     assert list(rows.x[0, name]) == pytest.approx([math.log(7 / 5) / 2, 0.0, math.log(7 / 5)])
+    # b's one "cut" is its name's whole discourse
+    discourse = [
+        FEATURES.index(f"discourse_{f}") for f in ("name_window_mean", "name_window_against", "name_window_for")
+    ]
+    assert list(rows.x[0, discourse]) == pytest.approx([math.log(7 / 5) / 2, 0.0, math.log(7 / 5)])
     # a window without the names': neither counted nor read
     plain = Windows(prepared.session, CONFIG.normalization, 2)
     counts = context_counts(prepared, corpus, str, plain)
@@ -278,3 +283,33 @@ def test_a_model_is_byte_identical_whatever_the_hash_seed(corpus_store, tmp_path
     two = _train(str(corpus_store), str(tmp_path / "two"), "2")
     assert b'"learned"' in one
     assert one == two
+
+
+def test_a_names_discourse_is_its_passages_mean_over_the_document():
+    # one sense per discourse: both "cut"s of b read the mean of their two passages. With b left out, a's
+    # "cut" is right and c's wrong: base rate (1 + 0.5) / 3 = 1/2. Near them: "it" 1 of 2 (lift 0), "was"
+    # and "here" 1 of 1 ((1 + 2.5) / 6 = 7/12: lift L = log(7/5)), "we" 0 of 1 (5/12: -L).
+    # b's first "cut" has it, was | here, we: (L/4, -L, 2L); its second here, we | it: (0, -L, L)
+    texts = {"a": "it was cut here", "b": "it was cut here. we cut it", "c": "we cut it"}
+    gold = {"a": (Annotation("1", "a", "M:1", (Span(7, 10),)),), "b": (), "c": ()}
+    corpus = Corpus(texts, gold)
+    prepared = prepare(MatchingSession(texts, {}), corpus, CONFIG, None)
+    w = Windows(prepared.session, CONFIG.normalization, 2)
+    counts = context_counts(prepared, corpus, str, w)
+    rows = option_rows(prepared, counts, totals_of(counts), ["b"], frozenset({"b"}), windows=w)
+    assert [c.start for c in rows.candidates] == [7, 20]
+    L = math.log(7 / 5)
+    own = [FEATURES.index(f) for f in ("window_mean", "window_against", "window_for")]
+    assert rows.x[0, own].tolist() == pytest.approx([L / 4, -L, 2 * L])
+    assert rows.x[1, own].tolist() == pytest.approx([0.0, -L, L])
+    discourse = [
+        FEATURES.index(f) for f in ("discourse_window_mean", "discourse_window_against", "discourse_window_for")
+    ]
+    for row in rows.x[:, discourse]:
+        assert row.tolist() == pytest.approx([L / 8, -L, 1.5 * L])
+    # the names' passage is not read by this window: nor is its discourse
+    names = [FEATURES.index(f) for f in FEATURES if f.startswith("discourse_name_")]
+    assert rows.x[:, names].tolist() == [[0.0, 0.0, 0.0]] * 2
+    # c alone (a's counts only): its one "cut" is its own discourse
+    alone = option_rows(prepared, counts, totals_of(counts), ["c"], frozenset({"b", "c"}), windows=w)
+    assert alone.x[0, discourse].tolist() == alone.x[0, own].tolist()
