@@ -41,8 +41,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     ls = report.learned
     if ls is not None:
         print(
-            f"learned decision (logistic regression, C={ls.learned.strength}, threshold {ls.learned.threshold}): "
-            f"cross-validated SER {ls.cv_ser:.3f}, "
+            f"learned decision (logistic regression, C={ls.learned.strength}, threshold {ls.learned.threshold}, "
+            f"window {ls.learned.window.label}): cross-validated SER {ls.cv_ser:.3f}, "
             + ("used" if ls.chosen else "not used (the threshold decision is lower)")
         )
         print(

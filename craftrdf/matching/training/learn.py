@@ -424,9 +424,10 @@ def read_counts(totals: Mapping[Term, list[int]], window: Window) -> dict[Term, 
 def _nested_rows(prepared: Prepared, corpus: Corpus, data: SetData, selection: Selection, folds: int) -> _Nested | None:
     """Every fold's rows, and the rows its nested fit is made on; None when the labels are all one way."""
     compare = comparer(data.key)
+    # every window of the grid reads SPAN tokens or none: the widest rows serve them all
     names = any(w.names for w in WINDOWS)
-    spans = {w.span for w in WINDOWS} - {0}
-    windows = Windows(prepared.session, prepared.config.normalization, spans.pop(), names=names) if spans else None
+    read = any(w.span for w in WINDOWS)
+    windows = Windows(prepared.session, prepared.config.normalization, SPAN, names=names) if read else None
     counts = context_counts(prepared, corpus, compare, windows)
     totals = totals_of(counts)
     groups = folds_of(list(corpus.texts), folds)

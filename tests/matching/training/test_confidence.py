@@ -101,3 +101,22 @@ def test_the_train_report_has_the_cross_validated_precision_recall_curve(sample_
     assert all(0.0 <= p <= 1.0 and 0.0 <= r <= 1.0 for _, p, r in curve)
     meta = json.loads((tmp_path / "m" / "model.json").read_text(encoding="utf-8"))
     assert [(c["confidence"], c["precision"], c["recall"]) for c in meta["learned"]["pr_curve"]] == list(curve)
+
+
+def test_the_train_report_names_the_window_kept(sample_store_dir, tmp_path, capsys):
+    model = tmp_path / "m"
+    args = ["train", "--store", str(sample_store_dir), "--set", "CL", "--quick", "--out", str(model), "--no-cache"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    learned = json.loads((model / "model.json").read_text(encoding="utf-8"))["learned"]
+    # the window of lowest cross-validated SER, the first on ties (the grid's order: each reads more)
+    tried = learned["window_spans_cv_ser"]
+    assert list(tried) == ["0", "25", "25+names", "25+names+discourse"]
+    kept = min(tried, key=tried.__getitem__)
+    assert f"window {kept}): cross-validated SER" in out
+    span, _, reads = kept.partition("+")
+    assert (learned["window_span"], learned["window_names"], learned["window_discourse"]) == (
+        int(span),
+        "names" in reads,
+        "discourse" in reads,
+    )

@@ -9,7 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from craftrdf.matching.training.features import FEATURES, NO_WINDOW, Window
-from craftrdf.matching.training.learn import WINDOWS, Learned, fit, read_counts
+from craftrdf.matching.training.learn import SPAN, WINDOWS, Learned, fit, read_counts
 from craftrdf.matching.training.window import BASE, name_window_term, window_term
 
 PASSAGE = ["window_mean", "window_against", "window_for"]
@@ -37,6 +37,8 @@ def test_a_window_reads_its_own_columns(window, label, unread):
 
 def test_the_grid_is_four_windows_of_one_span_each_reading_more():
     assert [w.label for w in WINDOWS] == ["0", "25", "25+names", "25+names+discourse"]
+    # one span: the rows made once with the widest window serve every window (learn._nested_rows)
+    assert {w.span for w in WINDOWS} == {0, SPAN}
 
 
 def test_a_fit_leaves_out_the_columns_its_window_does_not_read():
