@@ -5,7 +5,7 @@ training precision. The learned one judges each find with its context (:mod:`.fe
 the word before and after it, its written form's record, capitals, overlapping
 candidates, abbreviations defined in the document, how often the document already has
 the class. For each candidate the class of highest probability is kept when its
-probability reaches a threshold; that probability is the annotation's *confidence*.
+probability reaches a threshold (:mod:`.decide`); that probability is the annotation's *confidence*.
 
 Why scikit-learn's :class:`~sklearn.linear_model.LogisticRegression` (on standardized
 features): its probabilities are calibrated well enough to be a confidence a user picks
@@ -27,8 +27,7 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,22 +35,20 @@ import numpy.typing as npt
 
 from ...core.bulk import no_cycle_collection
 from ...core.errors import ConfigError
-from ...core.model import Annotation, Span
+from ...core.model import Annotation
 from .data import Corpus, SetData
-from .engine import Candidate, Term, add_counts, count_terms, resolve
+from .decide import Best, Scored, best_options, choose_learned, pairs_of, with_confidence, with_rules
+from .engine import Term, add_counts, count_terms
 from .features import FEATURES, NO_WINDOW, Rows, Window, option_rows
-from .rules import RuleContext, Rules, apply_rules, crosses_parenthesis
 from .select import (
     ExactGold,
     FoldView,
-    Pairs,
     Prepared,
     Selection,
     comparer,
     exact_error,
     folds_of,
     shared_task_ser,
-    to_predictions,
 )
 from .window import ANY, WINDOW, Windows, count_name_windows, count_windows
 
@@ -78,10 +75,6 @@ WINDOWS = (NO_WINDOW, Window(SPAN), Window(SPAN, names=True), Window(SPAN, names
 LEARNED_FINALISTS = 4
 
 Counts = Mapping[str, Counter[tuple[Term, bool]]]
-#: (spans, class, confidence) kept per document
-Scored = dict[str, list[tuple[tuple[Span, ...], str, float]]]
-#: The file of confidences beside the BioNLP files of ``annotate --model``.
-CONFIDENCES = "confidence.tsv"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +117,15 @@ class Learned:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Learned:
-        """Read model.json's ``learned`` entry back; ConfigError when its features are not this version's."""
+        """Read model.json's ``learned`` entry back.
+
+        ConfigError when its features are not this version's, or a number is not finite (JSON's
+        ``NaN`` would make every probability NaN, and every annotation silently dropped).
+        """
         feats = data["features"]
         if list(feats) != list(FEATURES):
             raise ConfigError("the learned decision's features are not this craftrdf's: train again")
-        return cls(
+        learned = cls(
             tuple(float(feats[n]["mean"]) for n in FEATURES),
             tuple(float(feats[n]["scale"]) for n in FEATURES),
             tuple(float(feats[n]["weight"]) for n in FEATURES),
@@ -137,6 +134,10 @@ class Learned:
             float(data["strength_C"]),
             Window(int(data["window_span"]), bool(data["window_names"]), bool(data["window_discourse"])),
         )
+        numbers = (*learned.mean, *learned.scale, *learned.coef, learned.intercept, learned.threshold)
+        if not _finite((*numbers, learned.strength)) or 0.0 in learned.scale:
+            raise ConfigError("the learned decision has a number that is not finite, or a scale of 0: train again")
+        return learned
 
 
 def fit(
@@ -234,82 +235,6 @@ def totals_of(counts: Counts) -> dict[Term, list[int]]:
     for c in counts.values():
         add_counts(total, c)
     return total
-
-
-Best = list[tuple[float, Candidate, str]]
-
-
-def best_options(rows: Rows, p: npt.NDArray[np.float64]) -> Best:
-    """Each candidate's class of highest probability (the greater class on ties), in candidate order.
-
-    Whatever the threshold, a candidate keeps this class or nothing: the thresholds tried
-    share one pass over the rows.
-    """
-    best: dict[int, tuple[float, Candidate, str]] = {}
-    for c, cls, v in zip(rows.candidates, rows.classes, p.tolist()):
-        hit = best.get(id(c))
-        if hit is None or (v, cls) > (hit[0], hit[2]):
-            best[id(c)] = (v, c, cls)
-    return list(best.values())
-
-
-def choose_learned(
-    rows: Rows, p: npt.NDArray[np.float64], threshold: float, best: Best | None = None
-) -> dict[str, list[tuple[Candidate, str, float]]]:
-    """Per document: each candidate's class of highest probability reaching ``threshold``; overlaps resolved.
-
-    ``best``: :func:`best_options` of the same rows and probabilities, when already made.
-    """
-    by_doc: dict[str, list[tuple[Candidate, str, float]]] = {}
-    for v, c, cls in best if best is not None else best_options(rows, p):
-        if v >= threshold:
-            by_doc.setdefault(c.document, []).append((c, cls, v))
-    return {d: resolve(kept) for d, kept in by_doc.items()}
-
-
-def with_rules(
-    view: FoldView, kept: Mapping[str, Sequence[tuple[Candidate, str, float]]], rules: Rules, selection_decision: Any
-) -> Scored:
-    """The rules applied after the learned choices (with the selected threshold decision, as today); confidences kept.
-
-    An annotation a rule adds takes the confidence of the kept annotation that licensed it: for an
-    abbreviation, the long form's; for an elided head or a stacked modifier, the highest of its
-    document's class; for a part split at a parenthesis (and its long form), the annotation split.
-    """
-    prepared = view.prepared
-    normalization = prepared.config.normalization
-    normalizer = prepared.session.normalizer(normalization)
-    out: Scored = {}
-    for doc in view.documents:
-        chosen = list(kept.get(doc, ()))
-        conf = {(tuple(c.spans), cls): v for c, cls, v in chosen}
-        if rules.rewrites:
-            normalized = prepared.session.normalized(doc, normalization)
-            sf = prepared.short_forms(doc) if rules.abbreviations or rules.parentheses else ()
-            ctx = RuleContext(doc, normalized, normalizer, view.stats, view.classes_of, selection_decision, sf)
-            pairs = apply_rules(ctx, chosen, rules)
-            by_end = {c.end: v for c, _, v in chosen}
-            by_class: dict[str, float] = {}
-            for _, cls, v in chosen:
-                by_class[cls] = max(v, by_class.get(cls, 0.0))
-            long_end = {(s, e): f.long_end for f in sf for s, e in f.occurrences}
-            out[doc] = []
-            for spans, cls in pairs:
-                hit = conf.get((tuple(spans), cls))
-                if hit is None:
-                    end = long_end.get((spans[0].start, spans[-1].end))
-                    if end is None and rules.parentheses and crosses_parenthesis(normalized.tokenized.text, spans):
-                        end = spans[-1].end
-                    hit = by_end.get(end, 0.0) if end is not None else by_class.get(cls, 0.0)
-                out[doc].append((tuple(spans), cls, hit))
-        else:
-            out[doc] = [(tuple(c.spans), cls, v) for c, cls, v in chosen]
-    return out
-
-
-def pairs_of(scored: Scored) -> Pairs:
-    """(spans, class) per document, confidences dropped."""
-    return {d: [(s, c) for s, c, _ in kept] for d, kept in scored.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,27 +429,6 @@ def _predictions(scored: Scored, corpus: Corpus) -> dict[str, list[Annotation]]:
     return with_confidence(scored, corpus.texts)
 
 
-def with_confidence(scored: Scored, texts: Mapping[str, str]) -> dict[str, list[Annotation]]:
-    """Annotations ``M1``, ``M2``... per document (:func:`~.select.to_predictions`), each with its confidence."""
-    out = {}
-    for doc, pairs in to_predictions(pairs_of(scored), texts).items():
-        conf: dict[tuple[tuple[Span, ...], str], float] = {}
-        for spans, cls, v in scored[doc]:
-            conf[(spans, cls)] = max(v, conf.get((spans, cls), 0.0))
-        out[doc] = [replace(a, confidence=round(conf[(a.spans, a.class_id)], 4)) for a in pairs]
-    return out
-
-
-def write_confidences(predictions: Mapping[str, Sequence[Annotation]], path: Path) -> None:
-    """``confidence.tsv``: document, class, spans (as BioNLP writes them: ``0 3;8 14``), confidence."""
-    lines = ["document\tclass\tspans\tconfidence"]
-    for doc in sorted(predictions):
-        for a in predictions[doc]:
-            spans = ";".join(f"{s.start} {s.end}" for s in a.spans)
-            lines.append(f"{doc}\t{a.class_id}\t{spans}\t{'' if a.confidence is None else a.confidence}")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def finite(values: Sequence[float]) -> bool:
-    """Whether every value is a finite number (a model.json read back is checked so)."""
-    return all(isinstance(v, float) and math.isfinite(v) for v in values)
+def _finite(values: Sequence[float]) -> bool:
+    """Whether every value is a finite number."""
+    return all(math.isfinite(v) for v in values)

@@ -23,19 +23,12 @@ from ..matcher.dictionary import Dictionary, load_dictionary
 from ..matcher.run import check_run_name, write_bionlp_files
 from ..matcher.search import SearchIndex
 from .data import Corpus, SetData, parse_on, read_corpus, read_set, split_documents
+from .decide import CONFIDENCES, choose_learned, with_confidence, with_rules, write_confidences
 from .engine import choose_options, find_candidates, resolve
 from .family import family_candidates, family_index
 from .features import option_rows
 from .folder import FORMAT, VERSION, Model, NameRow, TermRow, read_model, write_model
-from .learn import (
-    CONFIDENCES,
-    LearnedSelection,
-    choose_learned,
-    select_learned,
-    with_confidence,
-    with_rules,
-    write_confidences,
-)
+from .learn import LearnedSelection, select_learned
 from .names import GoldNames
 from .rules import Rules
 from .select import (

@@ -13,8 +13,8 @@ from craftrdf.matching.matcher.annotate import MatchingSession
 from craftrdf.matching.matcher.config import MatcherConfig, TextNormalization
 from craftrdf.matching.matcher.normalize import Normalizer, normalize_text
 from craftrdf.matching.matcher.tokenize import analyze
+from craftrdf.matching.training.decide import with_rules
 from craftrdf.matching.training.engine import Candidate, Decision
-from craftrdf.matching.training.learn import with_rules
 from craftrdf.matching.training.names import GoldNames
 from craftrdf.matching.training.rules import RuleContext, Rules, _whole_words, apply_rules, short_forms
 from craftrdf.matching.training.select import FoldView, Prepared

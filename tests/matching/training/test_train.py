@@ -238,6 +238,17 @@ def _features_of_the_third_round(m: Path) -> None:
     (m / "model.json").write_text(json.dumps(meta))
 
 
+def _a_weight_not_a_number(m: Path) -> None:
+    """A learned decision whose one weight is JSON's NaN (Python's json writes and reads it)."""
+    n = len(FEATURES)
+    learned = Learned((0.0,) * n, (1.0,) * n, (0.0,) * n, 0.0, 0.5, 1.0, Window(25)).to_json() | {"chosen": True}
+    learned["features"]["tokens"]["weight"] = float("nan")
+    meta = json.loads((m / "model.json").read_text())
+    meta["learned"] = learned
+    (m / "model.json").write_text(json.dumps(meta))
+    assert "NaN" in (m / "model.json").read_text()
+
+
 def _files_not_a_table(m: Path) -> None:
     meta = json.loads((m / "model.json").read_text())
     meta["files"] = ["names.tsv"]
@@ -251,6 +262,11 @@ BAD_FOLDERS = {
         _features_of_the_third_round,
         "model.json: bad configuration, decision, rules or learned decision: the learned decision's features are "
         "not this craftrdf's: train again",
+    ),
+    "a learned weight not a number": (
+        _a_weight_not_a_number,
+        "model.json: bad configuration, decision, rules or learned decision: the learned decision has a number "
+        "that is not finite, or a scale of 0: train again",
     ),
     "model.json not JSON": (lambda m: (m / "model.json").write_text("{"), "model.json: unreadable"),
     "a table edited": (
