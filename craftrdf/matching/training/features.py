@@ -39,6 +39,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.bulk import no_cycle_collection
+from ..matcher.annotate import MatchingSession
+from ..matcher.config import TextNormalization
 from .engine import Candidate, Term, context_terms, surface_term
 from .family import is_family
 from .select import Prepared
@@ -116,17 +118,16 @@ class Window:
 
     def unread(self) -> tuple[int, ...]:
         """The indices of the :data:`FEATURES` this window does not read."""
-        names = {"name_window_mean", "name_window_against", "name_window_for"}
-        skip: set[str] = set()
-        for f in FEATURES[_PASSAGE.start :]:
-            own = f.removeprefix("discourse_")
-            if (
-                not self.span
-                or (own in names and not self.names)
-                or (f.startswith("discourse_") and not self.discourse)
-            ):
-                skip.add(f)
-        return tuple(i for i, f in enumerate(FEATURES) if f in skip)
+        read = set(FEATURES[_PASSAGE][:3] if self.span else ())  # the set-wide passage
+        if self.span and self.names:
+            read |= set(FEATURES[_PASSAGE][3:])
+        if self.discourse:
+            read |= {f"discourse_{f}" for f in read}
+        return tuple(i for i in range(_PASSAGE.start, len(FEATURES)) if FEATURES[i] not in read)
+
+    def windows(self, session: MatchingSession, normalization: TextNormalization) -> Windows | None:
+        """The token windows rows reading this window are made with (None: no passage)."""
+        return Windows(session, normalization, self.span, names=self.names) if self.span else None
 
 
 #: The window of a decision that reads no passage.

@@ -151,25 +151,47 @@ def fit(
 
     The columns ``window`` does not read are left out of the fit: weight 0, mean 0, scale 1.
     """
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import StandardScaler
+    return _Standardized.of(x, window).fit(y, strength, threshold)
 
-    read = np.setdiff1d(np.arange(x.shape[1]), window.unread())
-    part = x[:, read]
-    scaler = StandardScaler().fit(part)
-    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    model = LogisticRegression(C=strength, max_iter=2000).fit((part - scaler.mean_) / scale, y)
-    mean, scales, coef = np.zeros(x.shape[1]), np.ones(x.shape[1]), np.zeros(x.shape[1])
-    mean[read], scales[read], coef[read] = scaler.mean_, scale, model.coef_[0]
-    return Learned(
-        tuple(float(v) for v in mean),
-        tuple(float(v) for v in scales),
-        tuple(float(v) for v in coef),
-        float(model.intercept_[0]),
-        threshold,
-        strength,
-        window,
-    )
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Standardized:
+    """The columns of rows a window reads, standardized once, to be fitted at each strength."""
+
+    window: Window
+    width: int
+    read: npt.NDArray[np.intp]
+    mean: npt.NDArray[np.float64]
+    scale: npt.NDArray[np.float64]
+    z: npt.NDArray[np.float64]
+
+    @classmethod
+    def of(cls, x: npt.NDArray[np.float64], window: Window) -> _Standardized:
+        """Rows ``x`` (every feature) as ``window`` reads them."""
+        from sklearn.preprocessing import StandardScaler
+
+        read = np.setdiff1d(np.arange(x.shape[1]), window.unread())
+        part = x[:, read]
+        scaler = StandardScaler().fit(part)
+        scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
+        return cls(window, x.shape[1], read, scaler.mean_, scale, (part - scaler.mean_) / scale)
+
+    def fit(self, y: npt.NDArray[np.bool_], strength: float, threshold: float = 0.5) -> Learned:
+        """The logistic regression of labels ``y`` at inverse regularization ``strength``."""
+        from sklearn.linear_model import LogisticRegression
+
+        model = LogisticRegression(C=strength, max_iter=2000).fit(self.z, y)
+        mean, scales, coef = np.zeros(self.width), np.ones(self.width), np.zeros(self.width)
+        mean[self.read], scales[self.read], coef[self.read] = self.mean, self.scale, model.coef_[0]
+        return Learned(
+            tuple(float(v) for v in mean),
+            tuple(float(v) for v in scales),
+            tuple(float(v) for v in coef),
+            float(model.intercept_[0]),
+            threshold,
+            strength,
+            self.window,
+        )
 
 
 def labels(rows: Rows, corpus: Corpus, compare: Callable[[str], str]) -> npt.NDArray[np.bool_]:
@@ -350,9 +372,8 @@ def _nested_rows(prepared: Prepared, corpus: Corpus, data: SetData, selection: S
     """Every fold's rows, and the rows its nested fit is made on; None when the labels are all one way."""
     compare = comparer(data.key)
     # every window of the grid reads SPAN tokens or none: the widest rows serve them all
-    names = any(w.names for w in WINDOWS)
-    read = any(w.span for w in WINDOWS)
-    windows = Windows(prepared.session, prepared.config.normalization, SPAN, names=names) if read else None
+    widest = Window(SPAN, names=any(w.names for w in WINDOWS), discourse=True)
+    windows = widest.windows(prepared.session, prepared.config.normalization)
     counts = context_counts(prepared, corpus, compare, windows)
     totals = totals_of(counts)
     groups = folds_of(list(corpus.texts), folds)
@@ -387,11 +408,13 @@ def _cross_validate(
     # nested: the rows fold f is decided with were fitted on rows that never saw f's counts
     probs: dict[float, list[npt.NDArray[np.float64]]] = {s: [] for s in STRENGTHS}
     for (x, y), outer in zip(nested.inner, nested.outer):
-        for s in STRENGTHS:
-            if y.all() or not y.any():
+        if y.all() or not y.any():
+            for s in STRENGTHS:
                 probs[s].append(np.full(len(outer), float(y.mean()) if len(y) else 0.0))
-                continue
-            probs[s].append(fit(x, y, s, window=window).probabilities(outer.x))
+            continue
+        rows = _Standardized.of(x, window)  # once for the strengths
+        for s in STRENGTHS:
+            probs[s].append(rows.fit(y, s).probabilities(outer.x))
     views = prepared.fold_views(folds)  # the selection's, made once
     tops = {s: [best_options(r, p) for r, p in zip(nested.outer, probs[s])] for s in STRENGTHS}
     ranked = []

@@ -43,7 +43,6 @@ from .select import (
 )
 from .stored import write_model_run
 from .symbols import symbol_candidates
-from .window import Windows
 
 logger = logging.getLogger(__name__)
 
@@ -282,8 +281,7 @@ def predict(
     view = FoldView(prepared, frozenset(), docs)
     learned, decision = model.learned, model.decision
     if learned is not None:
-        window = learned.window
-        windows = Windows(session, normalization, window.span, names=window.names) if window.span else None
+        windows = learned.window.windows(session, normalization)
         rows = option_rows(prepared, {}, counts, docs, frozenset(), families=model.rules.families, windows=windows)
         threshold = learned.threshold if min_confidence is None else min_confidence
         kept = choose_learned(rows, learned.probabilities(rows.x), threshold)
