@@ -44,7 +44,7 @@ from ..matcher.config import TextNormalization
 from .engine import Candidate, Term, context_terms, surface_term
 from .family import is_family
 from .select import Prepared
-from .window import DocumentWindows, Windows, lifts, name_window_features, window_features
+from .window import DocumentWindows, NameLifts, Windows, lifts, window_features
 
 FEATURES = (
     "estimate",
@@ -197,6 +197,7 @@ def option_rows(
             windows.of(doc, prepared.candidates[doc])
         lift = lifts(windows.tokens(), stats)
     vocabulary = windows.tokens() if windows is not None and windows.names else None
+    named = NameLifts(stats)
     for doc in sorted(documents):
         passages = None
         if windows is not None and lift is not None:
@@ -206,7 +207,7 @@ def option_rows(
                 id(c): (near[i], _words(found, i, vocabulary) if vocabulary is not None else None)
                 for i, c in enumerate(prepared.candidates[doc])
             }
-        _document_rows(prepared, doc, stats, leave_out, (families, passages), cands, classes, rows)
+        _document_rows(prepared, doc, stats, leave_out, (families, passages, named), cands, classes, rows)
     x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
     return Rows(tuple(cands), tuple(classes), x)
 
@@ -221,14 +222,14 @@ def _document_rows(
     doc: str,
     stats: Callable[[Term], tuple[int, int]],
     leave_out: frozenset[str],
-    reads: tuple[bool, Mapping[int, tuple[npt.NDArray[np.float64], Callable[[], list[str]] | None]] | None],
+    reads: tuple[bool, Mapping[int, tuple[npt.NDArray[np.float64], Callable[[], list[str]] | None]] | None, NameLifts],
     cands: list[Candidate],
     classes: list[str],
     rows: list[list[float]],
 ) -> None:
     text = prepared.session.texts[doc]
     onto, name_docs = prepared.ontology, prepared.names.documents
-    families, passages = reads
+    families, passages, named = reads
     options = _records(prepared.candidates[doc], stats, onto, name_docs, leave_out, families)
     if not options:
         return
@@ -283,7 +284,7 @@ def _document_rows(
                     parens,
                     float(is_family(c.key)),
                     *near,
-                    *(name_window_features(words, (c.key, cls), stats) if words is not None else _NO_PASSAGE),
+                    *(named.features(words, (c.key, cls)) if words is not None else _NO_PASSAGE),
                 ]
             )
     _discourse(cands, classes, rows, first)

@@ -216,26 +216,58 @@ def name_window_features(words: Callable[[], Sequence[str]], term: Term, stats: 
     ``words()`` lists them; it is called only when the name has lifts. Each lift is the log-odds
     of ``(tp + WEIGHT * p) / (finds + WEIGHT)`` less ``p``'s, where ``p`` is the name's smoothed
     precision ``(tp + 0.5) / (finds + 1)``; words never seen near it count for nothing. All 0
-    unless ``stats`` has the name found both right and wrong.
+    unless ``stats`` has the name found both right and wrong. Many finds: :class:`NameLifts`.
     """
-    key, cls = term
-    tp, n = stats(((WINDOW, "", *key), cls))
-    if not 0 < tp < n:
-        return 0.0, 0.0, 0.0
-    base = (tp + 0.5) / (n + 1.0)
-    logit = math.log(base / (1.0 - base))
-    total = against = for_ = 0.0
-    seen = 0
-    for w in words():
-        t, m = stats(((WINDOW, w, *key), cls))  # name_window_term, inlined: read for every word of every find
-        if m == 0:
-            continue
-        p = (t + WEIGHT * base) / (m + WEIGHT)
-        lift = math.log(p / (1.0 - p)) - logit
-        seen += 1
-        total += lift
-        if lift < 0:
-            against += lift
+    return NameLifts(stats).features(words, term)
+
+
+class NameLifts:
+    """:func:`name_window_features` for many finds under one ``stats``: each name's lift of a word computed once.
+
+    A fold's rows read the same name's lifts of the same words at every find of it; the
+    numbers are the same as computing them afresh.
+    """
+
+    def __init__(self, stats: Stats) -> None:
+        self._stats = stats
+        self._names: dict[Term, tuple[float, float, dict[str, float]] | None] = {}
+
+    def features(self, words: Callable[[], Sequence[str]], term: Term) -> tuple[float, float, float]:
+        """:func:`name_window_features` of ``words()`` and ``term``."""
+        if term in self._names:
+            named = self._names[term]
         else:
-            for_ += lift
-    return (total / seen if seen else 0.0), against, for_
+            named = self._names[term] = self._name(term)
+        if named is None:
+            return 0.0, 0.0, 0.0
+        base, logit, memo = named
+        key, cls = term
+        total = against = for_ = 0.0
+        seen = 0
+        for w in words():
+            lift = memo.get(w)
+            if lift is None:
+                t, m = self._stats(((WINDOW, w, *key), cls))  # name_window_term, inlined: read for every word
+                if m == 0:
+                    lift = memo[w] = math.nan
+                else:
+                    p = (t + WEIGHT * base) / (m + WEIGHT)
+                    lift = memo[w] = math.log(p / (1.0 - p)) - logit
+            if lift != lift:  # NaN: never seen near the name
+                continue
+            seen += 1
+            total += lift
+            if lift < 0:
+                against += lift
+            else:
+                for_ += lift
+        return (total / seen if seen else 0.0), against, for_
+
+    def _name(self, term: Term) -> tuple[float, float, dict[str, float]] | None:
+        """The name's smoothed precision and its log-odds, and a memo of its lifts; None: no lifts."""
+        key, cls = term
+        tp, n = self._stats(((WINDOW, "", *key), cls))
+        if not 0 < tp < n:
+            return None
+        base = (tp + 0.5) / (n + 1.0)
+        return base, math.log(base / (1.0 - base)), {}

@@ -9,7 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from craftrdf.matching.training.features import FEATURES, NO_WINDOW, Window
-from craftrdf.matching.training.learn import SPAN, WINDOWS, Learned, fit, read_counts
+from craftrdf.matching.training.learn import SPAN, STRONGER, WINDOWS, Learned, fit, read_counts, widen
 from craftrdf.matching.training.window import BASE, name_window_term, window_term
 
 PASSAGE = ["window_mean", "window_against", "window_for"]
@@ -81,3 +81,19 @@ def test_a_model_keeps_the_counts_its_window_reads():
     assert read_counts(totals, Window(25)) == {key: [1, 2], BASE: [3, 7], word: [2, 2]}
     assert read_counts(totals, Window(25, discourse=True)) == {key: [1, 2], BASE: [3, 7], word: [2, 2]}
     assert read_counts(totals, Window(25, names=True)) == totals
+
+
+@pytest.mark.parametrize(
+    ("tried", "best", "next_"),
+    [
+        ((0.01, 0.1, 1.0), 0.01, 0.003),  # the smallest won: one step stronger
+        ((0.01, 0.1, 1.0), 0.1, None),  # bracketed by 0.01 and 1.0
+        ((0.01, 0.1, 1.0), 1.0, None),
+        ((0.01, 0.1, 1.0, 0.003), 0.003, 0.001),
+        ((0.01, 0.1, 1.0, 0.003), 0.01, None),
+        ((0.01, 0.1, 1.0, 0.003, 0.001), 0.001, None),  # the grid is spent
+    ],
+)
+def test_the_strengths_widen_only_while_the_strongest_tried_wins(tried, best, next_):
+    assert STRONGER == (0.003, 0.001)
+    assert widen(tried, best) == next_
