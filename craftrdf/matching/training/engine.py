@@ -223,7 +223,7 @@ def choose(
                 continue
             tp, n = stats((c.key, cls))
             p = decision.estimate(tp, n)
-            if p >= decision.threshold and (best is None or (p, tp, _neg(cls)) > (best[0], best[1], _neg(best[2]))):
+            if p >= decision.threshold and (best is None or _better(p, tp, cls, best)):
                 best = (p, tp, cls)
         if best is not None:
             out.append((c, best[2], best[0]))
@@ -241,15 +241,30 @@ def choose_options(
         best: tuple[float, int, str] | None = None
         for cls, tp, n, stp, sn in opts:
             p = (stp + v * (tp + prior) / (n + w)) / (sn + v)
-            if p >= threshold and (best is None or (p, tp, _neg(cls)) > (best[0], best[1], _neg(best[2]))):
+            if p >= threshold and (best is None or _better(p, tp, cls, best)):
                 best = (p, tp, cls)
         if best is not None:
             out.append((c, best[2], best[0]))
     return out
 
 
-def _neg(cls: str) -> tuple[int, ...]:
-    return tuple(-ord(ch) for ch in cls)
+def _better(p: float, tp: int, cls: str, best: tuple[float, int, str]) -> bool:
+    """Whether class ``cls`` (estimate ``p``, ``tp`` true positives) beats ``best``: higher estimate, then more
+    true positives, then the class ordered first (at the first differing character the smaller; of a class
+    and its prefix, the longer).
+
+    The order is ``(p, tp, tuple(-ord(ch) for ch in cls))``'s, compared lazily: the decisions meet it
+    millions of times and nearly always settle it on the estimate.
+    """
+    bp, btp, bcls = best
+    if p != bp:
+        return p > bp
+    if tp != btp:
+        return tp > btp
+    for x, y in zip(cls, bcls):
+        if x != y:
+            return x < y
+    return len(cls) > len(bcls)
 
 
 def resolve(chosen: Sequence[tuple[Candidate, str, float]]) -> list[tuple[Candidate, str, float]]:

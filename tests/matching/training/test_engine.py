@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from craftrdf.core.model import Span
-from craftrdf.matching.training.engine import Candidate, Decision, choose, count_terms, resolve
+from craftrdf.matching.training.engine import Candidate, Decision, _better, choose, count_terms, resolve
 
 
 def cand(s: int, e: int, key: tuple[str, ...], *classes: str) -> Candidate:
@@ -87,3 +87,18 @@ def test_true_positives_use_the_scorers_class_comparison():
     assert counts[((("gene",), "SO_EXT:0000704"), True)] == 1
     raw = count_terms(cands, gold)  # compared as written: only the gold's own id
     assert raw[((("gene",), "SO:0000704"), False)] == 1
+
+
+_CLASSES = st.text(alphabet="GO:_0129AB", max_size=6)
+
+
+@given(
+    st.tuples(st.sampled_from([0.25, 0.5, 0.75]), st.integers(0, 3), _CLASSES),
+    st.tuples(st.sampled_from([0.25, 0.5, 0.75]), st.integers(0, 3), _CLASSES),
+)
+def test_a_class_beats_another_in_the_order_of_estimate_true_positives_then_class(a, b):
+    # the order as first written, an eager tuple comparison, is the oracle of the lazy one
+    def key(x):
+        return (x[0], x[1], tuple(-ord(ch) for ch in x[2]))
+
+    assert _better(*a, b) == (key(a) > key(b))
