@@ -22,7 +22,7 @@ from ...core.model import Annotation, Span
 from .engine import Candidate, resolve
 from .features import Rows
 from .rules import RuleContext, Rules, apply_rules, crosses_parenthesis
-from .select import FoldView, Pairs, to_predictions
+from .select import FoldView, Pairs, Selection, to_predictions
 
 #: (spans, class, confidence) kept per document
 Scored = dict[str, list[tuple[tuple[Span, ...], str, float]]]
@@ -31,6 +31,8 @@ CONFIDENCES = "confidence.tsv"
 
 
 Best = list[tuple[float, Candidate, str]]
+#: :func:`decide_folds`' annotations of a document, by (its ``tops`` list, the document, how many candidates it keeps).
+Memo = dict[tuple[int, str, int], list[tuple[tuple[Span, ...], str, float]]]
 
 
 def best_options(rows: Rows, p: npt.NDArray[np.float64]) -> Best:
@@ -62,19 +64,24 @@ def choose_learned(
 
 
 def with_rules(
-    view: FoldView, kept: Mapping[str, Sequence[tuple[Candidate, str, float]]], rules: Rules, selection_decision: Any
+    view: FoldView,
+    kept: Mapping[str, Sequence[tuple[Candidate, str, float]]],
+    rules: Rules,
+    selection_decision: Any,
+    documents: Sequence[str] | None = None,
 ) -> Scored:
     """The rules applied after the learned choices (with the selected threshold decision, as today); confidences kept.
 
     An annotation a rule adds takes the confidence of the kept annotation that licensed it: for an
     abbreviation, the long form's; for an elided head or a stacked modifier, the highest of its
     document's class; for a part split at a parenthesis (and its long form), the annotation split.
+    ``documents``: those of the view to decide (default: all of them).
     """
     prepared = view.prepared
     normalization = prepared.config.normalization
     normalizer = prepared.session.normalizer(normalization)
     out: Scored = {}
-    for doc in view.documents:
+    for doc in view.documents if documents is None else documents:
         chosen = list(kept.get(doc, ()))
         conf = {(tuple(c.spans), cls): v for c, cls, v in chosen}
         if rules.rewrites:
@@ -98,6 +105,39 @@ def with_rules(
                 out[doc].append((tuple(spans), cls, hit))
         else:
             out[doc] = [(tuple(c.spans), cls, v) for c, cls, v in chosen]
+    return out
+
+
+def decide_folds(
+    views: Sequence[FoldView],
+    rows: Sequence[Rows],
+    probs: Sequence[npt.NDArray[np.float64]],
+    threshold: float,
+    selection: Selection,
+    tops: Sequence[Best] | None = None,
+    memo: Memo | None = None,
+) -> Scored:
+    """Each fold's annotations at ``threshold``: its candidates' best classes reaching it, overlaps resolved, rules.
+
+    ``memo`` (with ``tops``) keeps each document's annotations by how many of its candidates reach the
+    threshold: a document's kept candidates at a threshold are those of ``tops`` reaching it, so their
+    number names them, and most documents keep the same ones at neighbouring thresholds.
+    """
+    out: Scored = {}
+    for i, (view, r, p) in enumerate(zip(views, rows, probs)):
+        if tops is None or memo is None:
+            out |= with_rules(view, choose_learned(r, p, threshold), selection.rules, selection.decision)
+            continue
+        by_doc: dict[str, list[tuple[Candidate, str, float]]] = {}
+        for v, c, cls in tops[i]:
+            if v >= threshold:
+                by_doc.setdefault(c.document, []).append((c, cls, v))
+        keys = {doc: (id(tops[i]), doc, len(by_doc.get(doc, ()))) for doc in view.documents}
+        todo = [doc for doc in view.documents if keys[doc] not in memo]
+        new = with_rules(view, {d: resolve(by_doc.get(d, [])) for d in todo}, selection.rules, selection.decision, todo)
+        for doc in view.documents:
+            out[doc] = new[doc] if doc in new else memo[keys[doc]]
+            memo[keys[doc]] = out[doc]
     return out
 
 

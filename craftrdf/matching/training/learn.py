@@ -37,12 +37,11 @@ from ...core.bulk import no_cycle_collection
 from ...core.errors import ConfigError
 from ...core.model import Annotation
 from .data import Corpus, SetData
-from .decide import Best, Scored, best_options, choose_learned, pairs_of, with_confidence, with_rules
+from .decide import Best, Memo, Scored, best_options, decide_folds, pairs_of, with_confidence
 from .engine import Term, add_counts, count_terms
 from .features import FEATURES, NO_WINDOW, Rows, Window, option_rows
 from .select import (
     ExactGold,
-    FoldView,
     Prepared,
     Selection,
     comparer,
@@ -359,7 +358,7 @@ def select_learned(
         best.ser,
         exact_error(pairs_of(best.scored), ExactGold(corpus, compare)),
         chosen,
-        _curve(_decide_folds(views, nested.outer, best.probs, 0.0, selection), corpus, compare),
+        _curve(decide_folds(views, nested.outer, best.probs, 0.0, selection), corpus, compare),
         read_counts(nested.totals, best.window),
         len(nested.y),
         best.scored,
@@ -428,6 +427,7 @@ def _cross_validate(
     tops: dict[float, list[Best]] = {}
     ranked: list[tuple[float, float, float]] = []
     finalists: dict[tuple[float, float], _WindowFit] = {}
+    memo: Memo = {}  # decide_folds'
 
     def add(s: float) -> None:
         probs[s] = [
@@ -436,14 +436,14 @@ def _cross_validate(
         ]
         tops[s] = [best_options(r, p) for r, p in zip(nested.outer, probs[s])]
         for t in THRESHOLDS:
-            scored = _decide_folds(views, nested.outer, probs[s], t, selection, tops[s])
+            scored = decide_folds(views, nested.outer, probs[s], t, selection, tops[s], memo)
             ranked.append((exact_error(pairs_of(scored), gold)[0], s, t))
 
     def best_point() -> _WindowFit:
         ranked.sort()
         for _, s, t in ranked[:LEARNED_FINALISTS]:
             if (s, t) not in finalists:
-                scored = _decide_folds(views, nested.outer, probs[s], t, selection, tops[s])
+                scored = decide_folds(views, nested.outer, probs[s], t, selection, tops[s], memo)
                 ser = shared_task_ser(data, corpus, _predictions(scored, corpus))
                 finalists[(s, t)] = _WindowFit(window, ser, s, t, scored, probs[s])
         # the first of equals: the better exact error
@@ -472,21 +472,6 @@ def widen(tried: Sequence[float], best: float) -> float | None:
 def _rate(y: npt.NDArray[np.bool_]) -> float:
     """The share of true labels (0 for none): every probability of a fold whose training rows are all one way."""
     return float(y.mean()) if len(y) else 0.0
-
-
-def _decide_folds(
-    views: Sequence[FoldView],
-    rows: Sequence[Rows],
-    probs: Sequence[npt.NDArray[np.float64]],
-    threshold: float,
-    selection: Selection,
-    tops: Sequence[Best] | None = None,
-) -> Scored:
-    out: Scored = {}
-    for i, (view, r, p) in enumerate(zip(views, rows, probs)):
-        kept = choose_learned(r, p, threshold, tops[i] if tops is not None else None)
-        out |= with_rules(view, kept, selection.rules, selection.decision)
-    return out
 
 
 def _predictions(scored: Scored, corpus: Corpus) -> dict[str, list[Annotation]]:

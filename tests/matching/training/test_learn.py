@@ -97,3 +97,39 @@ def test_a_model_keeps_the_counts_its_window_reads():
 def test_the_strengths_widen_only_while_the_strongest_tried_wins(tried, best, next_):
     assert STRONGER == (0.003, 0.001)
     assert widen(tried, best) == next_
+
+
+def test_deciding_the_folds_with_the_memo_changes_no_annotation(sample_store):
+    # the oracle: the same folds decided afresh at each threshold (choose_learned, then the rules)
+    from craftrdf.core.context import RunContext
+    from craftrdf.ingest.corpus import SPLITS
+    from craftrdf.matching.matcher.annotate import MatchingSession
+    from craftrdf.matching.matcher.dictionary import load_dictionary
+    from craftrdf.matching.training.data import read_corpus, read_set, split_documents
+    from craftrdf.matching.training.decide import best_options, decide_folds
+    from craftrdf.matching.training.learn import THRESHOLDS, _nested_rows
+    from craftrdf.matching.training.select import Grid, select
+
+    ctx = RunContext.create()
+    data = read_set(sample_store, "CL", ctx)
+    corpus = read_corpus(sample_store, data.key, split_documents(sample_store, SPLITS))
+    session = MatchingSession(corpus.texts, {})
+
+    def source(normalization, synonyms):
+        return load_dictionary(sample_store, data.ref, normalization, synonyms, ctx)
+
+    selection, prepared = select(session, corpus, data, source, Grid.of(True, 3))
+    nested = _nested_rows(prepared, corpus, data, selection, 3)
+    assert nested is not None
+    views = prepared.fold_views(3)
+    rng = np.random.default_rng(3)
+    memo = {}
+    for probs in ([rng.random(len(r)) for r in nested.outer], [rng.random(len(r)) ** 3 for r in nested.outer]):
+        tops = [best_options(r, p) for r, p in zip(nested.outer, probs)]
+        decided = 0
+        for t in rng.permutation(THRESHOLDS).tolist():  # any order: a memo entry names its kept candidates
+            expected = decide_folds(views, nested.outer, probs, t, selection)
+            assert decide_folds(views, nested.outer, probs, t, selection, tops, memo) == expected
+            decided += sum(len(v) for v in expected.values())
+        assert decided > 0
+    assert len(memo) < 2 * len(THRESHOLDS) * len(corpus.texts)  # neighbouring thresholds shared documents
