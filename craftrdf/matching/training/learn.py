@@ -336,8 +336,10 @@ def select_learned(
     best = min(fits, key=lambda f: f.ser)  # the first of equals: the narrower window
     if widen(STRENGTHS, best.strength) is not None:
         # the window kept, its strengths widened (only its: each widening costs the window's fits and decisions)
-        best = _cross_validate(prepared, corpus, data, selection, folds, nested, best.window, widening=True)
-        fits = [best if f.window == best.window else f for f in fits]
+        wide = _cross_validate(prepared, corpus, data, selection, folds, nested, best.window, widening=True)
+        fits = [wide if f.window == wide.window else f for f in fits]
+        # new finalists can score worse than the old: the windows are compared again
+        best = min(fits, key=lambda f: f.ser)
     compare = comparer(data.key)
     x = np.concatenate([r.x for r in nested.outer])
     learned = fit(x, nested.y, best.strength, best.threshold, best.window)
