@@ -68,7 +68,7 @@ def test_cross_validated_scores_beat_the_best_published_on_at_least_9_of_10_sets
             f"{t.train.seconds:.0f} s; FP {t.false_positives}; FN {t.false_negatives}"
         )
     wins = [k for k in BEST_PUBLISHED if cv[k] < BEST_PUBLISHED[k]]
-    assert len(wins) >= 9, cv  # all but MOP (docs/training.md, Results)
+    assert len(wins) >= 9, cv  # the issue asks for 9 of 10; all 10 since the eighth round (docs/training.md, Results)
     assert statistics.fmean(cv.values()) < statistics.fmean(BEST_PUBLISHED.values()), cv
     for k, t in scores.items():  # the learned decision is used only where its cross-validation is lower
         learned = t.train.learned
