@@ -126,7 +126,8 @@ def decide_folds(
     out: Scored = {}
     for i, (view, r, p) in enumerate(zip(views, rows, probs)):
         if tops is None or memo is None:
-            out |= with_rules(view, choose_learned(r, p, threshold), selection.rules, selection.decision)
+            kept = choose_learned(r, p, threshold, tops[i] if tops is not None else None)
+            out |= with_rules(view, kept, selection.rules, selection.decision)
             continue
         by_doc: dict[str, list[tuple[Candidate, str, float]]] = {}
         for v, c, cls in tops[i]:

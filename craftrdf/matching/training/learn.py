@@ -323,7 +323,7 @@ def select_learned(
     """Fit and cross-validate the learned decision on the selected configuration; None when it cannot be fitted.
 
     Each window of :data:`WINDOWS` is cross-validated on the same nested rows
-    (:func:`_cross_validate`); the one of lowest slot error rate is kept, the first on ties
+    (:class:`_WindowGrid`); the one of lowest slot error rate is kept, the first on ties
     (the narrower). When its best strength is the smallest of :data:`STRENGTHS`, that window is
     cross-validated again with the strengths widened (:data:`STRONGER`). ``chosen`` says whether
     its cross-validated slot error rate is below the selected threshold decision's (then the
@@ -332,14 +332,13 @@ def select_learned(
     nested = _nested_rows(prepared, corpus, data, selection, folds)
     if nested is None:
         return None
-    fits = [_cross_validate(prepared, corpus, data, selection, folds, nested, w) for w in WINDOWS]
-    best = min(fits, key=lambda f: f.ser)  # the first of equals: the narrower window
-    if widen(STRENGTHS, best.strength) is not None:
-        # the window kept, its strengths widened (only its: each widening costs the window's fits and decisions)
-        wide = _cross_validate(prepared, corpus, data, selection, folds, nested, best.window, widening=True)
-        fits = [wide if f.window == wide.window else f for f in fits]
-        # new finalists can score worse than the old: the windows are compared again
-        best = min(fits, key=lambda f: f.ser)
+    grids = [_WindowGrid(prepared, corpus, data, selection, folds, nested, w) for w in WINDOWS]
+    kept = min(grids, key=lambda g: g.best.ser)  # the first of equals: the narrower window
+    if widen(STRENGTHS, kept.best.strength) is not None:
+        kept.widen()  # only the window kept: each widening costs its fits and decisions
+    fits = [g.best for g in grids]
+    # new finalists can score worse than the old: the windows are compared again
+    best = min(fits, key=lambda f: f.ser)
     compare = comparer(data.key)
     x = np.concatenate([r.x for r in nested.outer])
     learned = fit(x, nested.y, best.strength, best.threshold, best.window)
@@ -405,60 +404,76 @@ def _nested_rows(prepared: Prepared, corpus: Corpus, data: SetData, selection: S
     return _Nested(outer, inner, totals, y_all)
 
 
-def _cross_validate(
-    prepared: Prepared,
-    corpus: Corpus,
-    data: SetData,
-    selection: Selection,
-    folds: int,
-    nested: _Nested,
-    window: Window,
-    *,
-    widening: bool = False,
-) -> _WindowFit:
-    """The learned decision's nested cross-validation reading what ``window`` reads: its best point.
+class _WindowGrid:
+    """The learned decision's nested cross-validation reading what ``window`` reads: its best point (:attr:`best`).
 
-    The strengths of :data:`STRENGTHS` are tried; ``widening``, then each of :data:`STRONGER` in
-    turn while the best point is at the smallest strength tried (:func:`widen`).
+    The strengths of :data:`STRENGTHS` are tried when it is made; :meth:`widen` goes on with those
+    of :data:`STRONGER` without trying any point twice.
     """
-    gold = ExactGold(corpus, comparer(data.key))
-    # nested: the rows fold f is decided with were fitted on rows that never saw f's counts
-    standardized = [_Standardized.of(x, window) if y.any() and not y.all() else None for x, y in nested.inner]
-    views = prepared.fold_views(folds)  # the selection's, made once
-    probs: dict[float, list[npt.NDArray[np.float64]]] = {}
-    tops: dict[float, list[Best]] = {}
-    ranked: list[tuple[float, float, float]] = []
-    finalists: dict[tuple[float, float], _WindowFit] = {}
-    memo: Memo = {}  # decide_folds'
 
-    def add(s: float) -> None:
-        probs[s] = [
+    def __init__(
+        self,
+        prepared: Prepared,
+        corpus: Corpus,
+        data: SetData,
+        selection: Selection,
+        folds: int,
+        nested: _Nested,
+        window: Window,
+    ) -> None:
+        self._corpus, self._data, self._selection, self._nested, self._window = corpus, data, selection, nested, window
+        self._gold = ExactGold(corpus, comparer(data.key))
+        self._views = prepared.fold_views(folds)  # the selection's, made once
+        self._probs: dict[float, list[npt.NDArray[np.float64]]] = {}
+        self._tops: dict[float, list[Best]] = {}
+        self._ranked: list[tuple[float, float, float]] = []
+        self._finalists: dict[tuple[float, float], _WindowFit] = {}
+        memo: Memo = {}  # decide_folds': only while a strength's thresholds are tried, not kept with the grid
+        standardized = self._standardized()
+        for s in STRENGTHS:
+            self._add(s, standardized, memo)
+        self.best = self._best_point(memo)
+        logger.info("learned decision %s, window %s: cv SER %.4f", data.key, window.label, self.best.ser)
+
+    def widen(self) -> _WindowFit:
+        """Each of :data:`STRONGER` in turn while the best point is at the smallest strength tried (:func:`widen`)."""
+        standardized: list[_Standardized | None] | None = None
+        memo: Memo = {}
+        while (stronger := widen(tuple(self._probs), self.best.strength)) is not None:
+            standardized = self._standardized() if standardized is None else standardized
+            self._add(stronger, standardized, memo)
+            self.best = self._best_point(memo)
+        logger.info(
+            "learned decision %s, window %s widened: C %g", self._data.key, self._window.label, self.best.strength
+        )
+        return self.best
+
+    def _standardized(self) -> list[_Standardized | None]:
+        # nested: the rows fold f is decided with were fitted on rows that never saw f's counts
+        return [_Standardized.of(x, self._window) if y.any() and not y.all() else None for x, y in self._nested.inner]
+
+    def _add(self, s: float, standardized: Sequence[_Standardized | None], memo: Memo) -> None:
+        nested = self._nested
+        self._probs[s] = [
             rows.fit(y, s).probabilities(outer.x) if rows is not None else np.full(len(outer), _rate(y))
             for rows, (_, y), outer in zip(standardized, nested.inner, nested.outer)
         ]
-        tops[s] = [best_options(r, p) for r, p in zip(nested.outer, probs[s])]
+        self._tops[s] = [best_options(r, p) for r, p in zip(nested.outer, self._probs[s])]
         for t in THRESHOLDS:
-            scored = decide_folds(views, nested.outer, probs[s], t, selection, tops[s], memo)
-            ranked.append((exact_error(pairs_of(scored), gold)[0], s, t))
+            scored = decide_folds(self._views, nested.outer, self._probs[s], t, self._selection, self._tops[s], memo)
+            self._ranked.append((exact_error(pairs_of(scored), self._gold)[0], s, t))
 
-    def best_point() -> _WindowFit:
-        ranked.sort()
-        for _, s, t in ranked[:LEARNED_FINALISTS]:
-            if (s, t) not in finalists:
-                scored = decide_folds(views, nested.outer, probs[s], t, selection, tops[s], memo)
-                ser = shared_task_ser(data, corpus, _predictions(scored, corpus))
-                finalists[(s, t)] = _WindowFit(window, ser, s, t, scored, probs[s])
+    def _best_point(self, memo: Memo) -> _WindowFit:
+        self._ranked.sort()
+        top = self._ranked[:LEARNED_FINALISTS]
+        for _, s, t in top:
+            if (s, t) not in self._finalists:
+                probs, nested = self._probs[s], self._nested
+                scored = decide_folds(self._views, nested.outer, probs, t, self._selection, self._tops[s], memo)
+                ser = shared_task_ser(self._data, self._corpus, _predictions(scored, self._corpus))
+                self._finalists[(s, t)] = _WindowFit(self._window, ser, s, t, scored, probs)
         # the first of equals: the better exact error
-        return min((finalists[(s, t)] for _, s, t in ranked[:LEARNED_FINALISTS]), key=lambda f: f.ser)
-
-    for s in STRENGTHS:
-        add(s)
-    best = best_point()
-    while widening and (stronger := widen(tuple(probs), best.strength)) is not None:
-        add(stronger)
-        best = best_point()
-    logger.info("learned decision %s, window %s: cv SER %.4f (C %g)", data.key, window.label, best.ser, best.strength)
-    return best
+        return min((self._finalists[(s, t)] for _, s, t in top), key=lambda f: f.ser)
 
 
 def widen(tried: Sequence[float], best: float) -> float | None:
